@@ -1,0 +1,104 @@
+//===- ControlFlowOps.cpp - cond and while --------------------------------===//
+#include "kiln/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace kiln;
+
+/// Checks that `region` ends in a kiln.yield of exactly `expected` types.
+static LogicalResult verifyYield(Operation *op, Region &region,
+                                 StringRef regionName, TypeRange expected,
+                                 StringRef expectation) {
+  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  if (!yield)
+    return op->emitOpError() << regionName << " region must end in kiln.yield";
+  if (yield.getValues().getTypes() != expected)
+    return yield.emitOpError("yields (")
+           << yield.getValues().getTypes() << ") but " << regionName
+           << " must yield (" << expected << ")" << expectation;
+  return success();
+}
+
+/// Checks that `region` takes one argument of each of `expected` types.
+static LogicalResult verifyRegionArguments(Operation *op, Region &region,
+                                           StringRef regionName,
+                                           TypeRange expected) {
+  if (region.front().getArgumentTypes() != expected)
+    return op->emitOpError()
+           << regionName << " region takes ("
+           << region.front().getArgumentTypes()
+           << ") but must take the loop-carried types (" << expected << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// cond
+//===----------------------------------------------------------------------===//
+
+LogicalResult CondOp::verifyRegions() {
+  TypeRange results = getResultTypes();
+  if (failed(verifyYield(*this, getTrueBranch(), "true_branch", results,
+                         ", the op's result types")) ||
+      failed(verifyYield(*this, getFalseBranch(), "false_branch", results,
+                         ", the op's result types")))
+    return failure();
+  return success();
+}
+
+namespace {
+/// cond with a constant predicate -> the region it runs, inlined.
+struct InlineConstantCond : OpRewritePattern<CondOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CondOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr pred;
+    if (!matchPattern(op.getPred(), m_Constant(&pred)))
+      return failure();
+    Region &taken = pred.getSplatValue<bool>() ? op.getTrueBranch()
+                                               : op.getFalseBranch();
+    Block &block = taken.front();
+    auto yield = cast<YieldOp>(block.getTerminator());
+    SmallVector<Value> results(yield.getValues());
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(&block, op);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+} // namespace
+
+void CondOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<InlineConstantCond>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// while
+//===----------------------------------------------------------------------===//
+
+LogicalResult WhileOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getOperands().getTypes());
+  return success();
+}
+
+LogicalResult WhileOp::verifyRegions() {
+  if (getOperands().empty())
+    return emitOpError("needs at least one loop-carried value");
+  TypeRange carried = getOperands().getTypes();
+  auto predType =
+      RankedTensorType::get({}, IntegerType::get(getContext(), 1));
+  if (failed(verifyRegionArguments(*this, getCond(), "cond", carried)) ||
+      failed(verifyYield(*this, getCond(), "cond", predType,
+                         ", the loop condition")) ||
+      failed(verifyRegionArguments(*this, getBody(), "body", carried)) ||
+      failed(verifyYield(*this, getBody(), "body", carried,
+                         ", the loop-carried types")))
+    return failure();
+  return success();
+}

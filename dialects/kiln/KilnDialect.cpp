@@ -1,0 +1,174 @@
+//===- KilnDialect.cpp - the kiln dialect and its custom syntax -----------===//
+#include "kiln/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace kiln;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// Parses one `start:limit[:stride]` triple of `kiln.slice`.
+static ParseResult parseSliceRange(OpAsmParser &parser,
+                                   SmallVectorImpl<int64_t> &starts,
+                                   SmallVectorImpl<int64_t> &limits,
+                                   SmallVectorImpl<int64_t> &strides) {
+  int64_t start, limit, stride = 1;
+  if (parser.parseInteger(start) || parser.parseColon() ||
+      parser.parseInteger(limit))
+    return failure();
+  if (succeeded(parser.parseOptionalColon()) && parser.parseInteger(stride))
+    return failure();
+  starts.push_back(start);
+  limits.push_back(limit);
+  strides.push_back(stride);
+  return success();
+}
+
+/// `[1:3, 0:4:2]`: start, limit and (when not 1) stride per dimension.
+static ParseResult parseSliceRanges(OpAsmParser &parser,
+                                    DenseI64ArrayAttr &starts,
+                                    DenseI64ArrayAttr &limits,
+                                    DenseI64ArrayAttr &strides) {
+  SmallVector<int64_t> startList, limitList, strideList;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parseSliceRange(parser, startList, limitList, strideList);
+      }))
+    return failure();
+  Builder &b = parser.getBuilder();
+  starts = b.getDenseI64ArrayAttr(startList);
+  limits = b.getDenseI64ArrayAttr(limitList);
+  strides = b.getDenseI64ArrayAttr(strideList);
+  return success();
+}
+
+static void printSliceRanges(OpAsmPrinter &printer, Operation *,
+                             DenseI64ArrayAttr starts, DenseI64ArrayAttr limits,
+                             DenseI64ArrayAttr strides) {
+  // The verifier checks that the lists have one entry per dimension, but an
+  // op is printed before it is verified too (e.g. in diagnostics).
+  size_t rank = std::min({starts.size(), limits.size(), strides.size()});
+  printer << "[";
+  for (size_t i = 0; i < rank; ++i) {
+    if (i)
+      printer << ", ";
+    printer << starts[i] << ":" << limits[i];
+    if (strides[i] != 1)
+      printer << ":" << strides[i];
+  }
+  printer << "]";
+}
+
+/// `[0] x [1]`: a pair of dimension lists.
+static ParseResult parseDimensionPair(OpAsmParser &parser,
+                                      DenseI64ArrayAttr &lhs,
+                                      DenseI64ArrayAttr &rhs) {
+  if (parser.parseEqual())
+    return failure();
+  lhs = dyn_cast_or_null<DenseI64ArrayAttr>(
+      DenseI64ArrayAttr::parse(parser, Type()));
+  if (!lhs || parser.parseKeyword("x"))
+    return failure();
+  rhs = dyn_cast_or_null<DenseI64ArrayAttr>(
+      DenseI64ArrayAttr::parse(parser, Type()));
+  return success(rhs != nullptr);
+}
+
+static void printDimensionPair(OpAsmPrinter &printer, StringRef name,
+                               DenseI64ArrayAttr lhs, DenseI64ArrayAttr rhs) {
+  printer << name << " = ";
+  lhs.print(printer);
+  printer << " x ";
+  rhs.print(printer);
+}
+
+/// `batching = [0] x [0], contracting = [2] x [1]` for `kiln.dot_general`;
+/// empty batching lists are left out.
+static ParseResult parseDotDimensions(OpAsmParser &parser,
+                                      DenseI64ArrayAttr &lhsBatching,
+                                      DenseI64ArrayAttr &rhsBatching,
+                                      DenseI64ArrayAttr &lhsContracting,
+                                      DenseI64ArrayAttr &rhsContracting) {
+  if (succeeded(parser.parseOptionalKeyword("batching")) &&
+      (parseDimensionPair(parser, lhsBatching, rhsBatching) ||
+       parser.parseComma()))
+    return failure();
+  if (parser.parseKeyword("contracting"))
+    return failure();
+  return parseDimensionPair(parser, lhsContracting, rhsContracting);
+}
+
+static void printDotDimensions(OpAsmPrinter &printer, Operation *,
+                               DenseI64ArrayAttr lhsBatching,
+                               DenseI64ArrayAttr rhsBatching,
+                               DenseI64ArrayAttr lhsContracting,
+                               DenseI64ArrayAttr rhsContracting) {
+  if (!lhsBatching.empty() || !rhsBatching.empty()) {
+    printDimensionPair(printer, "batching", lhsBatching, rhsBatching);
+    printer << ", ";
+  }
+  printDimensionPair(printer, "contracting", lhsContracting, rhsContracting);
+}
+
+/// `%a, %b, dim = 0`: operands up to the `dim` keyword, then the dimension.
+static ParseResult parseConcatenateInputs(
+    OpAsmParser &parser, SmallVectorImpl<OpAsmParser::UnresolvedOperand> &inputs,
+    IntegerAttr &dimension) {
+  do {
+    if (succeeded(parser.parseOptionalKeyword("dim"))) {
+      int64_t value;
+      if (parser.parseEqual() || parser.parseInteger(value))
+        return failure();
+      dimension = parser.getBuilder().getI64IntegerAttr(value);
+      return success();
+    }
+    if (parser.parseOperand(inputs.emplace_back()))
+      return failure();
+  } while (succeeded(parser.parseComma()));
+  return failure();
+}
+
+static void printConcatenateInputs(OpAsmPrinter &printer, Operation *,
+                                   OperandRange inputs, IntegerAttr dimension) {
+  for (Value input : inputs)
+    printer << input << ", ";
+  printer << "dim = " << dimension.getInt();
+}
+
+//===----------------------------------------------------------------------===//
+// Generated definitions
+//===----------------------------------------------------------------------===//
+
+#include "kiln/KilnDialect.cpp.inc"
+#include "kiln/KilnEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/KilnAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "kiln/KilnOps.cpp.inc"
+
+void KilnDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/KilnAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/KilnOps.cpp.inc"
+      >();
+}
+
+Operation *KilnDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}

@@ -1,0 +1,47 @@
+//===- KilnDialect.td - the kiln dialect and its type constraints -*- tablegen -*-===//
+#ifndef KILN_DIALECT_TD
+#define KILN_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Kiln_Dialect : Dialect {
+  let name = "kiln";
+  let cppNamespace = "::kiln";
+  let summary = "Tensor programs with jax.lax semantics and IR-level transformations";
+  let description = [{
+    The `kiln` dialect holds tensor programs written with the primitives of
+    `jax.lax` (elementwise arithmetic, shape manipulation, `dot_general`,
+    reductions, structured control flow) and the transformation ops that
+    JAX users know as `grad`, `vmap`, `scan` and `checkpoint`. Values are
+    statically shaped builtin tensors of f16, bf16, f32, f64, i1, i32 or i64.
+
+    Transformation ops name a `func.func` by symbol; each one expands into an
+    ordinary function, so they compose in any order.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+class Kiln_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kiln_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints. Shapes are static until dynamic dimensions are supported.
+//===----------------------------------------------------------------------===//
+
+def Kiln_Tensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def Kiln_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+// Arithmetic excludes i1, as in jax.lax.
+def Kiln_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
+def Kiln_LogicalTensor : StaticShapeTensorOf<[I1, I32, I64]>;
+def Kiln_IntTensor : StaticShapeTensorOf<[I32, I64]>;
+def Kiln_PredTensor : StaticShapeTensorOf<[I1]>;
+// Buildable so that pretty forms need not spell `tensor<i1>` out.
+def Kiln_ScalarPred : 0DTensorOf<[I1]> {
+  let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getI1Type())";
+}
+def Kiln_ScalarIndex : 0DTensorOf<[I32, I64]>;
+
+#endif // KILN_DIALECT_TD

@@ -1,0 +1,13 @@
+//===- KilnOps.td - every op of the kiln dialect -----------*- tablegen -*-===//
+#ifndef KILN_OPS_TD
+#define KILN_OPS_TD
+
+include "KilnDialect.td"
+include "KilnEnums.td"
+include "KilnElementwiseOps.td"
+include "KilnShapeOps.td"
+include "KilnComputeOps.td"
+include "KilnControlFlowOps.td"
+include "KilnTransformOps.td"
+
+#endif // KILN_OPS_TD

@@ -1,0 +1,70 @@
+//===- Verify.cpp - checks shared by the kiln ops' verifiers --------------===//
+#include "Verify.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+InFlightDiagnostic OptionalEmitter::operator()() const {
+  Location where = loc ? *loc : UnknownLoc::get(context);
+  return emitError(where) << "'" << opName << "' op ";
+}
+
+LogicalResult verifyDimension(EmitError emitError, StringRef what, int64_t dim,
+                              int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return emitError() << what << " " << dim << " is out of range for rank "
+                       << rank;
+  return success();
+}
+
+LogicalResult verifyDimensionList(EmitError emitError, StringRef what,
+                                  ArrayRef<int64_t> dims, int64_t rank) {
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t dim : dims) {
+    if (failed(verifyDimension(emitError, what, dim, rank)))
+      return failure();
+    if (!seen.insert(dim).second)
+      return emitError() << what << " repeats dimension " << dim;
+  }
+  return success();
+}
+
+LogicalResult verifyRankMatches(EmitError emitError, StringRef what,
+                                ArrayRef<int64_t> list, int64_t rank) {
+  if (static_cast<int64_t>(list.size()) != rank)
+    return emitError() << what << " has " << list.size()
+                       << " entries but the operand has rank " << rank;
+  return success();
+}
+
+SmallVector<int64_t> dropDimensions(ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> kept;
+  for (auto [i, size] : llvm::enumerate(shape))
+    if (!llvm::is_contained(dims, static_cast<int64_t>(i)))
+      kept.push_back(size);
+  return kept;
+}
+
+std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
+  std::optional<int64_t> count = 1;
+  for (int64_t size : shape)
+    if (!(count = llvm::checkedMul(*count, size)))
+      return std::nullopt;
+  return count;
+}
+
+SmallVector<int64_t> takeShape(ArrayRef<int64_t> operand,
+                               ArrayRef<int64_t> indices, int64_t dim) {
+  SmallVector<int64_t> shape(operand.take_front(dim));
+  llvm::append_range(shape, indices);
+  llvm::append_range(shape, operand.drop_front(dim + 1));
+  return shape;
+}
+
+} // namespace kiln

@@ -1,0 +1,62 @@
+//===- Verify.h - checks shared by the kiln ops' verifiers -----*- C++ -*-===//
+//
+// Shape inference runs both in verifiers (with an op) and in builders (with
+// only a location), so its diagnostics go through an `EmitError` callback.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_VERIFY_H
+#define KILN_VERIFY_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace kiln {
+
+using EmitError = llvm::function_ref<mlir::InFlightDiagnostic()>;
+
+/// An error emitter for `inferReturnTypes`, which gets an optional location;
+/// its messages start with the op name, as an op's own errors do.
+struct OptionalEmitter {
+  std::optional<mlir::Location> loc;
+  mlir::MLIRContext *context;
+  llvm::StringRef opName;
+  /// Emits at `loc`, or at an unknown location when there is none.
+  mlir::InFlightDiagnostic operator()() const;
+};
+
+/// Checks that each of `dims` (attribute `what`) is in [0, rank) and that no
+/// dimension repeats.
+mlir::LogicalResult verifyDimensionList(EmitError emitError,
+                                        llvm::StringRef what,
+                                        llvm::ArrayRef<int64_t> dims,
+                                        int64_t rank);
+
+/// Checks that one dimension (attribute `what`) is in [0, rank).
+mlir::LogicalResult verifyDimension(EmitError emitError, llvm::StringRef what,
+                                    int64_t dim, int64_t rank);
+
+/// Checks that `list` (attribute `what`) has one entry per dimension.
+mlir::LogicalResult verifyRankMatches(EmitError emitError, llvm::StringRef what,
+                                      llvm::ArrayRef<int64_t> list,
+                                      int64_t rank);
+
+/// The shape without the given dimensions, which are in range.
+llvm::SmallVector<int64_t> dropDimensions(llvm::ArrayRef<int64_t> shape,
+                                          llvm::ArrayRef<int64_t> dims);
+
+/// The number of elements of `shape`, or nullopt if it overflows int64.
+std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// The shape `kiln.take` gives: `operand` with dimension `dim` replaced by
+/// the whole of `indices`.
+llvm::SmallVector<int64_t> takeShape(llvm::ArrayRef<int64_t> operand,
+                                     llvm::ArrayRef<int64_t> indices,
+                                     int64_t dim);
+
+} // namespace kiln
+
+#endif // KILN_VERIFY_H

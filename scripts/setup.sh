@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what Kiln needs from Debian's archive (once), then configures and
+# builds Kiln into build/ (incrementally, through ccache).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22
+          lld-22 zlib1g-dev ninja-build ccache cmake python3-numpy
+          libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+export CCACHE_BASEDIR="$root"
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/kiln-ccache}"
+llvm=/usr/lib/llvm-22
+if [ ! -f "$root/build/build.ninja" ]; then
+  echo "== configuring build/"
+  cmake -G Ninja -S "$root" -B "$root/build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER="$llvm/bin/clang" \
+    -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DLLVM_USE_LINKER=lld \
+    -DMLIR_DIR="$llvm/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$llvm/bin/lit"
+fi
+echo "== building"
+cmake --build "$root/build"

@@ -1,0 +1,18 @@
+# The kiln lit suite: every .mlir file under test/ is a test.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "KILN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit"]
+
+llvm_config.use_default_substitutions()
+# FileCheck, not and count live beside the installed LLVM, not in our build.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["kiln-opt"], [config.kiln_tools_dir, config.llvm_tools_dir])
