@@ -1,25 +1,65 @@
 //===- kiln-opt.cpp - the kiln optimizer driver ---------------------------===//
 //
 // MlirOptMain with the kiln dialect and every upstream dialect, pass and
-// translation the kiln pipelines produce or need to read.
+// translation the kiln pipelines produce or need to read. Input nested past
+// kMaxNestingDepth is refused before MLIR's recursive parser sees it.
 //
 //===----------------------------------------------------------------------===//
+#include "InputLimits.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+/// Reads, checks and processes the input as mlir-opt does.
+static LogicalResult run(StringRef inputFilename, StringRef outputFilename,
+                         DialectRegistry &registry) {
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
+    return failure();
+  }
+  llvm::SourceMgr sourceMgr;
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(
+                                       input->getMemBufferRef()),
+                                   llvm::SMLoc());
+  if (failed(kiln::checkNestingDepth(sourceMgr, bufferId)))
+    return failure();
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return failure();
+  }
+  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return failure();
+  output->keep();
+  return success();
+}
 
 int main(int argc, char **argv) {
-  mlir::registerAllPasses();
-  mlir::DialectRegistry registry;
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerAllPasses();
+  DialectRegistry registry;
   registry.insert<kiln::KilnDialect>();
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  mlir::registerAllToLLVMIRTranslations(registry);
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  std::pair<std::string, std::string> files =
+      registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver", registry);
+  return kiln::runWithLargeStack([&] {
+    return asMainReturnCode(run(files.first, files.second, registry));
+  });
 }

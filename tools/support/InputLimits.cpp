@@ -1,0 +1,55 @@
+//===- InputLimits.cpp - guards for untrusted textual input ---------------===//
+#include "InputLimits.h"
+
+#include "llvm/Support/thread.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+/// About 2-4 KB of stack per nesting level were measured for parsing nested
+/// regions; 256 MB leaves a wide margin at kMaxNestingDepth for passes too.
+static constexpr unsigned kStackBytes = 256u << 20;
+
+LogicalResult checkNestingDepth(const llvm::SourceMgr &sourceMgr,
+                                unsigned bufferId, unsigned limit) {
+  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+  unsigned depth = 0;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    if (c == '"') {
+      // Skip a string literal, honoring escapes; it ends at the line's end
+      // at the latest, where the parser reports it unterminated.
+      for (++i; i < e && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && text.substr(i).starts_with("//")) {
+      i = std::min(text.find('\n', i), e);
+    } else if (c == '{' || c == '[' || c == '(' || c == '<') {
+      if (++depth > limit) {
+        sourceMgr.PrintMessage(
+            llvm::SMLoc::getFromPointer(text.data() + i),
+            llvm::SourceMgr::DK_Error,
+            "brackets nest deeper than " + llvm::Twine(limit) +
+                " levels; Kiln refuses such input");
+        return failure();
+      }
+    } else if (c == '}' || c == ']' || c == ')' ||
+               // `->` and `>=` are not closing brackets.
+               (c == '>' && (i == 0 || text[i - 1] != '-') &&
+                text.substr(i + 1).take_front(1) != "=")) {
+      depth -= depth > 0;
+    }
+  }
+  return success();
+}
+
+int runWithLargeStack(llvm::function_ref<int()> body) {
+  int result = 1;
+  llvm::thread worker(std::optional<unsigned>(kStackBytes),
+                      [&] { result = body(); });
+  worker.join();
+  return result;
+}
+
+} // namespace kiln
