@@ -16,3 +16,4 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["kiln-opt"], [config.kiln_tools_dir, config.llvm_tools_dir])
+config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
