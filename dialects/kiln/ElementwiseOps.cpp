@@ -1,8 +1,8 @@
 //===- ElementwiseOps.cpp - folders of the elementwise ops ----------------===//
 //
 // Constant folding follows the ops' documented semantics exactly; an
-// operation whose result the host could compute differently (integer
-// division by zero, transcendental functions of narrow floats) is left
+// operation whose result the host could compute differently from the
+// generated code (transcendental functions of narrow floats) is left
 // unfolded.
 //
 //===----------------------------------------------------------------------===//
@@ -298,10 +298,23 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
                     });
 }
 
-/// Whether signed integer division of `a` by `b` is undefined (division by
-/// zero, or the one quotient that overflows).
-static bool isUndefinedDivision(const APInt &a, const APInt &b) {
-  return b.isZero() || (a.isMinSignedValue() && b.isAllOnes());
+/// Signed integer division and remainder with XLA's results where the
+/// hardware's are undefined: x / 0 = -1, x % 0 = x, INT_MIN / -1 = INT_MIN
+/// and INT_MIN % -1 = 0 (as the lowering computes them).
+static APInt safeDivide(const APInt &a, const APInt &b) {
+  if (b.isZero())
+    return APInt::getAllOnes(a.getBitWidth());
+  if (a.isMinSignedValue() && b.isAllOnes())
+    return a;
+  return a.sdiv(b);
+}
+
+static APInt safeRemainder(const APInt &a, const APInt &b) {
+  if (b.isZero())
+    return a;
+  if (a.isMinSignedValue() && b.isAllOnes())
+    return APInt(a.getBitWidth(), 0);
+  return a.srem(b);
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
@@ -311,9 +324,7 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
     return x;
   return foldBinary(adaptor.getOperands(), getType(), exactly(&APFloat::divide),
                     [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-                      if (isUndefinedDivision(a, b))
-                        return std::nullopt;
-                      return a.sdiv(b);
+                      return safeDivide(a, b);
                     });
 }
 
@@ -326,9 +337,7 @@ OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
         return result;
       },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        if (isUndefinedDivision(a, b))
-          return std::nullopt;
-        return a.srem(b);
+        return safeRemainder(a, b);
       });
 }
 

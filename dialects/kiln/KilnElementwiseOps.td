@@ -77,9 +77,11 @@ def Kiln_SubOp : Kiln_BinaryOp<"sub", Kiln_NumericTensor, "subtraction">;
 def Kiln_MulOp : Kiln_BinaryOp<"mul", Kiln_NumericTensor, "multiplication",
     [Commutative]>;
 def Kiln_DivOp : Kiln_BinaryOp<"div", Kiln_NumericTensor,
-    "division (integers round toward zero)">;
+    "division (integers round toward zero; as in XLA, x / 0 = -1 and "
+    "INT_MIN / -1 = INT_MIN)">;
 def Kiln_RemOp : Kiln_BinaryOp<"rem", Kiln_NumericTensor,
-    "remainder with the sign of the dividend">;
+    "remainder with the sign of the dividend (as in XLA, x % 0 = x and "
+    "INT_MIN % -1 = 0)">;
 def Kiln_MaxOp : Kiln_BinaryOp<"max", Kiln_NumericTensor,
     "maximum (NaN if either operand is NaN)", [Commutative]>;
 def Kiln_MinOp : Kiln_BinaryOp<"min", Kiln_NumericTensor,

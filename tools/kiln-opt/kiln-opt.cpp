@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "InputLimits.h"
 #include "kiln/KilnDialect.h"
+#include "lowering/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -52,6 +53,7 @@ static LogicalResult run(StringRef inputFilename, StringRef outputFilename,
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
+  kiln::registerKilnLoweringPassesAndPipelines();
   DialectRegistry registry;
   registry.insert<kiln::KilnDialect>();
   registerAllDialects(registry);

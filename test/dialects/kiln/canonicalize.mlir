@@ -22,17 +22,18 @@ func.func @fold_int_arithmetic() -> (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>
 
 // -----
 
-// Division whose result is undefined stays for run time.
-// CHECK-LABEL: func.func @no_fold_undefined_division
-func.func @no_fold_undefined_division() -> (tensor<i32>, tensor<i32>) {
-  %a = kiln.constant dense<-2147483648> : tensor<i32>
-  %m = kiln.constant dense<-1> : tensor<i32>
-  %z = kiln.constant dense<0> : tensor<i32>
-  // CHECK: kiln.div
-  %0 = kiln.div %a, %m : tensor<i32>
-  // CHECK: kiln.rem
-  %1 = kiln.rem %a, %z : tensor<i32>
-  return %0, %1 : tensor<i32>, tensor<i32>
+// Division where the hardware's result is undefined folds to XLA's values.
+// CHECK-LABEL: func.func @fold_undefined_division
+func.func @fold_undefined_division() -> (tensor<2xi32>, tensor<2xi32>) {
+  %a = kiln.constant dense<[-2147483648, 7]> : tensor<2xi32>
+  %b = kiln.constant dense<[-1, 0]> : tensor<2xi32>
+  // INT_MIN / -1 = INT_MIN, 7 / 0 = -1.
+  // CHECK-DAG: dense<[-2147483648, -1]> : tensor<2xi32>
+  %0 = kiln.div %a, %b : tensor<2xi32>
+  // INT_MIN % -1 = 0, 7 % 0 = 7.
+  // CHECK-DAG: dense<[0, 7]> : tensor<2xi32>
+  %1 = kiln.rem %a, %b : tensor<2xi32>
+  return %0, %1 : tensor<2xi32>, tensor<2xi32>
 }
 
 // -----

@@ -1,0 +1,358 @@
+//===- ComputeToLinalg.cpp - contractions, reductions and gathers ---------===//
+//
+// dot_general becomes linalg.matmul / linalg.batch_matmul in the canonical
+// layouts the CPU schedule tiles, and a linalg.generic contraction
+// otherwise; reductions become linalg.reduce; take is a gather inside a
+// linalg.generic; scatter_add is a loop nest, since repeated indices make it
+// sequential.
+//
+//===----------------------------------------------------------------------===//
+#include "LoweringUtils.h"
+#include "Passes.h"
+#include "kiln/KilnDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+bool isFloatType(Type type) { return isa<FloatType>(type); }
+
+/// `x` widened to `type` (a no-op when it already has it).
+Value widen(OpBuilder &b, Location loc, Value x, Type type) {
+  if (x.getType() == type)
+    return x;
+  if (isFloatType(type))
+    return arith::ExtFOp::create(b, loc, type, x);
+  return arith::ExtSIOp::create(b, loc, type, x);
+}
+
+/// acc + lhs * rhs in the accumulator's type.
+Value multiplyAdd(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  Value acc) {
+  Type type = acc.getType();
+  lhs = widen(b, loc, lhs, type);
+  rhs = widen(b, loc, rhs, type);
+  if (isFloatType(type))
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, lhs, rhs));
+  return arith::AddIOp::create(b, loc, acc,
+                               arith::MulIOp::create(b, loc, lhs, rhs));
+}
+
+/// The map of one dot_general operand into the iteration space
+/// (batch..., lhs free..., rhs free..., contracting...).
+AffineMap dotOperandMap(MLIRContext *context, int64_t rank,
+                        ArrayRef<int64_t> batching,
+                        ArrayRef<int64_t> contracting, unsigned freeOffset,
+                        unsigned contractOffset, unsigned numLoops) {
+  SmallVector<AffineExpr> exprs;
+  unsigned nextFree = freeOffset;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t *batch = llvm::find(batching, d);
+    const int64_t *contract = llvm::find(contracting, d);
+    unsigned loop = batch != batching.end() ? batch - batching.begin()
+                    : contract != contracting.end()
+                        ? contractOffset + (contract - contracting.begin())
+                        : nextFree++;
+    exprs.push_back(getAffineDimExpr(loop, context));
+  }
+  return AffineMap::get(numLoops, 0, exprs, context);
+}
+
+/// dot_general -> linalg.matmul ([M,K] x [K,N]), linalg.batch_matmul
+/// ([B,M,K] x [B,K,N]) or a linalg.generic contraction.
+struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  static bool isCanonical(DotGeneralOp op, int64_t batch) {
+    int64_t rank = batch + 2;
+    SmallVector<int64_t> batchDims;
+    for (int64_t i = 0; i < batch; ++i)
+      batchDims.push_back(i);
+    return op.getLhs().getType().getRank() == rank &&
+           op.getRhs().getType().getRank() == rank &&
+           op.getLhsBatchingDimensions() == ArrayRef<int64_t>(batchDims) &&
+           op.getRhsBatchingDimensions() == ArrayRef<int64_t>(batchDims) &&
+           op.getLhsContractingDimensions() == ArrayRef<int64_t>{batch + 1} &&
+           op.getRhsContractingDimensions() == ArrayRef<int64_t>{batch};
+  }
+
+  LogicalResult
+  matchAndRewrite(DotGeneralOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value zero = scalarConstant(rewriter, loc, type.getElementType(), 0);
+    Value init = filledTensor(rewriter, loc, type, zero);
+    ValueRange inputs{adaptor.getLhs(), adaptor.getRhs()};
+    Value result;
+    if (isCanonical(op, 0))
+      result = linalg::MatmulOp::create(rewriter, loc, inputs, init)
+                   .getResult(0);
+    else if (isCanonical(op, 1))
+      result = linalg::BatchMatmulOp::create(rewriter, loc, inputs, init)
+                   .getResult(0);
+    else
+      result = buildGeneric(rewriter, op, adaptor, init);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  static Value buildGeneric(OpBuilder &b, DotGeneralOp op, OpAdaptor adaptor,
+                            Value init) {
+    MLIRContext *context = b.getContext();
+    ArrayRef<int64_t> lhsBatch = op.getLhsBatchingDimensions();
+    ArrayRef<int64_t> lhsContract = op.getLhsContractingDimensions();
+    int64_t lhsRank = op.getLhs().getType().getRank();
+    int64_t rhsRank = op.getRhs().getType().getRank();
+    unsigned resultRank = op.getType().getRank();
+    unsigned numLoops = resultRank + lhsContract.size();
+    unsigned lhsFree = lhsRank - lhsBatch.size() - lhsContract.size();
+    SmallVector<AffineMap> maps = {
+        dotOperandMap(context, lhsRank, lhsBatch, lhsContract, lhsBatch.size(),
+                      resultRank, numLoops),
+        dotOperandMap(context, rhsRank, op.getRhsBatchingDimensions(),
+                      op.getRhsContractingDimensions(),
+                      lhsBatch.size() + lhsFree, resultRank, numLoops),
+        AffineMap::getMultiDimIdentityMap(numLoops, context)
+            .getMajorSubMap(resultRank)};
+    // Result loops come first and are parallel; contracting loops reduce.
+    SmallVector<utils::IteratorType> iterators(resultRank,
+                                               utils::IteratorType::parallel);
+    iterators.append(lhsContract.size(), utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        b, op.getLoc(), op.getType(),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()}, init, maps, iterators,
+        [](OpBuilder &nested, Location loc, ValueRange args) {
+          linalg::YieldOp::create(
+              nested, loc, multiplyAdd(nested, loc, args[0], args[1], args[2]));
+        });
+    return generic.getResult(0);
+  }
+};
+
+/// The identity of a reduction: 0, 1, or the lowest / highest value.
+enum class Identity { Zero, One, Lowest, Highest };
+
+Value identityValue(OpBuilder &b, Location loc, Type type, Identity identity) {
+  switch (identity) {
+  case Identity::Zero:
+    return scalarConstant(b, loc, type, 0);
+  case Identity::One:
+    return scalarConstant(b, loc, type, 1);
+  case Identity::Lowest:
+  case Identity::Highest: {
+    bool high = identity == Identity::Highest;
+    if (auto floatType = dyn_cast<FloatType>(type))
+      return arith::ConstantOp::create(
+          b, loc,
+          b.getFloatAttr(floatType,
+                         llvm::APFloat::getInf(floatType.getFloatSemantics(),
+                                               /*Negative=*/!high)));
+    unsigned width = type.getIntOrFloatBitWidth();
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getIntegerAttr(type, high ? llvm::APInt::getSignedMaxValue(width)
+                                    : llvm::APInt::getSignedMinValue(width)));
+  }
+  }
+  return {};
+}
+
+/// reduce_* -> linalg.reduce combining with `FloatOp` / `IntOp` from
+/// `identity`.
+template <typename OpTy, typename FloatOp, typename IntOp, Identity identity>
+struct ReduceToLinalg : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    Value init = filledTensor(rewriter, loc, type,
+                              identityValue(rewriter, loc, element, identity));
+    auto reduce = linalg::ReduceOp::create(
+        rewriter, loc, adaptor.getOperand(), init, op.getDimensions(),
+        [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          Value combined =
+              isFloatType(element)
+                  ? FloatOp::create(b, nestedLoc, args[0], args[1]).getResult()
+                  : IntOp::create(b, nestedLoc, args[0], args[1]).getResult();
+          linalg::YieldOp::create(b, nestedLoc, combined);
+        });
+    rewriter.replaceOp(op, reduce.getResult(0));
+    return success();
+  }
+};
+
+/// argmax -> linalg.generic reducing (value, index) pairs: a later element
+/// wins only if strictly larger, or if it is the first NaN.
+struct ArgmaxToGeneric : OpConversionPattern<ArgmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ArgmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType operandType = op.getOperand().getType();
+    Type element = operandType.getElementType();
+    RankedTensorType indexType = op.getType();
+    unsigned rank = operandType.getRank();
+    int64_t dim = op.getDimension();
+    auto valueType = indexType.clone(element);
+    Value values = filledTensor(
+        rewriter, loc, valueType,
+        identityValue(rewriter, loc, element, Identity::Lowest));
+    Value indices = filledTensor(
+        rewriter, loc, indexType,
+        scalarConstant(rewriter, loc, indexType.getElementType(), 0));
+    AffineMap identityMap = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap reduced = identityMap.dropResult(dim);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators[dim] = utils::IteratorType::reduction;
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valueType, indexType}, adaptor.getOperand(),
+        ValueRange{values, indices},
+        ArrayRef<AffineMap>{identityMap, reduced, reduced}, iterators,
+        [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          Value x = args[0], best = args[1], bestIndex = args[2];
+          Value index = arith::IndexCastOp::create(
+              b, nestedLoc, bestIndex.getType(),
+              linalg::IndexOp::create(b, nestedLoc, dim));
+          Value take;
+          if (isFloatType(element)) {
+            Value larger = arith::CmpFOp::create(
+                b, nestedLoc, arith::CmpFPredicate::OGT, x, best);
+            Value xIsNaN = arith::CmpFOp::create(
+                b, nestedLoc, arith::CmpFPredicate::UNO, x, x);
+            Value bestIsNumber = arith::CmpFOp::create(
+                b, nestedLoc, arith::CmpFPredicate::ORD, best, best);
+            take = arith::OrIOp::create(
+                b, nestedLoc, larger,
+                arith::AndIOp::create(b, nestedLoc, xIsNaN, bestIsNumber));
+          } else {
+            take = arith::CmpIOp::create(b, nestedLoc,
+                                         arith::CmpIPredicate::sgt, x, best);
+          }
+          linalg::YieldOp::create(
+              b, nestedLoc,
+              ValueRange{
+                  arith::SelectOp::create(b, nestedLoc, take, x, best),
+                  arith::SelectOp::create(b, nestedLoc, take, index,
+                                          bestIndex)});
+        });
+    rewriter.replaceOp(op, generic.getResult(1));
+    return success();
+  }
+};
+
+/// The operand coordinates that result / update coordinates `coords` of a
+/// take along `dim` with `indexRank`-dimensional indices read, given the
+/// clamped index.
+SmallVector<Value> gatherCoordinates(ValueRange coords, Value index,
+                                     int64_t dim, int64_t indexRank) {
+  SmallVector<Value> result(coords.take_front(dim));
+  result.push_back(index);
+  llvm::append_range(result, coords.drop_front(dim + indexRank));
+  return result;
+}
+
+/// take -> linalg.generic over the result whose body reads the operand at
+/// the clamped index (a gather).
+struct TakeToGeneric : OpConversionPattern<TakeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TakeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    int64_t dim = op.getDimension();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t upper = op.getOperand().getType().getDimSize(dim) - 1;
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t i = 0; i < indexRank; ++i)
+      indexExprs.push_back(rewriter.getAffineDimExpr(dim + i));
+    auto indexMap =
+        AffineMap::get(type.getRank(), 0, indexExprs, rewriter.getContext());
+    Value table = adaptor.getOperand();
+    Value result = buildParallelGeneric(
+        rewriter, op.getLoc(), type, adaptor.getIndices(), indexMap,
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            coords.push_back(linalg::IndexOp::create(b, loc, d));
+          Value index = clampedIndex(b, loc, args[0], upper);
+          return tensor::ExtractOp::create(
+              b, loc, table, gatherCoordinates(coords, index, dim, indexRank));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// scatter_add -> a loop nest over the updates that adds each one at its
+/// clamped index, in order.
+struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t dim = op.getDimension();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    int64_t upper = op.getType().getDimSize(dim) - 1;
+    bool isFloat = isFloatType(op.getType().getElementType());
+    SmallVector<Value> lbs, ubs, steps;
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t size : op.getUpdates().getType().getShape()) {
+      lbs.push_back(zero);
+      ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
+      steps.push_back(one);
+    }
+    Value indices = adaptor.getIndices(), updates = adaptor.getUpdates();
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, adaptor.getOperand(),
+        [&](OpBuilder &b, Location nestedLoc, ValueRange ivs,
+            ValueRange acc) -> scf::ValueVector {
+          Value rawIndex = tensor::ExtractOp::create(
+              b, nestedLoc, indices, ivs.slice(dim, indexRank));
+          Value index = clampedIndex(b, nestedLoc, rawIndex, upper);
+          SmallVector<Value> target =
+              gatherCoordinates(ivs, index, dim, indexRank);
+          Value old = tensor::ExtractOp::create(b, nestedLoc, acc[0], target);
+          Value update = tensor::ExtractOp::create(b, nestedLoc, updates, ivs);
+          Value sum = isFloat ? arith::AddFOp::create(b, nestedLoc, old, update)
+                                    .getResult()
+                              : arith::AddIOp::create(b, nestedLoc, old, update)
+                                    .getResult();
+          return {tensor::InsertOp::create(b, nestedLoc, sum, acc[0], target)};
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateComputeToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<
+      DotGeneralToLinalg,
+      ReduceToLinalg<ReduceSumOp, arith::AddFOp, arith::AddIOp, Identity::Zero>,
+      ReduceToLinalg<ReduceProdOp, arith::MulFOp, arith::MulIOp, Identity::One>,
+      ReduceToLinalg<ReduceMaxOp, arith::MaximumFOp, arith::MaxSIOp,
+                     Identity::Lowest>,
+      ReduceToLinalg<ReduceMinOp, arith::MinimumFOp, arith::MinSIOp,
+                     Identity::Highest>,
+      ArgmaxToGeneric, TakeToGeneric, ScatterAddToLoops>(
+      patterns.getContext());
+}

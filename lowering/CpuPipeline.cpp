@@ -1,0 +1,67 @@
+//===- CpuPipeline.cpp - kiln-to-cpu-pipeline -----------------------------===//
+//
+// kiln -> linalg on tensors -> fused -> bufferized, results as out-params
+// -> loops -> LLVM dialect, with a contract check after the kiln lowering
+// and at the end.
+//
+//===----------------------------------------------------------------------===//
+#include "Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_REGISTRATION
+#include "lowering/Passes.h.inc"
+} // namespace kiln
+
+void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
+                                  const KilnToCpuPipelineOptions &options) {
+  pm.addPass(createConvertKilnToLinalg());
+  pm.addPass(createKilnCheckContract(
+      {{"arith", "func", "linalg", "math", "scf", "tensor"}, "kiln-to-linalg"}));
+  pm.addPass(createCanonicalizerPass());
+  if (options.fuseElementwise)
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+
+  pm.addPass(createConvertLinalgToLoopsPass());
+  if (options.approximateMath)
+    pm.addPass(createKilnApproximateMath());
+  pm.addPass(createKilnEmitCInterfaces());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createKilnCheckContract({{"llvm"}, "kiln-to-cpu-pipeline"}));
+}
+
+void kiln::registerKilnLoweringPassesAndPipelines() {
+  registerKilnLoweringPasses();
+  PassPipelineRegistration<KilnToCpuPipelineOptions>(
+      "kiln-to-cpu-pipeline",
+      "Lower kiln functions to the LLVM dialect for the CPU",
+      buildKilnToCpuPipeline);
+}

@@ -1,0 +1,353 @@
+//===- ElementwiseToLinalg.cpp - elementwise kiln ops to linalg.generic ---===//
+//
+// Every elementwise op becomes one all-parallel linalg.generic whose body is
+// the scalar semantics documented on the op; linalg's elementwise fusion
+// later merges chains of them into one loop nest.
+//
+//===----------------------------------------------------------------------===//
+#include "LoweringUtils.h"
+#include "Passes.h"
+#include "kiln/KilnDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/APFloat.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
+
+/// `FloatOp` on floats, `IntOp` on integers.
+template <typename FloatOp, typename IntOp>
+Value floatOrInt(OpBuilder &b, Location loc, ValueRange args) {
+  if (isFloat(args[0]))
+    return FloatOp::create(b, loc, args);
+  return IntOp::create(b, loc, args);
+}
+
+/// The scalar of an elementwise op, one overload per op.
+Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (isFloat(args[0]))
+    return arith::NegFOp::create(b, loc, args[0]);
+  Value zero = scalarConstant(b, loc, args[0].getType(), 0);
+  return arith::SubIOp::create(b, loc, zero, args[0]);
+}
+
+Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<math::AbsFOp, math::AbsIOp>(b, loc, args);
+}
+
+Value scalar(SignOp, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Type type = x.getType();
+  Value zero = scalarConstant(b, loc, type, 0);
+  if (isFloat(x)) {
+    // Zeros (of either sign) and NaN are their own sign.
+    Value keep = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, x,
+                                       zero);
+    Value one = scalarConstant(b, loc, type, 1);
+    Value signed1 = math::CopySignOp::create(b, loc, one, x);
+    return arith::SelectOp::create(b, loc, keep, x, signed1);
+  }
+  Value positive =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  return arith::SubIOp::create(b, loc,
+                               arith::ExtUIOp::create(b, loc, type, positive),
+                               arith::ExtUIOp::create(b, loc, type, negative));
+}
+
+template <typename MathOp>
+Value mathScalar(OpBuilder &b, Location loc, ValueRange args) {
+  return MathOp::create(b, loc, args);
+}
+
+Value scalar(ExpOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::ExpOp>(b, loc, args);
+}
+Value scalar(Expm1Op, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::ExpM1Op>(b, loc, args);
+}
+Value scalar(LogOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::LogOp>(b, loc, args);
+}
+Value scalar(Log1pOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::Log1pOp>(b, loc, args);
+}
+Value scalar(TanhOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::TanhOp>(b, loc, args);
+}
+Value scalar(SqrtOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::SqrtOp>(b, loc, args);
+}
+Value scalar(RsqrtOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::RsqrtOp>(b, loc, args);
+}
+Value scalar(SinOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::SinOp>(b, loc, args);
+}
+Value scalar(CosOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::CosOp>(b, loc, args);
+}
+Value scalar(FloorOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::FloorOp>(b, loc, args);
+}
+Value scalar(CeilOp, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::CeilOp>(b, loc, args);
+}
+Value scalar(Atan2Op, OpBuilder &b, Location loc, ValueRange args) {
+  return mathScalar<math::Atan2Op>(b, loc, args);
+}
+
+Value scalar(LogisticOp, OpBuilder &b, Location loc, ValueRange args) {
+  // 1 / (1 + exp(-x)): exp overflows to inf for very negative x, giving 0.
+  Type type = args[0].getType();
+  Value one = scalarConstant(b, loc, type, 1);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, args[0]));
+  return arith::DivFOp::create(b, loc, one,
+                               arith::AddFOp::create(b, loc, one, e));
+}
+
+Value scalar(NotOp, OpBuilder &b, Location loc, ValueRange args) {
+  Value ones = scalarConstant(b, loc, args[0].getType(), -1);
+  return arith::XOrIOp::create(b, loc, args[0], ones);
+}
+
+Value scalar(AddOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, args);
+}
+Value scalar(SubOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, args);
+}
+Value scalar(MulOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args);
+}
+/// Signed integer division or remainder (`IntOp`) that never traps, with
+/// XLA's results where the hardware's are undefined: x / 0 = -1, x % 0 = x,
+/// INT_MIN / -1 = INT_MIN and INT_MIN % -1 = 0.
+template <typename IntOp>
+Value safeIntDivision(OpBuilder &b, Location loc, Value x, Value y) {
+  Type type = x.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto constant = [&](const llvm::APInt &v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
+  Value zero = constant(llvm::APInt(width, 0));
+  Value minusOne = constant(llvm::APInt::getAllOnes(width));
+  Value intMin = constant(llvm::APInt::getSignedMinValue(width));
+  auto eq = [&](Value a, Value c) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
+  };
+  Value byZero = eq(y, zero);
+  Value overflows = arith::AndIOp::create(b, loc, eq(x, intMin),
+                                          eq(y, minusOne));
+  Value unsafe = arith::OrIOp::create(b, loc, byZero, overflows);
+  Value divisor = arith::SelectOp::create(
+      b, loc, unsafe, constant(llvm::APInt(width, 1)), y);
+  Value result = IntOp::create(b, loc, x, divisor);
+  bool isDiv = std::is_same_v<IntOp, arith::DivSIOp>;
+  result = arith::SelectOp::create(b, loc, overflows, isDiv ? intMin : zero,
+                                   result);
+  return arith::SelectOp::create(b, loc, byZero, isDiv ? minusOne : x, result);
+}
+
+Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (isFloat(args[0]))
+    return arith::DivFOp::create(b, loc, args);
+  return safeIntDivision<arith::DivSIOp>(b, loc, args[0], args[1]);
+}
+Value scalar(RemOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (isFloat(args[0]))
+    return arith::RemFOp::create(b, loc, args);
+  return safeIntDivision<arith::RemSIOp>(b, loc, args[0], args[1]);
+}
+Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args);
+}
+Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args);
+}
+Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, args);
+}
+Value scalar(AndOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::AndIOp::create(b, loc, args);
+}
+Value scalar(OrOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::OrIOp::create(b, loc, args);
+}
+Value scalar(XorOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::XOrIOp::create(b, loc, args);
+}
+
+Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+}
+
+arith::CmpFPredicate floatPredicate(ComparisonDirection direction) {
+  switch (direction) {
+  case ComparisonDirection::EQ:
+    return arith::CmpFPredicate::OEQ;
+  case ComparisonDirection::NE:
+    return arith::CmpFPredicate::UNE;
+  case ComparisonDirection::LT:
+    return arith::CmpFPredicate::OLT;
+  case ComparisonDirection::LE:
+    return arith::CmpFPredicate::OLE;
+  case ComparisonDirection::GT:
+    return arith::CmpFPredicate::OGT;
+  case ComparisonDirection::GE:
+    return arith::CmpFPredicate::OGE;
+  }
+  return arith::CmpFPredicate::OEQ;
+}
+
+/// Signed predicates for integers; unsigned ones for booleans (false < true).
+arith::CmpIPredicate intPredicate(ComparisonDirection direction,
+                                  bool isBool) {
+  switch (direction) {
+  case ComparisonDirection::EQ:
+    return arith::CmpIPredicate::eq;
+  case ComparisonDirection::NE:
+    return arith::CmpIPredicate::ne;
+  case ComparisonDirection::LT:
+    return isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+  case ComparisonDirection::LE:
+    return isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+  case ComparisonDirection::GT:
+    return isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+  case ComparisonDirection::GE:
+    return isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+  }
+  return arith::CmpIPredicate::eq;
+}
+
+Value scalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
+  ComparisonDirection direction = op.getComparisonDirection();
+  if (isFloat(args[0]))
+    return arith::CmpFOp::create(b, loc, floatPredicate(direction), args[0],
+                                 args[1]);
+  bool isBool = args[0].getType().isInteger(1);
+  return arith::CmpIOp::create(b, loc, intPredicate(direction, isBool),
+                               args[0], args[1]);
+}
+
+/// A float converted to an integer type toward zero, saturating at the
+/// type's bounds, with NaN giving 0 (arith.fptosi alone is undefined there).
+Value floatToInt(OpBuilder &b, Location loc, Value x, IntegerType to) {
+  auto floatType = cast<FloatType>(x.getType());
+  unsigned width = to.getWidth();
+  // -2^(w-1) is exact in every float type; 2^(w-1) is the first value above
+  // the largest integer.
+  llvm::APFloat bound(floatType.getFloatSemantics());
+  bound.convertFromAPInt(llvm::APInt::getSignedMinValue(width), true,
+                         llvm::APFloat::rmNearestTiesToEven);
+  Value low = arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, bound));
+  Value high = arith::NegFOp::create(b, loc, low);
+  Value truncated = arith::FPToSIOp::create(b, loc, to, x);
+  Value tooLow =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, low);
+  Value tooHigh =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, high);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  auto intConstant = [&](const llvm::APInt &v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, v));
+  };
+  Value result = arith::SelectOp::create(
+      b, loc, tooLow, intConstant(llvm::APInt::getSignedMinValue(width)),
+      truncated);
+  result = arith::SelectOp::create(
+      b, loc, tooHigh, intConstant(llvm::APInt::getSignedMaxValue(width)),
+      result);
+  return arith::SelectOp::create(b, loc, isNaN, intConstant(llvm::APInt(width, 0)),
+                                 result);
+}
+
+Value scalar(ConvertOp op, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Type from = x.getType();
+  Type to = op.getType().getElementType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    Value zero = scalarConstant(b, loc, from, 0);
+    if (isFloat(x))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  bool fromBool = from.isInteger(1);
+  if (auto toFloat = dyn_cast<FloatType>(to)) {
+    if (auto fromFloat = dyn_cast<FloatType>(from)) {
+      if (fromFloat.getWidth() < toFloat.getWidth())
+        return arith::ExtFOp::create(b, loc, to, x);
+      // bf16 <-> f16 have equal widths: go through f32.
+      if (fromFloat.getWidth() == toFloat.getWidth())
+        x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+      return arith::TruncFOp::create(b, loc, to, x);
+    }
+    if (fromBool)
+      return arith::UIToFPOp::create(b, loc, to, x);
+    return arith::SIToFPOp::create(b, loc, to, x);
+  }
+  auto toInt = cast<IntegerType>(to);
+  if (isFloat(x))
+    return floatToInt(b, loc, x, toInt);
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  if (fromWidth > toInt.getWidth())
+    return arith::TruncIOp::create(b, loc, to, x);
+  if (fromBool)
+    return arith::ExtUIOp::create(b, loc, to, x);
+  return arith::ExtSIOp::create(b, loc, to, x);
+}
+
+/// Any elementwise kiln op -> linalg.generic computing `scalar(op, ...)`.
+/// Rank-0 operands of a ranked op (select's scalar predicate) broadcast.
+template <typename OpTy>
+struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    unsigned rank = type.getRank();
+    SmallVector<AffineMap> maps;
+    for (Value operand : adaptor.getOperands())
+      maps.push_back(cast<RankedTensorType>(operand.getType()).getRank() == rank
+                         ? rewriter.getMultiDimIdentityMap(rank)
+                         : scalarMap(rewriter.getContext(), rank));
+    Value result = buildParallelGeneric(
+        rewriter, op.getLoc(), type, adaptor.getOperands(), maps,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return scalar(op, b, loc, args);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<
+      ElementwiseToGeneric<NegOp>, ElementwiseToGeneric<AbsOp>,
+      ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<ExpOp>,
+      ElementwiseToGeneric<Expm1Op>, ElementwiseToGeneric<LogOp>,
+      ElementwiseToGeneric<Log1pOp>, ElementwiseToGeneric<TanhOp>,
+      ElementwiseToGeneric<LogisticOp>, ElementwiseToGeneric<SqrtOp>,
+      ElementwiseToGeneric<RsqrtOp>, ElementwiseToGeneric<SinOp>,
+      ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<FloorOp>,
+      ElementwiseToGeneric<CeilOp>, ElementwiseToGeneric<NotOp>,
+      ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
+      ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
+      ElementwiseToGeneric<RemOp>, ElementwiseToGeneric<MaxOp>,
+      ElementwiseToGeneric<MinOp>, ElementwiseToGeneric<PowOp>,
+      ElementwiseToGeneric<Atan2Op>, ElementwiseToGeneric<AndOp>,
+      ElementwiseToGeneric<OrOp>, ElementwiseToGeneric<XorOp>,
+      ElementwiseToGeneric<CompareOp>, ElementwiseToGeneric<SelectOp>,
+      ElementwiseToGeneric<ConvertOp>>(patterns.getContext());
+}

@@ -1,0 +1,44 @@
+//===- KilnCheckContract.cpp - the kiln-check-contract pass ---------------===//
+#include "Passes.h"
+#include "kiln/KilnDialect.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNCHECKCONTRACT
+#include "lowering/Passes.h.inc"
+} // namespace kiln
+
+namespace {
+/// Why an op of `dialect` can be left behind, for the diagnostic.
+StringRef reasonFor(Operation *op) {
+  if (isa<kiln::GradOp, kiln::ValueAndGradOp, kiln::JvpOp, kiln::VjpOp,
+          kiln::VmapOp, kiln::ScanOp, kiln::CheckpointOp,
+          kiln::CheckpointNameOp>(op))
+    return "transformation ops must be expanded first, which Kiln does not "
+           "do yet";
+  return "no pattern of this stage lowers it";
+}
+
+struct KilnCheckContractPass
+    : kiln::impl::KilnCheckContractBase<KilnCheckContractPass> {
+  using KilnCheckContractBase::KilnCheckContractBase;
+  void runOnOperation() override {
+    llvm::StringSet<> allowed;
+    allowed.insert("builtin");
+    for (const std::string &dialect : allowedDialects)
+      allowed.insert(dialect);
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      if (allowed.contains(op->getName().getDialectNamespace()))
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName() << "' was left unlowered by "
+                      << stage << ": " << reasonFor(op);
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

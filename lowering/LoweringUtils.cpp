@@ -1,0 +1,63 @@
+//===- LoweringUtils.cpp - helpers shared by the kiln lowerings -----------===//
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   Value value) {
+  return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type))
+      .getResult(0);
+}
+
+Value buildParallelGeneric(OpBuilder &b, Location loc,
+                           RankedTensorType resultType, ValueRange inputs,
+                           ArrayRef<AffineMap> inputMaps, ScalarBody body) {
+  unsigned rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, emptyTensor(b, loc, resultType), maps,
+      iterators, [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value result = body(nested, nestedLoc, args.drop_back());
+        linalg::YieldOp::create(nested, nestedLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+AffineMap scalarMap(MLIRContext *context, unsigned rank) {
+  return AffineMap::get(rank, 0, {}, context);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value extractScalar(OpBuilder &b, Location loc, Value scalarTensor) {
+  return tensor::ExtractOp::create(b, loc, scalarTensor, ValueRange{});
+}
+
+Value clampedIndex(OpBuilder &b, Location loc, Value index, int64_t upper) {
+  Value asIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value top = arith::ConstantIndexOp::create(b, loc, upper);
+  Value low = arith::MaxSIOp::create(b, loc, asIndex, zero);
+  return arith::MinSIOp::create(b, loc, low, top);
+}
+
+} // namespace kiln

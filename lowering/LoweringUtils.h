@@ -1,0 +1,52 @@
+//===- LoweringUtils.h - helpers shared by the kiln lowerings --*- C++ -*-===//
+#ifndef KILN_LOWERING_LOWERINGUTILS_H
+#define KILN_LOWERING_LOWERINGUTILS_H
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace kiln {
+
+/// Computes one scalar of a linalg.generic body from its block arguments.
+using ScalarBody = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// An uninitialized tensor of `type`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+
+/// A tensor of `type` filled with the scalar `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, mlir::Value value);
+
+/// An all-parallel linalg.generic producing one tensor of `resultType`:
+/// input `i` is read through `inputMaps[i]` and `body` computes each element
+/// from the input elements.
+mlir::Value buildParallelGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::RankedTensorType resultType,
+                                 mlir::ValueRange inputs,
+                                 llvm::ArrayRef<mlir::AffineMap> inputMaps,
+                                 ScalarBody body);
+
+/// The map from a `rank`-dimensional iteration space to a scalar (rank-0)
+/// operand.
+mlir::AffineMap scalarMap(mlir::MLIRContext *context, unsigned rank);
+
+/// The scalar constant `value` of the integer or float type `type`.
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+
+/// The element of a rank-0 tensor.
+mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value scalarTensor);
+
+/// `index` (an integer of any width, read as signed) as an `index` clamped
+/// into [0, upper].
+mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value index, int64_t upper);
+
+} // namespace kiln
+
+#endif // KILN_LOWERING_LOWERINGUTILS_H

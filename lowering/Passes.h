@@ -1,0 +1,58 @@
+//===- Passes.h - the kiln lowering passes and pipelines -------*- C++ -*-===//
+#ifndef KILN_LOWERING_PASSES_H
+#define KILN_LOWERING_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
+namespace kiln {
+
+#define GEN_PASS_DECL
+#include "lowering/Passes.h.inc"
+
+/// Patterns lowering the kiln op families; together they lower every
+/// primitive op.
+void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateShapeToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateComputeToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateControlFlowToScfPatterns(mlir::RewritePatternSet &patterns);
+/// All of the above.
+void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+/// Options of kiln-to-cpu-pipeline.
+struct KilnToCpuPipelineOptions
+    : public mlir::PassPipelineOptions<KilnToCpuPipelineOptions> {
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise ops into one loop nest"),
+      llvm::cl::init(true)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Use polynomial approximations for transcendental "
+                     "functions instead of libm calls"),
+      llvm::cl::init(true)};
+};
+
+/// Lowers a module of kiln functions to the LLVM dialect; each public
+/// function gets a C interface (`_mlir_ciface_NAME`) with its results as
+/// trailing out-parameters.
+void buildKilnToCpuPipeline(mlir::OpPassManager &pm,
+                            const KilnToCpuPipelineOptions &options);
+
+/// Registers the lowering passes and kiln-to-cpu-pipeline.
+void registerKilnLoweringPassesAndPipelines();
+
+} // namespace kiln
+
+#endif // KILN_LOWERING_PASSES_H

@@ -1,0 +1,98 @@
+//===- Passes.td - the kiln lowering passes ----------------*- tablegen -*-===//
+#ifndef KILN_LOWERING_PASSES_TD
+#define KILN_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
+  let summary = "Lower kiln primitive ops to linalg, tensor, arith, math and scf";
+  let description = [{
+    Rewrites every primitive kiln op into upstream ops on tensors, split by
+    op family: elementwise ops become linalg.generic, data movement becomes
+    tensor slices and linalg ops, `dot_general` becomes `linalg.matmul`,
+    `linalg.batch_matmul` or a contraction, reductions `linalg.reduce`,
+    `cond` and `while` become `scf.if` and `scf.while`. Transformation ops
+    (`kiln.grad`, ...) are left in place for the contract check to report.
+
+    Example:
+
+    ```mlir
+    %y = kiln.exp %x : tensor<4xf32>
+    // becomes
+    %e = tensor.empty() : tensor<4xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id],
+                         iterator_types = ["parallel"]}
+        ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = math.exp %in : f32
+      linalg.yield %0 : f32
+    } -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def KilnCheckContract : Pass<"kiln-check-contract", "::mlir::ModuleOp"> {
+  let summary = "Fail, naming the op, if an op outside a stage's dialects is left";
+  let description = [{
+    The check at each pipeline boundary: every op must belong to one of
+    `allowed-dialects`. The first op that does not is reported at its
+    location with the stage's name, e.g.
+
+    ```
+    error: 'kiln.grad' was left unlowered by kiln-to-linalg: transformation
+    ops must be expanded first, which Kiln does not do yet
+    ```
+  }];
+  let options = [
+    ListOption<"allowedDialects", "allowed-dialects", "std::string",
+               "Dialects whose ops may remain after the stage">,
+    Option<"stage", "stage", "std::string", "\"lowering\"",
+           "The stage named in the diagnostic">
+  ];
+}
+
+def KilnApproximateMath : Pass<"kiln-approximate-math"> {
+  let summary = "Replace transcendental math ops with polynomial approximations";
+  let description = [{
+    Rewrites `math.exp`, `math.tanh`, `math.log`, `math.sin`, ... on f32
+    (scalars and vectors) into arithmetic with MLIR's polynomial
+    approximations, so that loops over them vectorize instead of calling
+    scalar libm functions. f16 and bf16 math is computed in f32.
+
+    Example:
+
+    ```mlir
+    %y = math.tanh %x : vector<16xf32>
+    // becomes a clamped rational polynomial in %x of arith ops
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def KilnEmitCInterfaces : Pass<"kiln-emit-c-interfaces", "::mlir::ModuleOp"> {
+  let summary = "Give every public function with a body a C interface";
+  let description = [{
+    Sets `llvm.emit_c_interface` on each public `func.func` with a body, so
+    that the LLVM lowering emits `_mlir_ciface_NAME`, taking each memref as a
+    pointer to its descriptor: the ABI the Kiln runtime calls.
+
+    Example:
+
+    ```mlir
+    func.func @f(%a: memref<4xf32>, %out: memref<4xf32>)
+    // becomes
+    func.func @f(%a: memref<4xf32>, %out: memref<4xf32>)
+        attributes {llvm.emit_c_interface}
+    ```
+  }];
+}
+
+#endif // KILN_LOWERING_PASSES_TD
