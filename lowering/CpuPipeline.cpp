@@ -25,6 +25,7 @@ namespace kiln {
 
 void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                                   const KilnToCpuPipelineOptions &options) {
+  pm.addPass(createKilnPrepareEntries());
   pm.addPass(createConvertKilnToLinalg());
   pm.addPass(createKilnCheckContract(
       {{"arith", "func", "linalg", "math", "scf", "tensor"}, "kiln-to-linalg"}));
@@ -47,13 +48,13 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createConvertLinalgToLoopsPass());
   if (options.approximateMath)
     pm.addPass(createKilnApproximateMath());
-  pm.addPass(createKilnEmitCInterfaces());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createKilnEmitEntryWrappers());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createKilnCheckContract({{"llvm"}, "kiln-to-cpu-pipeline"}));
 }

@@ -3,6 +3,8 @@
 #define KILN_LOWERING_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -44,11 +46,16 @@ struct KilnToCpuPipelineOptions
       llvm::cl::init(true)};
 };
 
-/// Lowers a module of kiln functions to the LLVM dialect; each public
-/// function gets a C interface (`_mlir_ciface_NAME`) with its results as
-/// trailing out-parameters.
+/// Lowers a module of kiln functions to the LLVM dialect. Each public
+/// function is an entry: `_mlir_ciface_NAME` takes a descriptor pointer per
+/// argument, then per result (an out-parameter the caller allocates), and
+/// `kiln_entry_NAME(void **)` takes those pointers as an array.
 void buildKilnToCpuPipeline(mlir::OpPassManager &pm,
                             const KilnToCpuPipelineOptions &options);
+
+/// Registers the kiln dialect and everything the kiln pipelines use or
+/// produce: dialects, external interface models, LLVM IR translations.
+void registerKilnCompilerDialects(mlir::DialectRegistry &registry);
 
 /// Registers the lowering passes and kiln-to-cpu-pipeline.
 void registerKilnLoweringPassesAndPipelines();

@@ -77,22 +77,52 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
   ];
 }
 
-def KilnEmitCInterfaces : Pass<"kiln-emit-c-interfaces", "::mlir::ModuleOp"> {
-  let summary = "Give every public function with a body a C interface";
+def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
+  let summary = "Mark public functions as entry points: read-only arguments, C interface";
   let description = [{
-    Sets `llvm.emit_c_interface` on each public `func.func` with a body, so
+    Runs before bufferization. Each public `func.func` with a body is an
+    entry point the runtime calls: its arguments belong to the caller, so
+    they are marked `bufferization.writable = false` (bufferization copies
+    instead of writing into them), and it gets `llvm.emit_c_interface`, so
     that the LLVM lowering emits `_mlir_ciface_NAME`, taking each memref as a
-    pointer to its descriptor: the ABI the Kiln runtime calls.
+    pointer to its descriptor.
 
     Example:
 
     ```mlir
-    func.func @f(%a: memref<4xf32>, %out: memref<4xf32>)
+    func.func @f(%a: tensor<4xf32>) -> tensor<4xf32>
     // becomes
-    func.func @f(%a: memref<4xf32>, %out: memref<4xf32>)
-        attributes {llvm.emit_c_interface}
+    func.func @f(%a: tensor<4xf32> {bufferization.writable = false})
+        -> tensor<4xf32> attributes {llvm.emit_c_interface}
     ```
   }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp"> {
+  let summary = "Give each C interface a packed entry the runtime calls";
+  let description = [{
+    For every `_mlir_ciface_NAME` in the LLVM dialect, adds
+    `kiln_entry_NAME(ptr %args)`, which loads one descriptor pointer per
+    argument (then per result out-parameter) from the array `%args` and
+    calls `_mlir_ciface_NAME` with them. The runtime calls every entry this
+    one way, whatever its signature.
+
+    Example:
+
+    ```mlir
+    llvm.func @_mlir_ciface_f(%a: !llvm.ptr, %out: !llvm.ptr)
+    // gains
+    llvm.func @kiln_entry_f(%args: !llvm.ptr) {
+      %p0 = llvm.getelementptr %args[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+      %a = llvm.load %p0 : !llvm.ptr -> !llvm.ptr
+      ...
+      llvm.call @_mlir_ciface_f(%a, %out) : (!llvm.ptr, !llvm.ptr) -> ()
+      llvm.return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // KILN_LOWERING_PASSES_TD

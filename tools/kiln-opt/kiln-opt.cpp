@@ -5,18 +5,16 @@
 // kMaxNestingDepth is refused before MLIR's recursive parser sees it.
 //
 //===----------------------------------------------------------------------===//
-#include "InputLimits.h"
-#include "kiln/KilnDialect.h"
+#include "frontend/InputLimits.h"
 #include "lowering/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
@@ -31,13 +29,16 @@ static LogicalResult run(StringRef inputFilename, StringRef outputFilename,
     llvm::errs() << error << "\n";
     return failure();
   }
-  llvm::SourceMgr sourceMgr;
-  unsigned bufferId =
-      sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(
-                                       input->getMemBufferRef()),
-                                   llvm::SMLoc());
-  if (failed(kiln::checkNestingDepth(sourceMgr, bufferId)))
+  if (std::optional<llvm::SMLoc> deep =
+          kiln::findExcessiveNesting(input->getBuffer())) {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef()),
+        llvm::SMLoc());
+    sourceMgr.PrintMessage(*deep, llvm::SourceMgr::DK_Error,
+                           kiln::excessiveNestingMessage());
     return failure();
+  }
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &error);
   if (!output) {
@@ -55,10 +56,7 @@ int main(int argc, char **argv) {
   registerAllPasses();
   kiln::registerKilnLoweringPassesAndPipelines();
   DialectRegistry registry;
-  registry.insert<kiln::KilnDialect>();
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
+  kiln::registerKilnCompilerDialects(registry);
   std::pair<std::string, std::string> files =
       registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver", registry);
   return kiln::runWithLargeStack([&] {

@@ -6,12 +6,15 @@
 // everything they accept.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_TOOLS_SUPPORT_INPUTLIMITS_H
-#define KILN_TOOLS_SUPPORT_INPUTLIMITS_H
+#ifndef KILN_FRONTEND_INPUTLIMITS_H
+#define KILN_FRONTEND_INPUTLIMITS_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/Support/SourceMgr.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+#include <optional>
+#include <string>
 
 namespace kiln {
 
@@ -19,12 +22,13 @@ namespace kiln {
 /// any real program.
 inline constexpr unsigned kMaxNestingDepth = 1000;
 
-/// Checks that no bracket in buffer `bufferId` of `sourceMgr` nests deeper
-/// than `limit`, skipping string literals and comments. Reports the first
-/// bracket past the limit as an error at its location.
-mlir::LogicalResult checkNestingDepth(const llvm::SourceMgr &sourceMgr,
-                                      unsigned bufferId,
-                                      unsigned limit = kMaxNestingDepth);
+/// The first bracket in `text` nested deeper than `limit`, skipping string
+/// literals and comments, or nullopt if there is none.
+std::optional<llvm::SMLoc> findExcessiveNesting(llvm::StringRef text,
+                                                unsigned limit = kMaxNestingDepth);
+
+/// The diagnostic for a bracket findExcessiveNesting found.
+std::string excessiveNestingMessage(unsigned limit = kMaxNestingDepth);
 
 /// Runs `body` on a thread whose stack holds kMaxNestingDepth levels of every
 /// recursive MLIR walk with room to spare, and returns what it returns.
@@ -32,4 +36,4 @@ int runWithLargeStack(llvm::function_ref<int()> body);
 
 } // namespace kiln
 
-#endif // KILN_TOOLS_SUPPORT_INPUTLIMITS_H
+#endif // KILN_FRONTEND_INPUTLIMITS_H

@@ -11,9 +11,13 @@ namespace kiln {
 /// regions; 256 MB leaves a wide margin at kMaxNestingDepth for passes too.
 static constexpr unsigned kStackBytes = 256u << 20;
 
-LogicalResult checkNestingDepth(const llvm::SourceMgr &sourceMgr,
-                                unsigned bufferId, unsigned limit) {
-  StringRef text = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+std::string excessiveNestingMessage(unsigned limit) {
+  return "brackets nest deeper than " + std::to_string(limit) +
+         " levels; Kiln refuses such input";
+}
+
+std::optional<llvm::SMLoc> findExcessiveNesting(StringRef text,
+                                                unsigned limit) {
   unsigned depth = 0;
   for (size_t i = 0, e = text.size(); i < e; ++i) {
     char c = text[i];
@@ -26,14 +30,8 @@ LogicalResult checkNestingDepth(const llvm::SourceMgr &sourceMgr,
     } else if (c == '/' && text.substr(i).starts_with("//")) {
       i = std::min(text.find('\n', i), e);
     } else if (c == '{' || c == '[' || c == '(' || c == '<') {
-      if (++depth > limit) {
-        sourceMgr.PrintMessage(
-            llvm::SMLoc::getFromPointer(text.data() + i),
-            llvm::SourceMgr::DK_Error,
-            "brackets nest deeper than " + llvm::Twine(limit) +
-                " levels; Kiln refuses such input");
-        return failure();
-      }
+      if (++depth > limit)
+        return llvm::SMLoc::getFromPointer(text.data() + i);
     } else if (c == '}' || c == ']' || c == ')' ||
                // `->` and `>=` are not closing brackets.
                (c == '>' && (i == 0 || text[i - 1] != '-') &&
@@ -41,7 +39,7 @@ LogicalResult checkNestingDepth(const llvm::SourceMgr &sourceMgr,
       depth -= depth > 0;
     }
   }
-  return success();
+  return std::nullopt;
 }
 
 int runWithLargeStack(llvm::function_ref<int()> body) {

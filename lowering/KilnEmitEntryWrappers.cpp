@@ -1,0 +1,53 @@
+//===- KilnEmitEntryWrappers.cpp - the kiln-emit-entry-wrappers pass ------===//
+#include "Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNEMITENTRYWRAPPERS
+#include "lowering/Passes.h.inc"
+} // namespace kiln
+
+namespace {
+constexpr StringLiteral kCInterfacePrefix = "_mlir_ciface_";
+
+struct KilnEmitEntryWrappersPass
+    : kiln::impl::KilnEmitEntryWrappersBase<KilnEmitEntryWrappersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<LLVM::LLVMFuncOp> interfaces;
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      if (fn.getName().starts_with(kCInterfacePrefix) && !fn.isExternal())
+        interfaces.push_back(fn);
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    for (LLVM::LLVMFuncOp fn : interfaces)
+      emitWrapper(b, ptr, fn);
+  }
+
+  /// kiln_entry_NAME(ptr %args): calls _mlir_ciface_NAME(args[0], ...).
+  static void emitWrapper(OpBuilder &b, Type ptr, LLVM::LLVMFuncOp fn) {
+    Location loc = fn.getLoc();
+    std::string name =
+        ("kiln_entry_" + fn.getName().drop_front(kCInterfacePrefix.size()))
+            .str();
+    auto type =
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()),
+                                    {ptr});
+    auto wrapper = LLVM::LLVMFuncOp::create(b, loc, name, type);
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = wrapper.addEntryBlock(b);
+    b.setInsertionPointToStart(body);
+    SmallVector<Value> args;
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+      Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, body->getArgument(0),
+                                       ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
+    }
+    LLVM::CallOp::create(b, loc, fn, args);
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+  }
+};
+} // namespace

@@ -1,0 +1,92 @@
+//===- Internal.h - the runtime core's shared definitions ------*- C++ -*-===//
+//
+// Plain C++17: the runtime core links neither MLIR nor LLVM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_INTERNAL_H
+#define KILN_RUNTIME_INTERNAL_H
+
+#include "kiln/runtime.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct kiln_status {
+  std::string message;
+};
+
+struct kiln_tensor {
+  kiln_dtype_t dtype;
+  std::vector<int64_t> shape;
+  size_t byteLength;
+  /// 64-byte aligned, at least one cache line even when empty.
+  std::unique_ptr<void, void (*)(void *)> data{nullptr, nullptr};
+};
+
+namespace kiln::runtime {
+
+/// A failed status with `message`.
+kiln_status_t error(std::string message);
+
+/// The number of bytes of a tensor of `dtype` and `shape`, or an error if a
+/// dimension is negative or the size overflows. `what` names the tensor in
+/// the message.
+kiln_status_t tensorByteLength(kiln_dtype_t dtype,
+                               const std::vector<int64_t> &shape,
+                               const std::string &what, size_t &bytes);
+
+/// A zero-filled tensor whose size was checked by tensorByteLength.
+kiln_tensor_t newTensor(kiln_dtype_t dtype, std::vector<int64_t> shape,
+                        size_t byteLength);
+
+/// The dtype and shape of one argument or result of an entry.
+struct TensorSpec {
+  kiln_dtype_t dtype;
+  std::vector<int64_t> shape;
+};
+
+/// An entry point's name and signature.
+struct EntrySignature {
+  std::string name;
+  std::vector<TensorSpec> args, results;
+  /// "(f32[4,8], i32[]) -> (f32[4])".
+  std::string text;
+};
+
+/// What a compiled module holds: its entries, in source order.
+struct Manifest {
+  std::vector<EntrySignature> entries;
+};
+
+/// The manifest as the text kiln-compile embeds in an artifact.
+std::string serializeManifest(const Manifest &manifest);
+/// Parses serializeManifest's text, rejecting anything malformed.
+kiln_status_t parseManifest(const std::string &text, Manifest &manifest);
+/// The signature text of an entry.
+std::string signatureText(const EntrySignature &entry);
+
+/// The packed form of an entry: each element of `args` points to the
+/// memref descriptor of one argument, then of one result (out-parameter).
+using EntryFunction = void (*)(void **args);
+
+/// The symbol of an entry's packed form.
+std::string entrySymbol(const std::string &name);
+
+/// Compiled code, from a shared object or the JIT.
+class Executable {
+public:
+  virtual ~Executable() = default;
+  /// The packed entry `name`, or null.
+  virtual EntryFunction lookup(const std::string &name) = 0;
+};
+
+/// A module over `executable` with the entries of `manifest`; fails if an
+/// entry's code is missing.
+kiln_status_t newModule(std::unique_ptr<Executable> executable,
+                        Manifest manifest, kiln_module_t *out);
+
+} // namespace kiln::runtime
+
+#endif // KILN_RUNTIME_INTERNAL_H

@@ -1,0 +1,244 @@
+//===- Module.cpp - loading artifacts and calling entries -----------------===//
+#include "Internal.h"
+
+#include <cstring>
+#include <dlfcn.h>
+
+using namespace kiln::runtime;
+
+struct kiln_module {
+  std::unique_ptr<Executable> executable;
+  Manifest manifest;
+  std::vector<EntryFunction> functions;
+};
+
+std::string kiln::runtime::entrySymbol(const std::string &name) {
+  return "kiln_entry_" + name;
+}
+
+kiln_status_t kiln::runtime::newModule(std::unique_ptr<Executable> executable,
+                                       Manifest manifest, kiln_module_t *out) {
+  std::vector<EntryFunction> functions;
+  for (const EntrySignature &entry : manifest.entries) {
+    EntryFunction function = executable->lookup(entrySymbol(entry.name));
+    if (!function)
+      return error("entry " + entry.name + ": its code is missing");
+    functions.push_back(function);
+  }
+  *out = new kiln_module{std::move(executable), std::move(manifest),
+                         std::move(functions)};
+  return nullptr;
+}
+
+namespace {
+/// An artifact: a shared object opened with dlopen.
+class SharedObject : public Executable {
+public:
+  explicit SharedObject(void *handle) : handle(handle) {}
+  ~SharedObject() override { dlclose(handle); }
+  EntryFunction lookup(const std::string &name) override {
+    return reinterpret_cast<EntryFunction>(dlsym(handle, name.c_str()));
+  }
+  const char *manifestText() {
+    return static_cast<const char *>(dlsym(handle, "kiln_manifest"));
+  }
+
+private:
+  void *handle;
+};
+
+/// A memref descriptor of a tensor: allocated and aligned pointers, offset,
+/// sizes, strides (row-major), as the compiled code's C interface reads it.
+std::vector<int64_t> descriptor(kiln_tensor_t tensor) {
+  size_t rank = tensor->shape.size();
+  std::vector<int64_t> desc(3 + 2 * rank);
+  auto address = reinterpret_cast<int64_t>(tensor->data.get());
+  desc[0] = desc[1] = address;
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    desc[3 + i] = tensor->shape[i];
+    desc[3 + rank + i] = stride;
+    stride *= tensor->shape[i];
+  }
+  return desc;
+}
+
+/// Checks one argument against its spec; `what` is "arg1" etc.
+kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
+                            const std::string &what) {
+  if (!tensor)
+    return error(what + ": is null");
+  if (tensor->dtype != spec.dtype)
+    return error(what + ": expected dtype " + kiln_dtype_name(spec.dtype) +
+                 ", got " + kiln_dtype_name(tensor->dtype));
+  if (tensor->shape.size() != spec.shape.size())
+    return error(what + ": expected rank " + std::to_string(spec.shape.size()) +
+                 ", got " + std::to_string(tensor->shape.size()));
+  for (size_t i = 0; i < spec.shape.size(); ++i)
+    if (tensor->shape[i] != spec.shape[i])
+      return error(what + " dimension " + std::to_string(i) + ": expected " +
+                   std::to_string(spec.shape[i]) + ", got " +
+                   std::to_string(tensor->shape[i]));
+  size_t bytes;
+  if (kiln_status_t status = tensorByteLength(spec.dtype, spec.shape, what, bytes))
+    return status;
+  if (tensor->byteLength != bytes)
+    return error(what + ": expected " + std::to_string(bytes) +
+                 " bytes, got " + std::to_string(tensor->byteLength));
+  return nullptr;
+}
+
+const EntrySignature *findEntry(kiln_module_t module, const char *name,
+                                size_t *index = nullptr) {
+  if (!module || !name)
+    return nullptr;
+  const auto &entries = module->manifest.entries;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].name == name) {
+      if (index)
+        *index = i;
+      return &entries[i];
+    }
+  return nullptr;
+}
+} // namespace
+
+kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
+  if (!out)
+    return error("out: must not be null");
+  *out = nullptr;
+  if (!path)
+    return error("path: must not be null");
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return error(std::string("cannot load ") + path + ": " + dlerror());
+  auto object = std::make_unique<SharedObject>(handle);
+  const char *text = object->manifestText();
+  if (!text)
+    return error(std::string(path) + " is not a Kiln artifact: it has no "
+                 "kiln_manifest");
+  Manifest manifest;
+  if (kiln_status_t status = parseManifest(text, manifest))
+    return error(std::string(path) + ": " + status->message);
+  return newModule(std::move(object), std::move(manifest), out);
+}
+
+void kiln_module_free(kiln_module_t module) { delete module; }
+
+size_t kiln_module_entry_count(kiln_module_t module) {
+  return module->manifest.entries.size();
+}
+
+const char *kiln_module_entry_name(kiln_module_t module, size_t index) {
+  if (index >= module->manifest.entries.size())
+    return nullptr;
+  return module->manifest.entries[index].name.c_str();
+}
+
+const char *kiln_module_entry_signature(kiln_module_t module,
+                                        const char *entry) {
+  const EntrySignature *signature = findEntry(module, entry);
+  return signature ? signature->text.c_str() : nullptr;
+}
+
+int64_t kiln_module_entry_num_args(kiln_module_t module, const char *entry) {
+  const EntrySignature *signature = findEntry(module, entry);
+  return signature ? static_cast<int64_t>(signature->args.size()) : -1;
+}
+
+int64_t kiln_module_entry_num_results(kiln_module_t module,
+                                      const char *entry) {
+  const EntrySignature *signature = findEntry(module, entry);
+  return signature ? static_cast<int64_t>(signature->results.size()) : -1;
+}
+
+namespace {
+/// Reports spec `index` of `specs` (the entry's "argument"s or "result"s).
+kiln_status_t describeSpec(const std::vector<TensorSpec> *specs,
+                           const char *entry, const char *kind, size_t index,
+                           kiln_dtype_t *dtype, int64_t *rank,
+                           const int64_t **shape) {
+  if (!specs)
+    return error(std::string("entry: no entry named '") +
+                 (entry ? entry : "(null)") + "'");
+  if (!dtype || !rank || !shape)
+    return error("dtype, rank, shape: must not be null");
+  if (index >= specs->size())
+    return error("index: " + std::string(entry) + " has " +
+                 std::to_string(specs->size()) + " " + kind + "s, asked for #" +
+                 std::to_string(index));
+  const TensorSpec &spec = (*specs)[index];
+  *dtype = spec.dtype;
+  *rank = static_cast<int64_t>(spec.shape.size());
+  *shape = spec.shape.data();
+  return nullptr;
+}
+} // namespace
+
+kiln_status_t kiln_module_entry_arg(kiln_module_t module, const char *entry,
+                                    size_t index, kiln_dtype_t *dtype,
+                                    int64_t *rank, const int64_t **shape) {
+  const EntrySignature *signature = findEntry(module, entry);
+  return describeSpec(signature ? &signature->args : nullptr, entry,
+                      "argument", index, dtype, rank, shape);
+}
+
+kiln_status_t kiln_module_entry_result(kiln_module_t module, const char *entry,
+                                       size_t index, kiln_dtype_t *dtype,
+                                       int64_t *rank, const int64_t **shape) {
+  const EntrySignature *signature = findEntry(module, entry);
+  return describeSpec(signature ? &signature->results : nullptr, entry,
+                      "result", index, dtype, rank, shape);
+}
+
+kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
+                               size_t numArgs, const kiln_tensor_t *args,
+                               size_t numResults, kiln_tensor_t *results) {
+  if (!module)
+    return error("module: must not be null");
+  size_t index;
+  const EntrySignature *signature = findEntry(module, entry, &index);
+  if (!signature)
+    return error(std::string("entry: no entry named '") +
+                 (entry ? entry : "(null)") + "'");
+  if (numArgs != signature->args.size())
+    return error("num_args: " + signature->name + " takes " +
+                 std::to_string(signature->args.size()) + " arguments, got " +
+                 std::to_string(numArgs));
+  if (numResults != signature->results.size())
+    return error("num_results: " + signature->name + " returns " +
+                 std::to_string(signature->results.size()) + " results, got " +
+                 std::to_string(numResults));
+  if (numArgs && !args)
+    return error("args: must not be null");
+  if (numResults && !results)
+    return error("results: must not be null");
+  for (size_t i = 0; i < numArgs; ++i)
+    if (kiln_status_t status =
+            checkArgument(args[i], signature->args[i], "arg" + std::to_string(i)))
+      return status;
+
+  std::vector<std::unique_ptr<kiln_tensor>> outputs;
+  for (const TensorSpec &spec : signature->results) {
+    size_t bytes;
+    if (kiln_status_t status =
+            tensorByteLength(spec.dtype, spec.shape, "result", bytes))
+      return status;
+    outputs.emplace_back(newTensor(spec.dtype, spec.shape, bytes));
+    if (!outputs.back())
+      return error("out of memory allocating a result of " +
+                   std::to_string(bytes) + " bytes");
+  }
+  std::vector<std::vector<int64_t>> descriptors;
+  for (size_t i = 0; i < numArgs; ++i)
+    descriptors.push_back(descriptor(args[i]));
+  for (auto &output : outputs)
+    descriptors.push_back(descriptor(output.get()));
+  std::vector<void *> packed;
+  for (auto &desc : descriptors)
+    packed.push_back(desc.data());
+  module->functions[index](packed.data());
+  for (size_t i = 0; i < numResults; ++i)
+    results[i] = outputs[i].release();
+  return nullptr;
+}

@@ -1,0 +1,131 @@
+//===- Tensor.cpp - status, dtypes and host tensors -----------------------===//
+#include "Internal.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace kiln::runtime;
+
+kiln_status_t kiln::runtime::error(std::string message) {
+  return new kiln_status{std::move(message)};
+}
+
+const char *kiln_status_message(kiln_status_t status) {
+  return status ? status->message.c_str() : "ok";
+}
+
+void kiln_status_free(kiln_status_t status) { delete status; }
+
+const char *kiln_dtype_name(kiln_dtype_t dtype) {
+  switch (dtype) {
+  case KILN_F32:
+    return "f32";
+  case KILN_F64:
+    return "f64";
+  case KILN_F16:
+    return "f16";
+  case KILN_BF16:
+    return "bf16";
+  case KILN_I1:
+    return "i1";
+  case KILN_I32:
+    return "i32";
+  case KILN_I64:
+    return "i64";
+  }
+  return "invalid";
+}
+
+size_t kiln_dtype_size(kiln_dtype_t dtype) {
+  switch (dtype) {
+  case KILN_F32:
+  case KILN_I32:
+    return 4;
+  case KILN_F64:
+  case KILN_I64:
+    return 8;
+  case KILN_F16:
+  case KILN_BF16:
+    return 2;
+  case KILN_I1:
+    return 1;
+  }
+  return 0;
+}
+
+kiln_status_t kiln::runtime::tensorByteLength(kiln_dtype_t dtype,
+                                              const std::vector<int64_t> &shape,
+                                              const std::string &what,
+                                              size_t &bytes) {
+  bytes = kiln_dtype_size(dtype);
+  if (bytes == 0)
+    return error(what + ": invalid dtype " + std::to_string(dtype));
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0)
+      return error(what + " dimension " + std::to_string(i) + ": size " +
+                   std::to_string(shape[i]) + " is negative");
+    if (__builtin_mul_overflow(bytes, static_cast<size_t>(shape[i]), &bytes))
+      return error(what + ": the shape's size in bytes overflows");
+  }
+  return nullptr;
+}
+
+kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
+                                       std::vector<int64_t> shape,
+                                       size_t byteLength) {
+  constexpr size_t kAlign = 64;
+  size_t capacity = (byteLength + kAlign - 1) / kAlign * kAlign;
+  void *data = std::aligned_alloc(kAlign, capacity ? capacity : kAlign);
+  if (!data)
+    return nullptr;
+  std::memset(data, 0, byteLength);
+  auto *tensor = new kiln_tensor{dtype, std::move(shape), byteLength};
+  tensor->data = {data, std::free};
+  return tensor;
+}
+
+kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
+                                 const int64_t *shape, const void *data,
+                                 size_t byteLength, kiln_tensor_t *out) {
+  if (!out)
+    return error("out: must not be null");
+  *out = nullptr;
+  if (rank < 0)
+    return error("rank: " + std::to_string(rank) + " is negative");
+  if (rank > 0 && !shape)
+    return error("shape: must not be null for rank " + std::to_string(rank));
+  std::vector<int64_t> dims(shape, shape + rank);
+  size_t bytes;
+  if (kiln_status_t status = tensorByteLength(dtype, dims, "shape", bytes))
+    return status;
+  if (data && byteLength != bytes)
+    return error("byte_length: expected " + std::to_string(bytes) +
+                 " for this dtype and shape, got " +
+                 std::to_string(byteLength));
+  kiln_tensor_t tensor = newTensor(dtype, std::move(dims), bytes);
+  if (!tensor)
+    return error("out of memory allocating " + std::to_string(bytes) +
+                 " bytes");
+  if (data && bytes)
+    std::memcpy(tensor->data.get(), data, bytes);
+  *out = tensor;
+  return nullptr;
+}
+
+void kiln_tensor_free(kiln_tensor_t tensor) { delete tensor; }
+
+kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor) { return tensor->dtype; }
+
+int64_t kiln_tensor_rank(kiln_tensor_t tensor) {
+  return static_cast<int64_t>(tensor->shape.size());
+}
+
+const int64_t *kiln_tensor_shape(kiln_tensor_t tensor) {
+  return tensor->shape.data();
+}
+
+void *kiln_tensor_data(kiln_tensor_t tensor) { return tensor->data.get(); }
+
+size_t kiln_tensor_byte_length(kiln_tensor_t tensor) {
+  return tensor->byteLength;
+}

@@ -1,0 +1,135 @@
+/*===- kiln/runtime.h - the Kiln runtime C API ---------------------------===*
+ *
+ * Load a compiled Kiln module (or compile a .mlir source in process), list
+ * its entry points, and call them on host tensors.
+ *
+ * Conventions:
+ * - Every fallible function returns a kiln_status_t: NULL on success, or a
+ *   status carrying a message that the caller frees with kiln_status_free.
+ * - Handles (kiln_tensor_t, kiln_module_t) are opaque and owned by the
+ *   caller, who frees them with the matching *_free function.
+ * - Thread safety: a module may be called from several threads at once; a
+ *   tensor may be read from several threads but not written while it is
+ *   read. Freeing a handle while another thread uses it is undefined.
+ * - The core (tensors, .npy/.npz, loading artifacts, calls) links no
+ *   compiler; kiln_module_compile lives in the separate kiln_runtime_jit
+ *   library, which links MLIR and LLVM.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_RUNTIME_H
+#define KILN_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===-- Status -----------------------------------------------------------===*/
+
+typedef struct kiln_status *kiln_status_t;
+
+/* The message of a failed status. */
+const char *kiln_status_message(kiln_status_t status);
+/* Frees a status; NULL is allowed. */
+void kiln_status_free(kiln_status_t status);
+
+/*===-- Tensors ----------------------------------------------------------===*/
+
+typedef enum kiln_dtype {
+  KILN_F32 = 0,
+  KILN_F64 = 1,
+  KILN_F16 = 2,
+  KILN_BF16 = 3,
+  KILN_I1 = 4, /* one byte per element, 0 or 1, as numpy's bool */
+  KILN_I32 = 5,
+  KILN_I64 = 6,
+} kiln_dtype_t;
+
+/* The name of a dtype ("f32", ...), or "invalid". */
+const char *kiln_dtype_name(kiln_dtype_t dtype);
+/* Bytes per element of a dtype, or 0 for an invalid one. */
+size_t kiln_dtype_size(kiln_dtype_t dtype);
+
+typedef struct kiln_tensor *kiln_tensor_t;
+
+/* Creates a host tensor of `dtype` and `shape` (`rank` entries, each >= 0).
+ * If `data` is non-NULL it must hold exactly `byte_length` bytes, the
+ * tensor's size, which are copied; if NULL the tensor is zero-filled and
+ * `byte_length` is ignored. */
+kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
+                                 const int64_t *shape, const void *data,
+                                 size_t byte_length, kiln_tensor_t *out);
+void kiln_tensor_free(kiln_tensor_t tensor);
+kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor);
+int64_t kiln_tensor_rank(kiln_tensor_t tensor);
+/* The shape (kiln_tensor_rank entries); valid while the tensor lives. */
+const int64_t *kiln_tensor_shape(kiln_tensor_t tensor);
+/* The elements in row-major order, 64-byte aligned. */
+void *kiln_tensor_data(kiln_tensor_t tensor);
+size_t kiln_tensor_byte_length(kiln_tensor_t tensor);
+
+/*===-- .npy / .npz files ------------------------------------------------===*/
+
+/* Reads a .npy file. Untrusted input is safe: no pickles, bounded header,
+ * checked shapes and sizes. */
+kiln_status_t kiln_npy_read(const char *path, kiln_tensor_t *out);
+kiln_status_t kiln_npy_write(const char *path, kiln_tensor_t tensor);
+
+/* Reads every array of a .npz file (stored or deflated members). On success
+ * `*names` and `*tensors` are arrays of `*count` entries, freed together with
+ * kiln_npz_free. */
+kiln_status_t kiln_npz_read(const char *path, size_t *count, char ***names,
+                            kiln_tensor_t **tensors);
+void kiln_npz_free(size_t count, char **names, kiln_tensor_t *tensors);
+/* Writes `count` arrays as a .npz file; `compress` deflates the members. */
+kiln_status_t kiln_npz_write(const char *path, size_t count,
+                             const char *const *names,
+                             const kiln_tensor_t *tensors, int compress);
+
+/*===-- Modules ----------------------------------------------------------===*/
+
+typedef struct kiln_module *kiln_module_t;
+
+/* Loads an artifact written by kiln-compile. */
+kiln_status_t kiln_module_load(const char *path, kiln_module_t *out);
+/* Compiles a .mlir source file in process (kiln_runtime_jit library). */
+kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out);
+void kiln_module_free(kiln_module_t module);
+
+/* The entry points, in the order of the source. */
+size_t kiln_module_entry_count(kiln_module_t module);
+const char *kiln_module_entry_name(kiln_module_t module, size_t index);
+/* The signature of an entry, e.g. "(f32[4,8], i32[]) -> (f32[4])";
+ * NULL if there is no such entry. Valid while the module lives. */
+const char *kiln_module_entry_signature(kiln_module_t module,
+                                        const char *entry);
+
+/* The number of arguments or results of an entry, or -1 if there is no such
+ * entry. */
+int64_t kiln_module_entry_num_args(kiln_module_t module, const char *entry);
+int64_t kiln_module_entry_num_results(kiln_module_t module, const char *entry);
+/* The dtype and shape (`*rank` entries, valid while the module lives) of
+ * argument or result `index` of an entry. */
+kiln_status_t kiln_module_entry_arg(kiln_module_t module, const char *entry,
+                                    size_t index, kiln_dtype_t *dtype,
+                                    int64_t *rank, const int64_t **shape);
+kiln_status_t kiln_module_entry_result(kiln_module_t module, const char *entry,
+                                       size_t index, kiln_dtype_t *dtype,
+                                       int64_t *rank, const int64_t **shape);
+
+/* Calls `entry` on `num_args` tensors. Every argument is checked (count,
+ * dtype, rank, each dimension, byte length) and a mismatch is reported
+ * naming the argument, e.g. "arg1 dimension 0: expected 4, got 3". On
+ * success `results` (room for `num_results` handles, which must equal the
+ * entry's result count) receives new tensors the caller frees. */
+kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
+                               size_t num_args, const kiln_tensor_t *args,
+                               size_t num_results, kiln_tensor_t *results);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RUNTIME_H */

@@ -1,0 +1,65 @@
+//===- Jit.cpp - kiln_module_compile: compile in process ------------------===//
+#include "Compiler.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace kiln::runtime;
+
+namespace {
+/// Code JIT-compiled by MLIR's ExecutionEngine. It owns the context the
+/// program was compiled in, which must outlive the engine.
+class JitExecutable : public Executable {
+public:
+  JitExecutable(std::unique_ptr<MLIRContext> context,
+                std::unique_ptr<ExecutionEngine> engine)
+      : context(std::move(context)), engine(std::move(engine)) {}
+  EntryFunction lookup(const std::string &name) override {
+    llvm::Expected<void *> address = engine->lookup(name);
+    if (!address) {
+      llvm::consumeError(address.takeError());
+      return nullptr;
+    }
+    return reinterpret_cast<EntryFunction>(*address);
+  }
+
+private:
+  std::unique_ptr<MLIRContext> context;
+  std::unique_ptr<ExecutionEngine> engine;
+};
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+} // namespace
+
+kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
+  if (!out)
+    return error("out: must not be null");
+  *out = nullptr;
+  initializeNativeTarget();
+  auto context = std::make_unique<MLIRContext>();
+  prepareContext(*context);
+  CompiledProgram program;
+  if (kiln_status_t status = compileSource(*context, path, program))
+    return status;
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(*program.module, options);
+  if (!engine)
+    return error(std::string(path) + ": code generation failed: " +
+                 llvm::toString(engine.takeError()));
+  auto executable =
+      std::make_unique<JitExecutable>(std::move(context), std::move(*engine));
+  return newModule(std::move(executable), std::move(program.manifest), out);
+}
