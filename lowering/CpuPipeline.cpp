@@ -48,6 +48,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createConvertLinalgToLoopsPass());
   if (options.approximateMath)
     pm.addPass(createKilnApproximateMath());
+  // math.ipowi and math.fpowi become functions written in IR.
+  pm.addPass(createConvertMathToFuncs());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

@@ -1,0 +1,162 @@
+# Every elementwise op run through kiln-run and compared with numpy, across
+# dtypes, with zeros, negatives, NaN and infinities where they mean something.
+# RUN: %numpy_python %s kiln-run
+import numpy as np
+
+from harness import binary, check, finish, ttype, unary
+
+EDGE = np.array([0.0, -0.0, 0.5, -1.5, 3.0, -7.25, 1e-30, 1e30, np.inf,
+                 -np.inf, np.nan], np.float32)
+POSITIVE = np.array([1e-30, 1e-3, 0.5, 1.0, 2.0, 10.0, 1e6, np.inf],
+                    np.float32)
+RANGE = np.linspace(-20, 20, 101).astype(np.float32)
+INTS = np.array([0, 1, -1, 7, -7, 2**31 - 1, -2**31], np.int32)
+
+
+def f64(f):
+    """f computed in float64 and rounded: the reference for f32 math."""
+    return lambda *xs: f(*(x.astype(np.float64) for x in xs)).astype(
+        xs[0].dtype)
+
+
+with np.errstate(all="ignore"):
+    # Exact ops: bit-for-bit.
+    for dtype in (np.float32, np.float64):
+        x = EDGE.astype(dtype)
+        unary(f"neg {dtype.__name__}", "neg", x, np.negative)
+        unary(f"abs {dtype.__name__}", "abs", x, np.abs)
+        unary(f"sign {dtype.__name__}", "sign", x, np.sign)
+        unary(f"floor {dtype.__name__}", "floor", x, np.floor)
+        unary(f"ceil {dtype.__name__}", "ceil", x, np.ceil)
+        unary(f"sqrt {dtype.__name__}", "sqrt", x, np.sqrt)
+    unary("neg i32", "neg", INTS, np.negative)
+    unary("abs i32", "abs", INTS, np.abs)
+    unary("sign i64", "sign", INTS.astype(np.int64), np.sign)
+    unary("not i1", "not", np.array([True, False]), np.logical_not)
+    unary("not i32", "not", INTS, np.invert)
+
+    # Transcendental functions: polynomial approximations on f32, a few ulp.
+    f32 = dict(rtol=2e-6, atol=1e-7)
+    unary("exp", "exp", RANGE, f64(np.exp), **f32)
+    unary("exp edges", "exp", np.array([0, -np.inf, np.inf, np.nan, 88, -88],
+                                       np.float32), f64(np.exp), **f32)
+    unary("expm1", "expm1", RANGE / 10, f64(np.expm1), **f32)
+    unary("log", "log", POSITIVE, f64(np.log), **f32)
+    unary("log edges", "log", np.array([0, -1, np.nan], np.float32),
+          f64(np.log))
+    unary("log1p", "log1p", RANGE[RANGE > -1] / 10, f64(np.log1p), **f32)
+    unary("tanh", "tanh", RANGE, f64(np.tanh), rtol=2e-6, atol=3e-7)
+    unary("logistic", "logistic", RANGE,
+          f64(lambda x: 1 / (1 + np.exp(-x))), rtol=2e-6, atol=1e-7)
+    unary("rsqrt", "rsqrt", POSITIVE, f64(lambda x: 1 / np.sqrt(x)), **f32)
+    unary("sin", "sin", RANGE, f64(np.sin), rtol=2e-6, atol=2e-6)
+    unary("cos", "cos", RANGE, f64(np.cos), rtol=2e-6, atol=2e-6)
+    unary("exp f64", "exp", RANGE.astype(np.float64), np.exp, rtol=1e-15)
+    unary("tanh f64", "tanh", RANGE.astype(np.float64), np.tanh, rtol=1e-15)
+    half = np.array([0.5, -1.0, 2.0, 0.0], np.float16)
+    unary("exp f16", "exp", half, f64(np.exp), rtol=1e-3)
+
+    x = np.array([1.5, -2.0, 0.0, np.nan, np.inf, -3.0], np.float32)
+    y = np.array([0.5, 4.0, -0.0, 1.0, 2.0, np.nan], np.float32)
+    binary("add", "add", x, y, np.add)
+    binary("sub", "sub", x, y, np.subtract)
+    binary("mul", "mul", x, y, np.multiply)
+    binary("div", "div", x, y, np.divide)
+    binary("rem", "rem", x, y, np.fmod)
+    binary("max", "max", x, y, np.maximum)
+    binary("min", "min", x, y, np.minimum)
+    binary("pow", "pow", np.abs(x) + 0.5, y, f64(np.power), rtol=2e-6)
+    binary("atan2", "atan2", x, y, f64(np.arctan2), rtol=2e-6, atol=1e-7)
+
+    a = np.array([7, -7, 7, -7, 0, 2**31 - 1, -2**31, -2**31, 5], np.int32)
+    b = np.array([2, 2, -2, -2, 3, 1, -1, 0, 0], np.int32)
+    binary("add i32 wraps", "add", a, b, np.add)
+    binary("mul i32", "mul", a, b, np.multiply)
+    # Toward zero; XLA's values where C's are undefined.
+    div = np.array([3, -3, -3, 3, 0, 2**31 - 1, -2**31, -1, -1], np.int32)
+    binary("div i32", "div", a, b, lambda *_: div)
+    rem = np.array([1, -1, 1, -1, 0, 0, 0, -2**31, 5], np.int32)
+    binary("rem i32", "rem", a, b, lambda *_: rem)
+    binary("max i64", "max", a.astype(np.int64), b.astype(np.int64),
+           np.maximum)
+    binary("min i32", "min", a, b, np.minimum)
+    binary("pow i32", "pow", np.array([2, -3, 5, 1], np.int32),
+           np.array([10, 3, 0, 7], np.int32), np.power)
+    binary("and i32", "and", a, b, np.bitwise_and)
+    binary("or i1", "or", np.array([True, True, False, False]),
+           np.array([True, False, True, False]), np.logical_or)
+    binary("xor i64", "xor", a.astype(np.int64), b.astype(np.int64),
+           np.bitwise_xor)
+
+    # compare: ordered for floats (NaN compares false except NE).
+    t = ttype(x.shape, np.float32)
+    b1 = ttype(x.shape, np.bool_)
+    for direction, reference in [("EQ", np.equal), ("NE", np.not_equal),
+                                 ("LT", np.less), ("LE", np.less_equal),
+                                 ("GT", np.greater), ("GE", np.greater_equal)]:
+        program = (f"func.func @f(%x: {t}, %y: {t}) -> {b1} {{\n"
+                   f"  %0 = kiln.compare {direction}, %x, %y : {t}\n"
+                   f"  return %0 : {b1}\n}}\n")
+        check(f"compare {direction}", program, "f", [x, y],
+              [reference(x, y)])
+    ti = ttype(a.shape, np.int32)
+    bi = ttype(a.shape, np.bool_)
+    check("compare LT i32",
+          f"func.func @f(%x: {ti}, %y: {ti}) -> {bi} {{\n"
+          f"  %0 = kiln.compare LT, %x, %y : {ti}\n  return %0 : {bi}\n}}\n",
+          "f", [a, b], [a < b])
+
+    # select, elementwise and with a scalar predicate.
+    p = np.array([True, False, True, False, True, False])
+    check("select", f"""
+func.func @f(%p: {b1}, %x: {t}, %y: {t}) -> {t} {{
+  %0 = kiln.select %p, %x, %y : {b1}, {t}
+  return %0 : {t}
+}}""", "f", [p, x, y], [np.where(p, x, y)])
+    check("select scalar", f"""
+func.func @f(%p: tensor<i1>, %x: {t}, %y: {t}) -> {t} {{
+  %0 = kiln.select %p, %x, %y : tensor<i1>, {t}
+  return %0 : {t}
+}}""", "f", [np.array(False), x, y], [y])
+
+    # convert: round to nearest even, toward zero to integers, saturating,
+    # NaN to 0, booleans as 0/1, anything to i1 as x != 0.
+    c = np.array([1.5, 2.5, -1.5, -2.7, 3e9, -3e9, np.nan, 0.0], np.float32)
+    def convert(src, dst, x, expected):
+        check(f"convert {src} to {dst}", f"""
+func.func @f(%x: {ttype(x.shape, src)}) -> {ttype(x.shape, dst)} {{
+  %0 = kiln.convert %x : ({ttype(x.shape, src)}) -> {ttype(x.shape, dst)}
+  return %0 : {ttype(x.shape, dst)}
+}}""", "f", [x], [expected])
+    convert("f32", "i32", c, np.array([1, 2, -1, -2, 2**31 - 1, -2**31, 0, 0],
+                                      np.int32))
+    convert("f32", "f64", c, c.astype(np.float64))
+    convert("f64", "f32", np.array([1 + 2**-30, 1e300, -1e-50]),
+            np.array([1, np.inf, -0.0], np.float32))
+    convert("f32", "f16", c, c.astype(np.float16))
+    convert("i32", "f32", INTS, INTS.astype(np.float32))
+    convert("i64", "i32", np.array([2**40 + 5, -1], np.int64),
+            np.array([5, -1], np.int32))
+    convert("i32", "i64", INTS, INTS.astype(np.int64))
+    convert("i1", "i32", np.array([True, False]), np.array([1, 0], np.int32))
+    convert("i1", "f32", np.array([True, False]),
+            np.array([1, 0], np.float32))
+    convert("f32", "i1", c, c != 0)
+    convert("i32", "i1", INTS, INTS != 0)
+
+    # bf16 arguments arrive as float32 rounded to nearest even; bf16 results
+    # leave as float32. 1 + 2^-8 is a tie that rounds to 1.
+    bx = np.array([1 + 2**-8, 1 + 3 * 2**-8, -2.0, 0.1], np.float32)
+    rounded = np.array([1.0, 1 + 2**-6, -2.0, 0.10009765625], np.float32)
+    bt = ttype(bx.shape, "bf16")
+    check("bf16 round trip", f"""
+func.func @f(%x: {bt}) -> {bt} {{
+  return %x : {bt}
+}}""", "f", [bx], [rounded])
+    check("bf16 add", f"""
+func.func @f(%x: {bt}) -> {bt} {{
+  %0 = kiln.add %x, %x : {bt}
+  return %0 : {bt}
+}}""", "f", [bx], [rounded * 2])
+
+finish()
