@@ -37,6 +37,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // kiln.while carries values whose buffers may change every iteration.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
@@ -45,6 +47,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
 
+  pm.addPass(createKilnCopiesToLinalg());
   pm.addPass(createConvertLinalgToLoopsPass());
   if (options.approximateMath)
     pm.addPass(createKilnApproximateMath());

@@ -125,4 +125,24 @@ def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    Bufferization copies strided views with `memref.copy`, which the LLVM
+    lowering turns into calls of `memrefCopy` from MLIR's C runner
+    library. Compiled Kiln code depends on no runtime library, so the
+    copies become `linalg.copy`, which lowers to loops like any other
+    linalg op.
+
+    Example:
+
+    ```mlir
+    memref.copy %a, %b : memref<2xf32, strided<[2]>> to memref<2xf32>
+    // becomes
+    linalg.copy ins(%a : memref<2xf32, strided<[2]>>) outs(%b : memref<2xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // KILN_LOWERING_PASSES_TD

@@ -81,33 +81,43 @@ struct BroadcastToGeneric : OpConversionPattern<BroadcastInDimOp> {
   }
 };
 
-/// reshape -> collapse everything to 1-D, then expand to the result shape
-/// (either step is skipped when that side is already 1-D; rank 0 has an
-/// empty reassociation).
+/// reshape -> collapse everything to 1-D, then expand to the result shape.
+/// A rank-0 side reshapes to or from 1-D through an empty reassociation; a
+/// 1-D side needs no step.
 struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   static SmallVector<ReassociationIndices> allInOne(int64_t rank) {
     if (rank == 0)
       return {};
-    ReassociationIndices all;
-    for (int64_t i = 0; i < rank; ++i)
-      all.push_back(i);
-    return {all};
+    return {llvm::to_vector(llvm::seq<int64_t>(rank))};
+  }
+  /// `value` (of rank `rank`) to or from the 1-D `flat`.
+  static Value toFlat(OpBuilder &b, Location loc, Value value, int64_t rank,
+                      RankedTensorType flat) {
+    if (rank == 0)
+      return tensor::ExpandShapeOp::create(b, loc, flat, value, allInOne(0));
+    return tensor::CollapseShapeOp::create(b, loc, flat, value,
+                                           allInOne(rank));
+  }
+  static Value fromFlat(OpBuilder &b, Location loc, Value value,
+                        RankedTensorType to) {
+    if (to.getRank() == 0)
+      return tensor::CollapseShapeOp::create(b, loc, to, value, allInOne(0));
+    return tensor::ExpandShapeOp::create(b, loc, to, value,
+                                         allInOne(to.getRank()));
   }
   LogicalResult
   matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType from = op.getOperand().getType(), to = op.getType();
     Location loc = op.getLoc();
-    int64_t count = from.getNumElements();
-    auto flat = RankedTensorType::get({count}, from.getElementType());
+    auto flat =
+        RankedTensorType::get({from.getNumElements()}, from.getElementType());
     Value value = adaptor.getOperand();
     if (from.getRank() != 1)
-      value = tensor::CollapseShapeOp::create(rewriter, loc, flat, value,
-                                              allInOne(from.getRank()));
+      value = toFlat(rewriter, loc, value, from.getRank(), flat);
     if (to.getRank() != 1)
-      value = tensor::ExpandShapeOp::create(rewriter, loc, to, value,
-                                            allInOne(to.getRank()));
+      value = fromFlat(rewriter, loc, value, to);
     rewriter.replaceOp(op, value);
     return success();
   }

@@ -1,0 +1,105 @@
+# Contractions, reductions, argmax and gathers run through kiln-run,
+# compared with numpy.
+# RUN: %numpy_python %s kiln-run
+import numpy as np
+
+from harness import check, finish, ttype
+
+rng = np.random.default_rng(0)
+
+
+def single(name, op_text, args, expected, rtol=0.0, atol=0.0):
+    """A function applying one op (`%r = ...` over %a0, ...) to `args`."""
+    params = ", ".join(f"%a{i}: {ttype(a.shape, a.dtype)}"
+                       for i, a in enumerate(args))
+    rt = ttype(expected.shape, expected.dtype)
+    program = (f"func.func @f({params}) -> {rt} {{\n  %r = {op_text}\n"
+               f"  return %r : {rt}\n}}\n")
+    check(name, program, "f", args, [expected], rtol, atol)
+
+
+def sig(args, result):
+    return ("(" + ", ".join(ttype(a.shape, a.dtype) for a in args) + ") -> "
+            + ttype(result.shape, result.dtype))
+
+
+# dot_general: a plain matmul, a batch matmul, and general dimension numbers.
+A = rng.standard_normal((17, 33)).astype(np.float32)
+B = rng.standard_normal((33, 9)).astype(np.float32)
+want = (A.astype(np.float64) @ B).astype(np.float32)
+single("matmul", f"kiln.dot_general %a0, %a1, contracting = [1] x [0] : "
+       f"{sig([A, B], want)}", [A, B], want, rtol=1e-5, atol=1e-5)
+BA = rng.standard_normal((3, 5, 7)).astype(np.float32)
+BB = rng.standard_normal((3, 7, 4)).astype(np.float32)
+want = np.einsum("bmk,bkn->bmn", BA.astype(np.float64), BB).astype(np.float32)
+single("batch matmul", "kiln.dot_general %a0, %a1, batching = [0] x [0], "
+       f"contracting = [2] x [1] : {sig([BA, BB], want)}", [BA, BB], want,
+       rtol=1e-5, atol=1e-5)
+GA = rng.standard_normal((7, 3, 5)).astype(np.float32)
+GB = rng.standard_normal((4, 5, 3)).astype(np.float32)
+want = np.einsum("kbm,nmb->bkn", GA.astype(np.float64), GB).astype(np.float32)
+single("dot_general general", "kiln.dot_general %a0, %a1, batching = [1] x "
+       f"[2], contracting = [2] x [1] : {sig([GA, GB], want)}", [GA, GB], want,
+       rtol=1e-5, atol=1e-5)
+IA = rng.integers(-50, 50, (4, 6)).astype(np.int32)
+IB = rng.integers(-50, 50, (6, 5)).astype(np.int32)
+want = IA.astype(np.int64) @ IB.astype(np.int64)
+single("matmul i32 -> i64", "kiln.dot_general %a0, %a1, contracting = [1] x "
+       f"[0] : {sig([IA, IB], want)}", [IA, IB], want)
+# bf16 operands (given as float32, rounded) accumulate in f32.
+HA = rng.integers(-8, 8, (4, 8)).astype(np.float32)
+HB = rng.integers(-8, 8, (8, 3)).astype(np.float32)
+want = HA @ HB
+check("matmul bf16 -> f32", """
+func.func @f(%a: tensor<4x8xbf16>, %b: tensor<8x3xbf16>) -> tensor<4x3xf32> {
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : (tensor<4x8xbf16>, tensor<8x3xbf16>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}""", "f", [HA, HB], [want])
+
+# Reductions.
+R = rng.standard_normal((4, 5, 6)).astype(np.float32)
+R[1, 2, 3] = np.nan
+for op, reference in [("reduce_sum", np.sum), ("reduce_prod", np.prod),
+                      ("reduce_max", np.max), ("reduce_min", np.min)]:
+    for dims in ([1], [0, 2], [0, 1, 2]):
+        want = reference(R.astype(np.float64), axis=tuple(dims)).astype(
+            np.float32)
+        single(f"{op} {dims}", f"kiln.{op} %a0, dims = {dims} : "
+               f"{sig([R], want)}", [R], want, rtol=1e-5, atol=1e-6)
+RI = rng.integers(-100, 100, (3, 4)).astype(np.int32)
+for op, reference in [("reduce_sum", np.sum), ("reduce_max", np.max),
+                      ("reduce_min", np.min)]:
+    want = reference(RI, axis=1).astype(np.int32)
+    single(f"{op} i32", f"kiln.{op} %a0, dims = [1] : {sig([RI], want)}",
+           [RI], want)
+empty = np.zeros((3, 0), np.float32)
+want = np.full(3, -np.inf, np.float32)
+single("reduce_max empty", f"kiln.reduce_max %a0, dims = [1] : "
+       f"{sig([empty], want)}", [empty], want)
+
+# argmax: first index on ties, the first NaN wins.
+M = np.array([[1, 3, 3, 0], [np.nan, 5, np.nan, 9], [-np.inf] * 4,
+              [2, 2, 2, 2]], np.float32)
+single("argmax f32", f"kiln.argmax %a0, dim = 1 : {sig([M], np.zeros(4, np.int32))}",
+       [M], np.array([1, 0, 0, 0], np.int32))
+single("argmax dim 0 i64", "kiln.argmax %a0, dim = 0 : (tensor<3x4xi32>) -> "
+       "tensor<4xi64>", [RI], np.argmax(RI, axis=0).astype(np.int64))
+
+# take clamps its indices; scatter_add accumulates repeated ones.
+T = rng.standard_normal((10, 3)).astype(np.float32)
+ids = np.array([[0, 9], [12, -4], [3, 3]], np.int32)
+want = T[np.clip(ids, 0, 9)]
+single("take dim 0", f"kiln.take %a0[%a1], dim = 0 : {sig([T, ids], want)}",
+       [T, ids], want)
+ids1 = np.array([2, 0, 2], np.int64)
+want = T[:, np.clip(ids1, 0, 2)]
+single("take dim 1", f"kiln.take %a0[%a1], dim = 1 : {sig([T, ids1], want)}",
+       [T, ids1], want)
+U = rng.standard_normal((3, 2, 3)).astype(np.float32)
+want = T.copy()
+np.add.at(want, np.clip(ids, 0, 9), U)
+single("scatter_add", f"kiln.scatter_add %a0[%a1], %a2, dim = 0 : "
+       f"{sig([T, ids, U], want)}", [T, ids, U], want, rtol=1e-6, atol=1e-6)
+
+finish()
