@@ -1,0 +1,120 @@
+// RUN: kiln-opt %s --convert-kiln-to-linalg --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  // CHECK: linalg.generic
+  // CHECK: math.tanh
+  %0 = kiln.tanh %x : tensor<4xf32>
+  // Integer division never traps: the divisor is replaced where undefined.
+  // CHECK: linalg.generic
+  // CHECK: arith.divsi
+  // CHECK: arith.select
+  %1 = kiln.div %i, %i : tensor<4xi32>
+  return %0, %1 : tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
+// The scalar predicate is read through a map with no results.
+// CHECK: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @scalar_select
+func.func @scalar_select(%p: tensor<i1>, %x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: linalg.generic {indexing_maps = [#[[SCALAR]],
+  %0 = kiln.select %p, %x, %y : tensor<i1>, tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compare_bool
+func.func @compare_bool(%a: tensor<2xi1>, %b: tensor<2xi1>) -> tensor<2xi1> {
+  // CHECK: arith.cmpi ult
+  %0 = kiln.compare LT, %a, %b : tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmuls
+func.func @matmuls(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<2x4x8xf32>,
+                   %d: tensor<2x8x16xf32>) -> (tensor<4x16xf32>, tensor<2x4x16xf32>, tensor<16x4xf32>) {
+  // CHECK: linalg.fill
+  // CHECK: linalg.matmul
+  %0 = kiln.dot_general %a, %b, contracting = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  // CHECK: linalg.batch_matmul
+  %1 = kiln.dot_general %c, %d, batching = [0] x [0], contracting = [2] x [1] : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  // Other dimension numbers: a generic contraction.
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+  %2 = kiln.dot_general %b, %a, contracting = [0] x [1] : (tensor<8x16xf32>, tensor<4x8xf32>) -> tensor<16x4xf32>
+  return %0, %1, %2 : tensor<4x16xf32>, tensor<2x4x16xf32>, tensor<16x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_max
+func.func @reduce_max(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // Starts from -inf and propagates NaN.
+  // CHECK: arith.constant 0xFF800000 : f32
+  // CHECK: linalg.reduce
+  // CHECK: arith.maximumf
+  %0 = kiln.reduce_max %x, dims = [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @data_movement
+func.func @data_movement(%x: tensor<2x3xf32>, %i: tensor<i32>) -> (tensor<6xf32>, tensor<3x2xf32>, tensor<1x3xf32>, tensor<1x2xf32>) {
+  // CHECK: tensor.collapse_shape
+  %0 = kiln.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+  // CHECK: linalg.transpose
+  %1 = kiln.transpose %x, permutation = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  // CHECK: tensor.extract_slice %{{.*}}[1, 0] [1, 3] [1, 1]
+  %2 = kiln.slice %x [1:2, 0:3] : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  // Start indices are clamped to [0, size - window].
+  // CHECK: arith.maxsi
+  // CHECK: arith.minsi
+  // CHECK: tensor.extract_slice
+  %3 = kiln.dynamic_slice %x [%i, %i], sizes = [1, 2] : (tensor<2x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+  return %0, %1, %2, %3 : tensor<6xf32>, tensor<3x2xf32>, tensor<1x3xf32>, tensor<1x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @control_flow
+func.func @control_flow(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {
+  // CHECK: %[[P:.*]] = tensor.extract
+  // CHECK: scf.if %[[P]]
+  // CHECK: scf.yield
+  %0 = kiln.cond %p -> (tensor<f32>) {
+    kiln.yield %a : tensor<f32>
+  } else {
+    %n = kiln.neg %a : tensor<f32>
+    kiln.yield %n : tensor<f32>
+  }
+  // CHECK: scf.while
+  // CHECK: scf.condition
+  // CHECK: scf.yield
+  %1 = kiln.while (%0) : tensor<f32> cond {
+  ^bb0(%v: tensor<f32>):
+    %c = kiln.compare LT, %v, %a : tensor<f32>
+    kiln.yield %c : tensor<i1>
+  } do {
+  ^bb0(%v: tensor<f32>):
+    %w = kiln.add %v, %v : tensor<f32>
+    kiln.yield %w : tensor<f32>
+  }
+  return %1 : tensor<f32>
+}
+
+// -----
+
+func.func private @loss(%w: tensor<4xf32>) -> tensor<f32>
+
+// Transformation ops stay for the contract check to report.
+// CHECK-LABEL: func.func @transform
+func.func @transform(%w: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: kiln.grad @loss
+  %0 = kiln.grad @loss(%w) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,22 @@
+// RUN: kiln-opt %s --kiln-approximate-math | FileCheck %s
+
+// CHECK-LABEL: func.func @approximated
+func.func @approximated(%x: vector<8xf32>, %h: bf16) -> (vector<8xf32>, vector<8xf32>, bf16) {
+  // CHECK-NOT: math.tanh
+  // CHECK-NOT: math.exp
+  %0 = math.tanh %x : vector<8xf32>
+  %1 = math.exp %x : vector<8xf32>
+  // bf16 is computed in f32.
+  // CHECK: arith.extf {{.*}} : bf16 to f32
+  // CHECK: arith.truncf {{.*}} : f32 to bf16
+  %2 = math.exp %h : bf16
+  return %0, %1, %2 : vector<8xf32>, vector<8xf32>, bf16
+}
+
+// atan2's approximation mishandles signed zeros; it stays exact.
+// CHECK-LABEL: func.func @exact
+func.func @exact(%x: f32, %y: f32) -> f32 {
+  // CHECK: math.atan2
+  %0 = math.atan2 %x, %y : f32
+  return %0 : f32
+}
