@@ -32,6 +32,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(createLinalgElementwiseOpFusionPass());
+  if (options.stopAfter == CpuStage::Linalg)
+    return;
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -49,6 +51,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
 
   pm.addPass(createKilnCopiesToLinalg());
   pm.addPass(createConvertLinalgToLoopsPass());
+  if (options.stopAfter == CpuStage::Loops)
+    return;
   if (options.approximateMath)
     pm.addPass(createKilnApproximateMath());
   // math.ipowi and math.fpowi become functions written in IR.

@@ -32,9 +32,26 @@ void populateControlFlowToScfPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.
 void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
+/// The stages of kiln-to-cpu-pipeline, each ending in IR one can print.
+enum class CpuStage {
+  /// linalg, tensor, arith, math and scf on tensors, elementwise ops fused.
+  Linalg,
+  /// Bufferized: loops over memrefs, results as out-parameters.
+  Loops,
+  /// The LLVM dialect with the runtime's entry wrappers.
+  LLVM,
+};
+
 /// Options of kiln-to-cpu-pipeline.
 struct KilnToCpuPipelineOptions
     : public mlir::PassPipelineOptions<KilnToCpuPipelineOptions> {
+  Option<CpuStage> stopAfter{
+      *this, "stop-after", llvm::cl::desc("The last stage to run"),
+      llvm::cl::init(CpuStage::LLVM),
+      llvm::cl::values(
+          clEnumValN(CpuStage::Linalg, "linalg", "linalg on tensors"),
+          clEnumValN(CpuStage::Loops, "loops", "loops over memrefs"),
+          clEnumValN(CpuStage::LLVM, "llvm", "the LLVM dialect"))};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse chains of elementwise ops into one loop nest"),

@@ -85,6 +85,7 @@ LogicalResult collectManifest(ModuleOp module, Manifest &manifest) {
 } // namespace
 
 kiln_status_t compileSource(MLIRContext &context, const char *path,
+                            std::optional<CpuStage> stopAfter,
                             CompiledProgram &program) {
   if (!path)
     return error("path: must not be null");
@@ -103,8 +104,12 @@ kiln_status_t compileSource(MLIRContext &context, const char *path,
               if (!program.module ||
                   failed(collectManifest(*program.module, program.manifest)))
                 return 1;
+              if (!stopAfter)
+                return 0;
               PassManager pm(&context);
-              buildKilnToCpuPipeline(pm, KilnToCpuPipelineOptions());
+              KilnToCpuPipelineOptions options;
+              options.stopAfter = *stopAfter;
+              buildKilnToCpuPipeline(pm, options);
               return failed(pm.run(*program.module)) ? 1 : 0;
             }) == 0;
   if (ok)

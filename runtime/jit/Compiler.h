@@ -7,6 +7,14 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "lowering/Passes.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <optional>
 
 #include <string>
 
@@ -18,14 +26,36 @@ struct CompiledProgram {
   Manifest manifest;
 };
 
+/// Initializes LLVM's native target, once per process.
+void initializeNativeTarget();
+
 /// Registers what parsing, lowering and translating a kiln program needs.
 void prepareContext(mlir::MLIRContext &context);
 
-/// Parses, verifies and lowers the kiln source at `path` through
-/// kiln-to-cpu-pipeline. On failure returns an error carrying every
-/// diagnostic with its location. Runs on a large stack.
+/// Parses and verifies the kiln source at `path`, then lowers it through
+/// kiln-to-cpu-pipeline up to `stopAfter` (nullopt: not at all). On failure
+/// returns an error carrying every diagnostic with its location. Runs on a
+/// large stack.
 kiln_status_t compileSource(mlir::MLIRContext &context, const char *path,
+                            std::optional<CpuStage> stopAfter,
                             CompiledProgram &program);
+
+/// The LLVM IR of a program lowered to the LLVM dialect, optimized for the
+/// host CPU (position-independent, small code model), with the manifest as
+/// the global string `kiln_manifest`.
+kiln_status_t translateToLLVMIR(const CompiledProgram &program,
+                                llvm::LLVMContext &llvmContext,
+                                std::unique_ptr<llvm::TargetMachine> &machine,
+                                std::unique_ptr<llvm::Module> &module);
+
+/// Writes `module` as an object file or assembly for `machine` to `os`.
+kiln_status_t emitMachineCode(llvm::Module &module,
+                              llvm::TargetMachine &machine,
+                              llvm::raw_pwrite_stream &os, bool assembly);
+
+/// Writes the artifact of a program lowered to the LLVM dialect to `path`:
+/// a shared object that kiln_module_load opens.
+kiln_status_t writeArtifact(const CompiledProgram &program, const char *path);
 
 } // namespace kiln::runtime
 

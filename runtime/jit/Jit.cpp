@@ -3,9 +3,6 @@
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "llvm/Support/TargetSelect.h"
-
-#include <mutex>
 
 using namespace mlir;
 using namespace kiln::runtime;
@@ -32,13 +29,6 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
 };
 
-void initializeNativeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
 } // namespace
 
 kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
@@ -49,11 +39,14 @@ kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
   auto context = std::make_unique<MLIRContext>();
   prepareContext(*context);
   CompiledProgram program;
-  if (kiln_status_t status = compileSource(*context, path, program))
+  if (kiln_status_t status = compileSource(*context, path, kiln::CpuStage::LLVM, program))
     return status;
+  // The options refer to the transformer; it must outlive create().
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  options.transformer = optimize;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*program.module, options);
   if (!engine)

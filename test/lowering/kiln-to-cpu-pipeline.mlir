@@ -12,3 +12,10 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = kiln.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// RUN: kiln-opt %s --kiln-to-cpu-pipeline="stop-after=linalg" | FileCheck %s --check-prefix=LINALG
+// LINALG: linalg.generic
+// LINALG-SAME: ins(%{{.*}} : tensor<4xf32>)
+// RUN: kiln-opt %s --kiln-to-cpu-pipeline="stop-after=loops" | FileCheck %s --check-prefix=LOOPS
+// LOOPS: func.func @f(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>)
+// LOOPS: scf.for
