@@ -15,7 +15,8 @@ llvm_config.use_default_substitutions()
 # FileCheck, not and count live beside the installed LLVM, not in our build.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["kiln-opt", "kiln-run", "kiln-compile"], [config.kiln_tools_dir, config.llvm_tools_dir])
+    ["kiln-opt", "kiln-run", "kiln-compile", "kiln-embed-example",
+     "kiln-npz_tool"], [config.kiln_tools_dir, config.llvm_tools_dir])
 # numpy is installed for Debian's interpreter, not for every python3 on PATH.
 config.substitutions.append(("%numpy_python", "/usr/bin/python3"))
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
