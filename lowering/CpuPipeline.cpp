@@ -35,6 +35,9 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   if (options.stopAfter == CpuStage::Linalg)
     return;
 
+  pm.addPass(createKilnTileAndVectorize());
+  pm.addPass(createCanonicalizerPass());
+
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -42,6 +45,10 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   // kiln.while carries values whose buffers may change every iteration.
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Tiled loops bufferize to copies between identical subviews; CSE makes
+  // them identical values, which canonicalization then erases.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -51,6 +58,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
 
   pm.addPass(createKilnCopiesToLinalg());
   pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createKilnLowerVectors());
+  pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)
     return;
   if (options.approximateMath)

@@ -145,4 +145,65 @@ def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
+  let summary = "Tile linalg ops on tensors for the CPU and vectorize the tiles";
+  let description = [{
+    The CPU schedule, on tensors before bufferization:
+
+    - all-parallel ops (fused elementwise chains, fills, broadcasts,
+      transposes) are tiled to one row of up to `vector-width` elements
+      along the innermost dimension (a width that divides it) and each tile
+      becomes vector code;
+    - f32 `linalg.matmul` whose M is a multiple of 8 and N of 32 is tiled
+      for the caches (64 x 256 x 256 where those divide) and then into 8 x 32
+      register tiles over single k steps, each a `vector.contract`, which
+      kiln-lower-vectors turns into FMAs on an accumulator kept in registers.
+
+    Other ops are left for the loop lowering.
+
+    Example:
+
+    ```mlir
+    %y = linalg.generic ... ins(%x : tensor<1024xf32>) ... -> tensor<1024xf32>
+    // becomes
+    %y = scf.for %i = %c0 to %c1024 step %c64 iter_args(%acc = %init) {
+      %v = vector.transfer_read %x[%i] ... : tensor<1024xf32>, vector<64xf32>
+      ...
+      vector.transfer_write %r, %acc[%i] : vector<64xf32>, tensor<1024xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "64",
+           "Elements per vector tile of an elementwise op">
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
+  let summary = "Lower vector ops after bufferization to what LLVM compiles well";
+  let description = [{
+    On memrefs: folds subviews into the loads and stores that use them, so
+    that loop-invariant vector transfers (matmul accumulators) are hoisted
+    out of their loops, then lowers `vector.contract` to outer products and
+    FMAs, unrolls n-D vector transfers into 1-D ones and those into vector
+    loads and stores.
+
+    Example:
+
+    ```mlir
+    %c = vector.contract {...} %a, %b, %acc
+        : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    // becomes broadcasts and vector.fma on vector<32xf32> rows
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // KILN_LOWERING_PASSES_TD

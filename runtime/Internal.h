@@ -37,9 +37,11 @@ kiln_status_t tensorByteLength(kiln_dtype_t dtype,
                                const std::vector<int64_t> &shape,
                                const std::string &what, size_t &bytes);
 
-/// A zero-filled tensor whose size was checked by tensorByteLength.
+/// A tensor whose size was checked by tensorByteLength, zero-filled unless
+/// the caller overwrites every byte (`zeroFill` false), or null when out of
+/// memory.
 kiln_tensor_t newTensor(kiln_dtype_t dtype, std::vector<int64_t> shape,
-                        size_t byteLength);
+                        size_t byteLength, bool zeroFill = true);
 
 /// The dtype and shape of one argument or result of an entry.
 struct TensorSpec {

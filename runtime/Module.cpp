@@ -109,7 +109,10 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   *out = nullptr;
   if (!path)
     return error("path: must not be null");
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  // dlopen searches the library path for names without a slash; an
+  // artifact is always a file path.
+  std::string file = std::strchr(path, '/') ? path : std::string("./") + path;
+  void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return error(std::string("cannot load ") + path + ": " + dlerror());
   auto object = std::make_unique<SharedObject>(handle);
@@ -191,12 +194,15 @@ kiln_status_t kiln_module_entry_result(kiln_module_t module, const char *entry,
                       "result", index, dtype, rank, shape);
 }
 
-kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
-                               size_t numArgs, const kiln_tensor_t *args,
-                               size_t numResults, kiln_tensor_t *results) {
+namespace {
+/// Checks the entry, the counts and every argument (and, when `results` are
+/// given, every result) of a call; returns the entry's index in `index`.
+kiln_status_t checkCall(kiln_module_t module, const char *entry,
+                        size_t numArgs, const kiln_tensor_t *args,
+                        size_t numResults, const kiln_tensor_t *results,
+                        bool checkResults, size_t &index) {
   if (!module)
     return error("module: must not be null");
-  size_t index;
   const EntrySignature *signature = findEntry(module, entry, &index);
   if (!signature)
     return error(std::string("entry: no entry named '") +
@@ -214,30 +220,75 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
   if (numResults && !results)
     return error("results: must not be null");
   for (size_t i = 0; i < numArgs; ++i)
-    if (kiln_status_t status =
-            checkArgument(args[i], signature->args[i], "arg" + std::to_string(i)))
+    if (kiln_status_t status = checkArgument(args[i], signature->args[i],
+                                             "arg" + std::to_string(i)))
       return status;
-
-  std::vector<std::unique_ptr<kiln_tensor>> outputs;
-  for (const TensorSpec &spec : signature->results) {
-    size_t bytes;
+  if (!checkResults)
+    return nullptr;
+  for (size_t i = 0; i < numResults; ++i) {
+    std::string what = "result" + std::to_string(i);
     if (kiln_status_t status =
-            tensorByteLength(spec.dtype, spec.shape, "result", bytes))
+            checkArgument(results[i], signature->results[i], what))
       return status;
-    outputs.emplace_back(newTensor(spec.dtype, spec.shape, bytes));
-    if (!outputs.back())
-      return error("out of memory allocating a result of " +
-                   std::to_string(bytes) + " bytes");
+    for (size_t j = 0; j < numArgs; ++j)
+      if (results[i] == args[j])
+        return error(what + ": is also arg" + std::to_string(j));
   }
+  return nullptr;
+}
+
+/// Runs entry `index` on checked arguments and results.
+void invoke(kiln_module_t module, size_t index, size_t numArgs,
+            const kiln_tensor_t *args, size_t numResults,
+            const kiln_tensor_t *results) {
   std::vector<std::vector<int64_t>> descriptors;
   for (size_t i = 0; i < numArgs; ++i)
     descriptors.push_back(descriptor(args[i]));
-  for (auto &output : outputs)
-    descriptors.push_back(descriptor(output.get()));
+  for (size_t i = 0; i < numResults; ++i)
+    descriptors.push_back(descriptor(results[i]));
   std::vector<void *> packed;
   for (auto &desc : descriptors)
     packed.push_back(desc.data());
   module->functions[index](packed.data());
+}
+} // namespace
+
+kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
+                                    size_t numArgs, const kiln_tensor_t *args,
+                                    size_t numResults,
+                                    const kiln_tensor_t *results) {
+  size_t index;
+  if (kiln_status_t status = checkCall(module, entry, numArgs, args,
+                                       numResults, results, true, index))
+    return status;
+  invoke(module, index, numArgs, args, numResults, results);
+  return nullptr;
+}
+
+kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
+                               size_t numArgs, const kiln_tensor_t *args,
+                               size_t numResults, kiln_tensor_t *results) {
+  size_t index;
+  if (kiln_status_t status = checkCall(module, entry, numArgs, args,
+                                       numResults, results, false, index))
+    return status;
+  std::vector<std::unique_ptr<kiln_tensor>> outputs;
+  for (const TensorSpec &spec : module->manifest.entries[index].results) {
+    size_t bytes;
+    if (kiln_status_t status =
+            tensorByteLength(spec.dtype, spec.shape, "result", bytes))
+      return status;
+    // The compiled code writes every element of its results.
+    outputs.emplace_back(newTensor(spec.dtype, spec.shape, bytes,
+                                   /*zeroFill=*/false));
+    if (!outputs.back())
+      return error("out of memory allocating a result of " +
+                   std::to_string(bytes) + " bytes");
+  }
+  std::vector<kiln_tensor_t> raw;
+  for (auto &output : outputs)
+    raw.push_back(output.get());
+  invoke(module, index, numArgs, args, numResults, raw.data());
   for (size_t i = 0; i < numResults; ++i)
     results[i] = outputs[i].release();
   return nullptr;

@@ -72,13 +72,14 @@ kiln_status_t kiln::runtime::tensorByteLength(kiln_dtype_t dtype,
 
 kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
                                        std::vector<int64_t> shape,
-                                       size_t byteLength) {
+                                       size_t byteLength, bool zeroFill) {
   constexpr size_t kAlign = 64;
   size_t capacity = (byteLength + kAlign - 1) / kAlign * kAlign;
   void *data = std::aligned_alloc(kAlign, capacity ? capacity : kAlign);
   if (!data)
     return nullptr;
-  std::memset(data, 0, byteLength);
+  if (zeroFill)
+    std::memset(data, 0, byteLength);
   auto *tensor = new kiln_tensor{dtype, std::move(shape), byteLength};
   tensor->data = {data, std::free};
   return tensor;

@@ -29,6 +29,15 @@ B = rng.standard_normal((33, 9)).astype(np.float32)
 want = (A.astype(np.float64) @ B).astype(np.float32)
 single("matmul", f"kiln.dot_general %a0, %a1, contracting = [1] x [0] : "
        f"{sig([A, B], want)}", [A, B], want, rtol=1e-5, atol=1e-5)
+# Shapes the CPU schedule tiles into 8 x 32 register tiles (with and without
+# whole cache tiles, K a multiple of 256 or not).
+for m, k, n in [(64, 96, 160), (128, 512, 256), (8, 1, 32)]:
+    SA = rng.standard_normal((m, k)).astype(np.float32)
+    SB = rng.standard_normal((k, n)).astype(np.float32)
+    want = (SA.astype(np.float64) @ SB).astype(np.float32)
+    single(f"matmul {m}x{k}x{n}", "kiln.dot_general %a0, %a1, contracting = "
+           f"[1] x [0] : {sig([SA, SB], want)}", [SA, SB], want, rtol=1e-4,
+           atol=1e-4)
 BA = rng.standard_normal((3, 5, 7)).astype(np.float32)
 BB = rng.standard_normal((3, 7, 4)).astype(np.float32)
 want = np.einsum("bmk,bkn->bmn", BA.astype(np.float64), BB).astype(np.float32)

@@ -18,4 +18,5 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // LINALG-SAME: ins(%{{.*}} : tensor<4xf32>)
 // RUN: kiln-opt %s --kiln-to-cpu-pipeline="stop-after=loops" | FileCheck %s --check-prefix=LOOPS
 // LOOPS: func.func @f(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>)
-// LOOPS: scf.for
+// LOOPS: vector.load
+// LOOPS: vector.store

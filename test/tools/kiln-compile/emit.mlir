@@ -12,8 +12,8 @@
 // KILN: kiln.add
 // LINALG: linalg.generic
 // LINALG: arith.addf
-// LOOPS: scf.for
-// LOOPS: memref.store
+// LOOPS: vector.load
+// LOOPS: vector.store
 // LLVM: llvm.func @kiln_entry_twice
 // IR-DAG: define void @kiln_entry_twice(ptr
 // IR-DAG: @kiln_manifest = constant {{.*}}c"kiln-manifest 1\0Aentry twice\0Aarg f32 4\0Aresult f32 4\0Aend\0A\00"
@@ -24,3 +24,5 @@ func.func @twice(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = kiln.add %x, %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+// An artifact named without a directory is a file in the current one.
+// RUN: mkdir -p %t.dir && cd %t.dir && kiln-compile %s -o emit-relative.kmod && kiln-run emit-relative.kmod --entry twice --input %t.npz --print | FileCheck %s --check-prefix=RESULT

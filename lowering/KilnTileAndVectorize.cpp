@@ -1,0 +1,129 @@
+//===- KilnTileAndVectorize.cpp - the kiln-tile-and-vectorize pass --------===//
+#include "Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNTILEANDVECTORIZE
+#include "lowering/Passes.h.inc"
+} // namespace kiln
+
+namespace {
+
+/// Tiles `op` by `sizes` with scf.for loops; returns the tiled op, which
+/// replaces `op`, or null if tiling failed (and `op` is unchanged).
+Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                ArrayRef<int64_t> sizes) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return nullptr;
+  rewriter.replaceOp(op, tiled->replacements);
+  return tiled->tiledOps.front();
+}
+
+/// Replaces the statically shaped linalg op `op` by vector code (a
+/// vector.contract for contractions); leaves it for the loop lowering if the
+/// vectorizer cannot handle it.
+void vectorize(RewriterBase &rewriter, Operation *op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
+      rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+      /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+      /*assumeDynamicDimsMatchVecSizes=*/false,
+      /*createNamedContraction=*/true);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(op, vectorized->replacements);
+}
+
+/// The largest of `preferred`, `preferred / 2`, ..., 1 that divides `size`,
+/// or `size` itself when it is at most `preferred`.
+int64_t dividingTile(int64_t size, int64_t preferred) {
+  if (size <= preferred)
+    return size;
+  int64_t tileSize = preferred;
+  while (size % tileSize != 0)
+    tileSize /= 2;
+  return tileSize;
+}
+
+/// Whether tiling and vectorizing `op` is sound and pays: static loops,
+/// operands read through projected permutations (tiling cannot slice a
+/// reversed or shifted access), and no i1 tensors (a vector of i1 is stored
+/// as packed bits, not as the bytes a tensor of i1 holds).
+bool isVectorizable(linalg::LinalgOp op) {
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return false;
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
+    return false;
+  return llvm::none_of(op->getOperandTypes(), [](Type type) {
+    return getElementTypeOrSelf(type).isInteger(1);
+  });
+}
+
+/// Elementwise: rows of up to `width` along the innermost loop.
+void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                     int64_t width) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes.back() = dividingTile(ranges.back(), width);
+  if (Operation *tiled = tile(rewriter, op, sizes))
+    vectorize(rewriter, tiled);
+}
+
+/// f32 matmul: cache tiles, then 8 x 32 register tiles over single k steps.
+void tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // M, N, K
+  constexpr int64_t kRegisterM = 8, kRegisterN = 32;
+  if (ranges[0] % kRegisterM != 0 || ranges[1] % kRegisterN != 0)
+    return;
+  auto cacheTile = [](int64_t size, int64_t preferred, int64_t fallback) {
+    return size % preferred == 0 ? preferred : fallback;
+  };
+  SmallVector<int64_t> cache = {cacheTile(ranges[0], 64, kRegisterM),
+                                cacheTile(ranges[1], 256, kRegisterN),
+                                cacheTile(ranges[2], 256, ranges[2])};
+  auto outer = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, cache));
+  if (!outer)
+    return;
+  if (Operation *inner = tile(rewriter, outer, {kRegisterM, kRegisterN, 1}))
+    vectorize(rewriter, inner);
+}
+
+bool isF32Matmul(linalg::MatmulOp op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type type) {
+    return getElementTypeOrSelf(type).isF32();
+  });
+}
+
+struct KilnTileAndVectorizePass
+    : kiln::impl::KilnTileAndVectorizeBase<KilnTileAndVectorizePass> {
+  using KilnTileAndVectorizeBase::KilnTileAndVectorizeBase;
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
+          isVectorizable(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
+        if (isF32Matmul(matmul))
+          tileMatmul(rewriter, matmul);
+      } else if (op.getNumLoops() == op.getNumParallelLoops()) {
+        tileElementwise(rewriter, op, vectorWidth);
+      }
+    }
+  }
+};
+} // namespace
