@@ -2,7 +2,9 @@
 #include "Passes.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -55,7 +57,64 @@ struct KilnLowerVectorsPass
     vector::populateVectorTransferLoweringPatterns(lowering,
                                                    /*maxTransferRank=*/1);
     if (failed(applyPatternsGreedily(root, std::move(lowering))))
-      signalPassFailure();
+      return signalPassFailure();
+    streamLargeStores(root);
+  }
+
+  /// Marks vector stores into buffers far larger than the caches as
+  /// non-temporal: they bypass the caches instead of first reading every
+  /// line they overwrite, a third of a streaming loop's traffic. The CPU
+  /// streams only whole aligned lines, so only provably aligned stores are
+  /// marked (and told their alignment).
+  static void streamLargeStores(Operation *root) {
+    constexpr int64_t kStreamingBytes = int64_t(32) << 20;
+    root->walk([](vector::StoreOp store) {
+      MemRefType type = store.getMemRefType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          type.getNumElements() * type.getElementTypeBitWidth() / 8 <
+              kStreamingBytes ||
+          !isCacheLineAligned(store))
+        return;
+      store.setNontemporal(true);
+      store.setAlignmentAttr(
+          IntegerAttr::get(IntegerType::get(store.getContext(), 64),
+                           kCacheLine));
+    });
+  }
+
+  static constexpr int64_t kCacheLine = 64;
+
+  /// Whether a buffer starts on a cache line: an argument of an entry point
+  /// (the runtime's buffers are 64-byte aligned) or an aligned allocation.
+  static bool isAlignedBuffer(Value buffer) {
+    if (auto arg = dyn_cast<BlockArgument>(buffer)) {
+      auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      return fn && fn.isPublic() && arg.getOwner()->isEntryBlock();
+    }
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+    return alloc && alloc.getAlignment().value_or(0) % kCacheLine == 0 &&
+           alloc.getAlignment().value_or(0) > 0;
+  }
+
+  /// Whether every address `store` writes starts a cache line: an aligned
+  /// buffer whose rows are whole lines, written a whole number of lines at
+  /// a time by a loop over the innermost dimension that starts at 0.
+  static bool isCacheLineAligned(vector::StoreOp store) {
+    MemRefType type = store.getMemRefType();
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    if (elementBytes == 0 || !isAlignedBuffer(store.getBase()) ||
+        type.getShape().back() * elementBytes % kCacheLine != 0 ||
+        store.getVectorType().getNumElements() * elementBytes % kCacheLine !=
+            0)
+      return false;
+    auto iv = dyn_cast<BlockArgument>(store.getIndices().back());
+    auto loop = iv ? dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp())
+                   : scf::ForOp();
+    if (!loop || loop.getInductionVar() != iv)
+      return false;
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    return lower == 0 && step && *step * elementBytes % kCacheLine == 0;
   }
 };
 } // namespace

@@ -190,7 +190,10 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
     that loop-invariant vector transfers (matmul accumulators) are hoisted
     out of their loops, then lowers `vector.contract` to outer products and
     FMAs, unrolls n-D vector transfers into 1-D ones and those into vector
-    loads and stores.
+    loads and stores. Stores of whole aligned cache lines into buffers of
+    32 MiB or more are non-temporal, so that streaming loops do not read the
+    lines they overwrite (entry arguments are 64-byte aligned: the runtime's
+    buffers are).
 
     Example:
 

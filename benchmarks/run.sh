@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds Kiln (scripts/setup.sh) and runs kiln-bench: Kiln and its peers side
+# by side in one run, one thread each. OpenBLAS 0.3.21 mistakes AVX-512
+# CPUs with bf16 for Prescott, so its best kernel is chosen explicitly.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+if grep -q avx512_bf16 /proc/cpuinfo; then
+  export OPENBLAS_CORETYPE=Cooperlake
+elif grep -q avx512f /proc/cpuinfo; then
+  export OPENBLAS_CORETYPE=SkylakeX
+fi
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+exec "$root/build/bin/kiln-bench" "$@"

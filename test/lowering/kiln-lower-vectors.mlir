@@ -1,0 +1,60 @@
+// RUN: kiln-opt %s --kiln-lower-vectors --split-input-file | FileCheck %s
+
+// The accumulator's read and write are hoisted out of the k loop and the
+// contraction becomes FMAs on rows.
+// CHECK-LABEL: func.func @matmul_tile
+func.func @matmul_tile(%a: memref<8x4xf32>, %b: memref<4x32xf32>, %c: memref<8x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %pad = arith.constant 0.0 : f32
+  // CHECK: vector.load %{{.*}} : memref<8x32xf32>, vector<32xf32>
+  // CHECK: scf.for
+  // CHECK-NOT: memref<8x32xf32>
+  // CHECK: vector.fma {{.*}} : vector<32xf32>
+  // CHECK: scf.yield
+  // CHECK: vector.store %{{.*}} : memref<8x32xf32>, vector<32xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %sa = memref.subview %a[0, %k] [8, 1] [1, 1] : memref<8x4xf32> to memref<8x1xf32, strided<[4, 1], offset: ?>>
+    %sb = memref.subview %b[%k, 0] [1, 32] [1, 1] : memref<4x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %va = vector.transfer_read %sa[%c0, %c0], %pad {in_bounds = [true, true]} : memref<8x1xf32, strided<[4, 1], offset: ?>>, vector<8x1xf32>
+    %vb = vector.transfer_read %sb[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %vc = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true, true]} : memref<8x32xf32>, vector<8x32xf32>
+    %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %vc : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    vector.transfer_write %r, %c[%c0, %c0] {in_bounds = [true, true]} : vector<8x32xf32>, memref<8x32xf32>
+  }
+  return
+}
+
+// -----
+
+// Whole aligned lines into a buffer of 32 MiB or more are streamed.
+// CHECK-LABEL: func.func @streaming
+func.func @streaming(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %n = arith.constant 8388608 : index
+  scf.for %i = %c0 to %n step %c64 {
+    %v = vector.load %x[%i] : memref<8388608xf32>, vector<64xf32>
+    // CHECK: vector.store %{{.*}} {alignment = 64 : i64, nontemporal = true}
+    vector.store %v, %y[%i] : memref<8388608xf32>, vector<64xf32>
+  }
+  return
+}
+
+// -----
+
+// A store that may start mid-line is not streamed.
+// CHECK-LABEL: func.func @offset
+func.func @offset(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %n = arith.constant 8388544 : index
+  scf.for %i = %c3 to %n step %c64 {
+    %v = vector.load %x[%i] : memref<8388608xf32>, vector<64xf32>
+    // CHECK: vector.store
+    // CHECK-NOT: nontemporal
+    vector.store %v, %y[%i] : memref<8388608xf32>, vector<64xf32>
+  }
+  return
+}

@@ -1,0 +1,74 @@
+// RUN: kiln-opt %s --kiln-tile-and-vectorize --split-input-file | FileCheck %s
+
+#id = affine_map<(d0) -> (d0)>
+// An elementwise op: rows of 64 along the innermost dimension.
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %e = tensor.empty() : tensor<1024xf32>
+  // CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c64
+  // CHECK: vector.transfer_read {{.*}} vector<64xf32>
+  // CHECK: math.exp {{.*}} : vector<64xf32>
+  // CHECK: vector.transfer_write {{.*}} vector<64xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = math.exp %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+// -----
+
+// A short innermost dimension is one whole row.
+// CHECK-LABEL: func.func @short_rows
+func.func @short_rows(%x: tensor<3x10xf32>) -> tensor<3x10xf32> {
+  %e = tensor.empty() : tensor<3x10xf32>
+  // CHECK: scf.for
+  // CHECK: vector<1x10xf32>
+  %0 = linalg.transpose ins(%x : tensor<3x10xf32>) outs(%e : tensor<3x10xf32>) permutation = [0, 1]
+  return %0 : tensor<3x10xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+// i1 tensors stay scalar: a vector of i1 is stored as packed bits.
+// CHECK-LABEL: func.func @booleans
+func.func @booleans(%x: tensor<64xi1>) -> tensor<64xi1> {
+  %e = tensor.empty() : tensor<64xi1>
+  // CHECK-NOT: vector
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xi1>) outs(%e : tensor<64xi1>) {
+  ^bb0(%in: i1, %out: i1):
+    linalg.yield %in : i1
+  } -> tensor<64xi1>
+  return %0 : tensor<64xi1>
+}
+
+// -----
+
+// f32 matmul: cache tiles of 64 x 256 x 256, register tiles of 8 x 32 x 1.
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  // CHECK: scf.for {{.*}} step %c64
+  // CHECK: scf.for {{.*}} step %c256
+  // CHECK: scf.for {{.*}} step %c256
+  // CHECK: scf.for {{.*}} step %c8
+  // CHECK: scf.for {{.*}} step %c32
+  // CHECK: scf.for {{.*}} step %c1
+  // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
+// Shapes that do not divide into register tiles are left for the loops.
+// CHECK-LABEL: func.func @odd_matmul
+func.func @odd_matmul(%a: tensor<17x33xf32>, %b: tensor<33x9xf32>, %c: tensor<17x9xf32>) -> tensor<17x9xf32> {
+  // CHECK-NOT: scf.for
+  // CHECK: linalg.matmul
+  %0 = linalg.matmul ins(%a, %b : tensor<17x33xf32>, tensor<33x9xf32>) outs(%c : tensor<17x9xf32>) -> tensor<17x9xf32>
+  return %0 : tensor<17x9xf32>
+}
