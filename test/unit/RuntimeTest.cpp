@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/runtime.h"
+#include "kiln/runtime.hpp"
 
 #include <gtest/gtest.h>
 
@@ -250,6 +251,39 @@ TEST_F(ModuleTest, RejectsEveryWrongArgumentByName) {
             "results: must not be null");
   EXPECT_EQ(message(kiln_module_call(nullptr, "scale", 2, args, 2, results)),
             "module: must not be null");
+}
+
+TEST(CppWrapper, CompilesCallsAndReportsErrors) {
+  TempFile source("wrapper.mlir", R"mlir(
+func.func @negate(%x: tensor<3xi64>) -> tensor<3xi64> {
+  %0 = kiln.neg %x : tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+)mlir");
+  kiln::Module module;
+  ASSERT_TRUE(kiln::Module::compile(source.path, module).ok());
+  EXPECT_EQ(module.entries(), std::vector<std::string>{"negate"});
+  int64_t values[3] = {1, -2, 3};
+  kiln::Tensor x, out;
+  ASSERT_TRUE(kiln::Tensor::create(KILN_I64, {3}, values, sizeof(values), x));
+  std::vector<kiln::Tensor> results;
+  ASSERT_TRUE(module.call("negate", {x}, results).ok());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].shape(), std::vector<int64_t>{3});
+  EXPECT_EQ(results[0].data<int64_t>()[1], 2);
+  ASSERT_TRUE(kiln::Tensor::create(KILN_I64, {3}, nullptr, 0, out));
+  ASSERT_TRUE(module.callInto("negate", {x}, {out}).ok());
+  EXPECT_EQ(out.data<int64_t>()[2], -3);
+  kiln::Tensor wrong;
+  ASSERT_TRUE(kiln::Tensor::create(KILN_I32, {3}, nullptr, 0, wrong));
+  kiln::Status status = module.callInto("negate", {x}, {wrong});
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.message(), "result0: expected dtype i64, got i32");
+  EXPECT_EQ(module.callInto("negate", {x}, {x}).message(),
+            "result0: is also arg0");
+  kiln::Module missing;
+  EXPECT_EQ(kiln::Module::load("", missing).message().rfind("cannot load", 0),
+            0u);
 }
 
 TEST(Module, CompileReportsErrorsWithLocations) {

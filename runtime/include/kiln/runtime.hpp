@@ -1,0 +1,149 @@
+//===- kiln/runtime.hpp - a thin C++ wrapper over the runtime C API -*- C++ -*-===//
+//
+// RAII owners of the C handles and a Status that carries the C API's
+// message. Works without exceptions: every fallible call returns a Status.
+//
+//   kiln::Module module;
+//   if (kiln::Status s = kiln::Module::load("mlp.kmod", module); !s.ok())
+//     std::cerr << s.message() << "\n";
+//   std::vector<kiln::Tensor> results;
+//   kiln::Status s = module.call("predict", {x, y}, results);
+//
+// Thread safety is the C API's: a Module may be called from several threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_HPP
+#define KILN_RUNTIME_HPP
+
+#include "kiln/runtime.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln {
+
+/// The outcome of a call: ok, or an error with a message.
+class Status {
+public:
+  Status() = default;
+  /// Takes ownership of a C status (null means ok).
+  explicit Status(kiln_status_t status) {
+    if (status) {
+      message_ = kiln_status_message(status);
+      failed_ = true;
+      kiln_status_free(status);
+    }
+  }
+  bool ok() const { return !failed_; }
+  explicit operator bool() const { return !failed_; }
+  const std::string &message() const { return message_; }
+
+private:
+  bool failed_ = false;
+  std::string message_;
+};
+
+/// An owned host tensor.
+class Tensor {
+public:
+  Tensor() = default;
+  /// Takes ownership of a C tensor.
+  explicit Tensor(kiln_tensor_t tensor) : handle_(tensor, kiln_tensor_free) {}
+
+  /// A tensor of `dtype` and `shape` holding a copy of `bytes` bytes of
+  /// `data` (zero-filled when `data` is null).
+  static Status create(kiln_dtype_t dtype, const std::vector<int64_t> &shape,
+                       const void *data, size_t bytes, Tensor &out) {
+    kiln_tensor_t tensor = nullptr;
+    Status status(kiln_tensor_create(dtype, static_cast<int64_t>(shape.size()),
+                                     shape.data(), data, bytes, &tensor));
+    if (status)
+      out = Tensor(tensor);
+    return status;
+  }
+
+  kiln_tensor_t get() const { return handle_.get(); }
+  kiln_dtype_t dtype() const { return kiln_tensor_dtype(get()); }
+  std::vector<int64_t> shape() const {
+    const int64_t *dims = kiln_tensor_shape(get());
+    return std::vector<int64_t>(dims, dims + kiln_tensor_rank(get()));
+  }
+  size_t byteLength() const { return kiln_tensor_byte_length(get()); }
+  template <typename T> T *data() const {
+    return static_cast<T *>(kiln_tensor_data(get()));
+  }
+
+private:
+  std::shared_ptr<kiln_tensor> handle_;
+};
+
+/// An owned compiled module.
+class Module {
+public:
+  /// Loads an artifact written by kiln-compile.
+  static Status load(const std::string &path, Module &out) {
+    kiln_module_t module = nullptr;
+    Status status(kiln_module_load(path.c_str(), &module));
+    if (status)
+      out.handle_.reset(module, kiln_module_free);
+    return status;
+  }
+
+  /// Compiles a .mlir source in process (needs the kiln_runtime_jit library).
+  static Status compile(const std::string &path, Module &out) {
+    kiln_module_t module = nullptr;
+    Status status(kiln_module_compile(path.c_str(), &module));
+    if (status)
+      out.handle_.reset(module, kiln_module_free);
+    return status;
+  }
+
+  kiln_module_t get() const { return handle_.get(); }
+
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (size_t i = 0, e = kiln_module_entry_count(get()); i < e; ++i)
+      names.emplace_back(kiln_module_entry_name(get(), i));
+    return names;
+  }
+
+  /// Calls `entry`; on success `results` holds its results.
+  Status call(const std::string &entry, const std::vector<Tensor> &args,
+              std::vector<Tensor> &results) const {
+    int64_t numResults = kiln_module_entry_num_results(get(), entry.c_str());
+    std::vector<kiln_tensor_t> raw(numResults > 0 ? numResults : 0);
+    Status status(kiln_module_call(get(), entry.c_str(), args.size(),
+                                   handles(args).data(), raw.size(),
+                                   raw.data()));
+    if (status) {
+      results.clear();
+      for (kiln_tensor_t tensor : raw)
+        results.emplace_back(tensor);
+    }
+    return status;
+  }
+
+  /// Calls `entry`, writing into the existing `results`.
+  Status callInto(const std::string &entry, const std::vector<Tensor> &args,
+                  const std::vector<Tensor> &results) const {
+    return Status(kiln_module_call_into(get(), entry.c_str(), args.size(),
+                                        handles(args).data(), results.size(),
+                                        handles(results).data()));
+  }
+
+private:
+  static std::vector<kiln_tensor_t> handles(const std::vector<Tensor> &tensors) {
+    std::vector<kiln_tensor_t> raw;
+    for (const Tensor &tensor : tensors)
+      raw.push_back(tensor.get());
+    return raw;
+  }
+
+  std::shared_ptr<kiln_module> handle_;
+};
+
+} // namespace kiln
+
+#endif // KILN_RUNTIME_HPP
