@@ -14,12 +14,14 @@ namespace kiln {
 
 namespace {
 
-/// Tiles `op` by `sizes` with scf.for loops; returns the tiled op, which
-/// replaces `op`, or null if tiling failed (and `op` is unchanged).
+/// Tiles `op` by `sizes` with scf.for loops nested in `order` (default: the
+/// op's); returns the tiled op, which replaces `op`, or null if tiling failed
+/// (and `op` is unchanged).
 Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                ArrayRef<int64_t> sizes) {
+                ArrayRef<int64_t> sizes, ArrayRef<int64_t> order = {}) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setInterchange(order);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
       rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -92,7 +94,10 @@ void tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op) {
   SmallVector<int64_t> cache = {cacheTile(ranges[0], 64, kRegisterM),
                                 cacheTile(ranges[1], 256, kRegisterN),
                                 cacheTile(ranges[2], 256, ranges[2])};
-  auto outer = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, cache));
+  // N, then K, then M outermost: a 256 x 256 panel of B stays in L2 while
+  // every row block of A streams past it.
+  auto outer = dyn_cast_or_null<linalg::LinalgOp>(
+      tile(rewriter, op, cache, /*order=*/{1, 2, 0}));
   if (!outer)
     return;
   if (Operation *inner = tile(rewriter, outer, {kRegisterM, kRegisterN, 1}))
