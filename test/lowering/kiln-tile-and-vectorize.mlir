@@ -52,9 +52,9 @@ func.func @booleans(%x: tensor<64xi1>) -> tensor<64xi1> {
 // register tiles of 8 x 32 x 1.
 // CHECK-LABEL: func.func @matmul
 func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
-  // CHECK: scf.for {{.*}} to %c256 step %c256
-  // CHECK: scf.for {{.*}} to %c512 step %c256
-  // CHECK: scf.for {{.*}} to %c256 step %c64
+  // CHECK: scf.for {{.*}} to %c256{{.*}} step %c256
+  // CHECK: scf.for {{.*}} to %c512{{.*}} step %c256
+  // CHECK: scf.for {{.*}} to %c256{{.*}} step %c64
   // CHECK: scf.for {{.*}} step %c8
   // CHECK: scf.for {{.*}} step %c32
   // CHECK: scf.for {{.*}} step %c1
