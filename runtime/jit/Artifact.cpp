@@ -28,9 +28,10 @@ void initializeNativeTarget() {
 }
 
 kiln_status_t translateToLLVMIR(const CompiledProgram &program,
-                                llvm::LLVMContext &llvmContext,
-                                std::unique_ptr<llvm::TargetMachine> &machine,
-                                std::unique_ptr<llvm::Module> &module) {
+                                NativeProgram &native) {
+  llvm::LLVMContext &llvmContext = native.context;
+  std::unique_ptr<llvm::TargetMachine> &machine = native.machine;
+  std::unique_ptr<llvm::Module> &module = native.module;
   initializeNativeTarget();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
@@ -75,11 +76,8 @@ kiln_status_t emitMachineCode(llvm::Module &module,
 }
 
 kiln_status_t writeArtifact(const CompiledProgram &program, const char *path) {
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> module;
-  if (kiln_status_t status =
-          translateToLLVMIR(program, llvmContext, machine, module))
+  NativeProgram native;
+  if (kiln_status_t status = translateToLLVMIR(program, native))
     return status;
   llvm::SmallString<128> object;
   int fd;
@@ -89,7 +87,8 @@ kiln_status_t writeArtifact(const CompiledProgram &program, const char *path) {
   llvm::FileRemover removeObject(object);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    if (kiln_status_t status = emitMachineCode(*module, *machine, os, false))
+    if (kiln_status_t status =
+            emitMachineCode(*native.module, *native.machine, os, false))
       return status;
   }
   std::string linkError;

@@ -40,13 +40,18 @@ kiln_status_t compileSource(mlir::MLIRContext &context, const char *path,
                             std::optional<CpuStage> stopAfter,
                             CompiledProgram &program);
 
+/// A program in LLVM IR with the target machine it was optimized for.
+struct NativeProgram {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
 /// The LLVM IR of a program lowered to the LLVM dialect, optimized for the
 /// host CPU (position-independent, small code model), with the manifest as
 /// the global string `kiln_manifest`.
 kiln_status_t translateToLLVMIR(const CompiledProgram &program,
-                                llvm::LLVMContext &llvmContext,
-                                std::unique_ptr<llvm::TargetMachine> &machine,
-                                std::unique_ptr<llvm::Module> &module);
+                                NativeProgram &native);
 
 /// Writes `module` as an object file or assembly for `machine` to `os`.
 kiln_status_t emitMachineCode(llvm::Module &module,

@@ -65,17 +65,15 @@ kiln_status_t print(const CompiledProgram &program, llvm::raw_pwrite_stream &os)
     program.module.get()->print(os);
     return nullptr;
   }
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> module;
-  if (kiln_status_t status =
-          translateToLLVMIR(program, llvmContext, machine, module))
+  NativeProgram native;
+  if (kiln_status_t status = translateToLLVMIR(program, native))
     return status;
   if (emit == Emit::LLVMIR) {
-    module->print(os, nullptr);
+    native.module->print(os, nullptr);
     return nullptr;
   }
-  return emitMachineCode(*module, *machine, os, /*assembly=*/true);
+  return emitMachineCode(*native.module, *native.machine, os,
+                         /*assembly=*/true);
 }
 } // namespace
 
