@@ -14,6 +14,8 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/APFloat.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace kiln;
 
@@ -100,8 +102,56 @@ Value scalar(FloorOp, OpBuilder &b, Location loc, ValueRange args) {
 Value scalar(CeilOp, OpBuilder &b, Location loc, ValueRange args) {
   return mathScalar<math::CeilOp>(b, loc, args);
 }
+/// Whether the sign bit of the float `x` is set (true for -0.0).
+Value signBit(OpBuilder &b, Location loc, Value x) {
+  auto intType = b.getIntegerType(x.getType().getIntOrFloatBitWidth());
+  Value bits = arith::BitcastOp::create(b, loc, intType, x);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, bits,
+                               scalarConstant(b, loc, intType, 0));
+}
+
+/// atan2 through math.atan (which vectorizes as a polynomial) and the
+/// quadrant, signed-zero, infinity and NaN cases of IEEE atan2, each a
+/// select that overrides the general formula.
 Value scalar(Atan2Op, OpBuilder &b, Location loc, ValueRange args) {
-  return mathScalar<math::Atan2Op>(b, loc, args);
+  Value y = args[0], x = args[1];
+  Type type = y.getType();
+  auto constant = [&](double v) { return scalarConstant(b, loc, type, v); };
+  auto compare = [&](arith::CmpFPredicate predicate, Value lhs, Value rhs) {
+    return arith::CmpFOp::create(b, loc, predicate, lhs, rhs).getResult();
+  };
+  auto select = [&](Value cond, Value onTrue, Value onFalse) {
+    return arith::SelectOp::create(b, loc, cond, onTrue, onFalse).getResult();
+  };
+  auto towardY = [&](double magnitude) {
+    return math::CopySignOp::create(b, loc, constant(magnitude), y).getResult();
+  };
+  auto orI = [&](Value lhs, Value rhs) {
+    return arith::OrIOp::create(b, loc, lhs, rhs).getResult();
+  };
+  Value inf = constant(INFINITY), zero = constant(0);
+  Value xIsInf = compare(arith::CmpFPredicate::OEQ,
+                         math::AbsFOp::create(b, loc, x), inf);
+  Value yIsInf = compare(arith::CmpFPredicate::OEQ,
+                         math::AbsFOp::create(b, loc, y), inf);
+  Value xNegative = signBit(b, loc, x);
+  // atan(y / x), moved by pi toward y's side when x is negative.
+  Value result = math::AtanOp::create(b, loc,
+                                      arith::DivFOp::create(b, loc, y, x));
+  result = arith::AddFOp::create(b, loc, result,
+                                 select(xNegative, towardY(M_PI), zero));
+  // x = 0 or y infinite (x finite): straight up or down.
+  result = select(orI(compare(arith::CmpFPredicate::OEQ, x, zero), yIsInf),
+                  towardY(M_PI_2), result);
+  // Both infinite: the diagonals.
+  result = select(arith::AndIOp::create(b, loc, xIsInf, yIsInf),
+                  select(xNegative, towardY(3 * M_PI_4), towardY(M_PI_4)),
+                  result);
+  // y = 0: 0 or pi by the sign of x, with y's sign.
+  result = select(compare(arith::CmpFPredicate::OEQ, y, zero),
+                  select(xNegative, towardY(M_PI), towardY(0)), result);
+  Value eitherNaN = compare(arith::CmpFPredicate::UNO, x, y);
+  return select(eitherNaN, arith::AddFOp::create(b, loc, x, y), result);
 }
 
 Value scalar(LogisticOp, OpBuilder &b, Location loc, ValueRange args) {

@@ -19,12 +19,11 @@ struct KilnApproximateMathPass
     RewritePatternSet patterns(&getContext());
     // f16 and bf16 math is computed in f32, where the approximations are.
     // Ops without one (sqrt, floor, ...) lower to LLVM intrinsics later.
-    // atan2's approximation returns NaN for atan2(0, -0) (pi), so it stays
-    // a libm call; rsqrt's needs the x86vector dialect's AVX2 intrinsics
-    // and stays 1 / sqrt, which vectorizes.
-    auto approximated = [](StringRef name) {
-      return !name.ends_with("atan2") && !name.ends_with("rsqrt");
-    };
+    // rsqrt's approximation needs the x86vector dialect's AVX2 intrinsics;
+    // it stays 1 / sqrt, which vectorizes. (kiln.atan2 lowers to math.atan
+    // with its special cases as selects: math.atan2's approximation returns
+    // NaN for atan2(0, -0).)
+    auto approximated = [](StringRef name) { return !name.ends_with("rsqrt"); };
     populateMathF32ExpansionPatterns(patterns, approximated);
     populateMathPolynomialApproximationPatterns(patterns, approximated);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

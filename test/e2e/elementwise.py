@@ -67,6 +67,14 @@ with np.errstate(all="ignore"):
     binary("min", "min", x, y, np.minimum)
     binary("pow", "pow", np.abs(x) + 0.5, y, f64(np.power), rtol=2e-6)
     binary("atan2", "atan2", x, y, f64(np.arctan2), rtol=2e-6, atol=1e-7)
+    # Every quadrant and the IEEE special cases: signed zeros, infinities.
+    special = [0.0, -0.0, 1.0, -1.0, 2.5, -0.5, np.inf, -np.inf, np.nan]
+    ay, ax = np.meshgrid(np.array(special, np.float32),
+                         np.array(special, np.float32))
+    binary("atan2 special", "atan2", ay.ravel(), ax.ravel(), f64(np.arctan2),
+           rtol=2e-6, atol=1e-7)
+    binary("atan2 f64", "atan2", RANGE.astype(np.float64),
+           RANGE[::-1].astype(np.float64), np.arctan2, rtol=1e-14)
 
     a = np.array([7, -7, 7, -7, 0, 2**31 - 1, -2**31, -2**31, 5], np.int32)
     b = np.array([2, 2, -2, -2, 3, 1, -1, 0, 0], np.int32)

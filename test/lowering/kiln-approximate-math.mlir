@@ -13,10 +13,10 @@ func.func @approximated(%x: vector<8xf32>, %h: bf16) -> (vector<8xf32>, vector<8
   return %0, %1, %2 : vector<8xf32>, vector<8xf32>, bf16
 }
 
-// atan2's approximation mishandles signed zeros; it stays exact.
+// rsqrt's approximation needs AVX2 intrinsics; it stays exact.
 // CHECK-LABEL: func.func @exact
-func.func @exact(%x: f32, %y: f32) -> f32 {
-  // CHECK: math.atan2
-  %0 = math.atan2 %x, %y : f32
-  return %0 : f32
+func.func @exact(%x: vector<8xf32>) -> vector<8xf32> {
+  // CHECK: math.rsqrt
+  %0 = math.rsqrt %x : vector<8xf32>
+  return %0 : vector<8xf32>
 }
