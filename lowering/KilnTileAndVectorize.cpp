@@ -56,12 +56,14 @@ int64_t dividingTile(int64_t size, int64_t preferred) {
   return tileSize;
 }
 
-/// Whether tiling and vectorizing `op` is sound and pays: static loops,
-/// operands read through projected permutations (tiling cannot slice a
-/// reversed or shifted access), and no i1 tensors (a vector of i1 is stored
-/// as packed bits, not as the bytes a tensor of i1 holds).
+/// Whether tiling and vectorizing `op` is sound and pays: static, non-empty
+/// loops (there is nothing to vectorize in an empty one, and tiles cannot
+/// have size 0), operands read through projected permutations (tiling
+/// cannot slice a reversed or shifted access), and no i1 tensors (a vector
+/// of i1 is stored as packed bits, not as the bytes a tensor of i1 holds).
 bool isVectorizable(linalg::LinalgOp op) {
-  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+  if (llvm::any_of(op.getStaticLoopRanges(),
+                   [](int64_t size) { return size <= 0; }))
     return false;
   if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
         return map.isProjectedPermutation(/*allowZeroInResults=*/true);
