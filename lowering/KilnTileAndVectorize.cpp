@@ -127,7 +127,10 @@ struct KilnTileAndVectorizePass
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
         if (isF32Matmul(matmul))
           tileMatmul(rewriter, matmul);
-      } else if (op.getNumLoops() == op.getNumParallelLoops()) {
+      } else if (op.getNumLoops() == op.getNumParallelLoops() ||
+                 isa<linalg::ReduceOp>(op.getOperation())) {
+        // A reduction tiles like an elementwise op: its tiles accumulate
+        // in order into the result, a vector of partial results at a time.
         tileElementwise(rewriter, op, vectorWidth);
       }
     }

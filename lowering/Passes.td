@@ -151,9 +151,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     The CPU schedule, on tensors before bufferization:
 
     - all-parallel ops (fused elementwise chains, fills, broadcasts,
-      transposes) are tiled to one row of up to `vector-width` elements
-      along the innermost dimension (a width that divides it) and each tile
-      becomes vector code;
+      transposes) and `linalg.reduce` are tiled to one row of up to
+      `vector-width` elements along the innermost dimension (a width that
+      divides it) and each tile becomes vector code (a reduction's tiles
+      accumulate into its result in order);
     - f32 `linalg.matmul` whose M is a multiple of 8 and N of 32 is tiled
       for the caches (64 x 256 x 256 where those divide) and then into 8 x 32
       register tiles over single k steps, each a `vector.contract`, which

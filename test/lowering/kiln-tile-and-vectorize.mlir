@@ -73,3 +73,19 @@ func.func @odd_matmul(%a: tensor<17x33xf32>, %b: tensor<33x9xf32>, %c: tensor<17
   %0 = linalg.matmul ins(%a, %b : tensor<17x33xf32>, tensor<33x9xf32>) outs(%c : tensor<17x9xf32>) -> tensor<17x9xf32>
   return %0 : tensor<17x9xf32>
 }
+
+// -----
+
+// A reduction over the innermost dimension accumulates 64 elements a tile.
+// CHECK-LABEL: func.func @reduce
+func.func @reduce(%x: tensor<4x256xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: scf.for {{.*}} step %c1
+  // CHECK: scf.for {{.*}} step %c64
+  // CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x64xf32> to vector<1xf32>
+  %0 = linalg.reduce ins(%x : tensor<4x256xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<4xf32>
+}
