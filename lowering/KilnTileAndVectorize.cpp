@@ -84,32 +84,41 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
     vectorize(rewriter, tiled);
 }
 
-/// f32 matmul: cache tiles, then 8 x 32 register tiles over single k steps.
-void tileMatmul(RewriterBase &rewriter, linalg::MatmulOp op) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // M, N, K
+/// f32 matmul, batched (one leading batch loop) or not: cache tiles, then
+/// 8 x 32 register tiles over single k steps, one batch at a time.
+void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
+  size_t batch = ranges.size() - 3;
+  int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
   constexpr int64_t kRegisterM = 8, kRegisterN = 32;
-  if (ranges[0] % kRegisterM != 0 || ranges[1] % kRegisterN != 0)
+  if (m % kRegisterM != 0 || n % kRegisterN != 0)
     return;
   auto cacheTile = [](int64_t size, int64_t preferred, int64_t fallback) {
     return size % preferred == 0 ? preferred : fallback;
   };
-  SmallVector<int64_t> cache = {cacheTile(ranges[0], 64, kRegisterM),
-                                cacheTile(ranges[1], 256, kRegisterN),
-                                cacheTile(ranges[2], 256, ranges[2])};
-  // N, then K, then M outermost: a 256 x 256 panel of B stays in L2 while
-  // every row block of A streams past it.
+  SmallVector<int64_t> cache(batch, 1), registers(batch, 1);
+  cache.append({cacheTile(m, 64, kRegisterM), cacheTile(n, 256, kRegisterN),
+                cacheTile(k, 256, k)});
+  registers.append({kRegisterM, kRegisterN, 1});
+  // Batch, then N, then K, then M: a 256 x 256 panel of B stays in L2
+  // while every row block of A streams past it.
+  SmallVector<int64_t> order(batch, 0);
+  for (int64_t loop : {1, 2, 0})
+    order.push_back(batch + loop);
   auto outer = dyn_cast_or_null<linalg::LinalgOp>(
-      tile(rewriter, op, cache, /*order=*/{1, 2, 0}));
+      tile(rewriter, op, cache, order));
   if (!outer)
     return;
-  if (Operation *inner = tile(rewriter, outer, {kRegisterM, kRegisterN, 1}))
+  if (Operation *inner = tile(rewriter, outer, registers))
     vectorize(rewriter, inner);
 }
 
-bool isF32Matmul(linalg::MatmulOp op) {
-  return llvm::all_of(op->getOperandTypes(), [](Type type) {
-    return getElementTypeOrSelf(type).isF32();
-  });
+/// Whether `op` is a linalg.matmul or linalg.batch_matmul of f32 only.
+bool isF32Matmul(linalg::LinalgOp op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) &&
+         llvm::all_of(op->getOperandTypes(), [](Type type) {
+           return getElementTypeOrSelf(type).isF32();
+         });
 }
 
 struct KilnTileAndVectorizePass
@@ -124,9 +133,11 @@ struct KilnTileAndVectorizePass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-        if (isF32Matmul(matmul))
-          tileMatmul(rewriter, matmul);
+      if (isF32Matmul(op)) {
+        tileMatmul(rewriter, op);
+      } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
+                     op.getOperation())) {
+        continue;
       } else if (op.getNumLoops() == op.getNumParallelLoops() ||
                  isa<linalg::ReduceOp>(op.getOperation())) {
         // A reduction tiles like an elementwise op: its tiles accumulate

@@ -38,6 +38,13 @@ for m, k, n in [(64, 96, 160), (128, 512, 256), (8, 1, 32)]:
     single(f"matmul {m}x{k}x{n}", "kiln.dot_general %a0, %a1, contracting = "
            f"[1] x [0] : {sig([SA, SB], want)}", [SA, SB], want, rtol=1e-4,
            atol=1e-4)
+# A batch matmul the schedule tiles, one batch at a time.
+SA = rng.standard_normal((3, 16, 40)).astype(np.float32)
+SB = rng.standard_normal((3, 40, 64)).astype(np.float32)
+want = np.einsum("bmk,bkn->bmn", SA.astype(np.float64), SB).astype(np.float32)
+single("batch matmul scheduled", "kiln.dot_general %a0, %a1, batching = [0] x "
+       f"[0], contracting = [2] x [1] : {sig([SA, SB], want)}", [SA, SB], want,
+       rtol=1e-4, atol=1e-4)
 BA = rng.standard_normal((3, 5, 7)).astype(np.float32)
 BB = rng.standard_normal((3, 7, 4)).astype(np.float32)
 want = np.einsum("bmk,bkn->bmn", BA.astype(np.float64), BB).astype(np.float32)

@@ -65,6 +65,17 @@ func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<2
 
 // -----
 
+// A batch matmul: one batch at a time, then the matmul schedule.
+// CHECK-LABEL: func.func @batch_matmul
+func.func @batch_matmul(%a: tensor<2x16x40xf32>, %b: tensor<2x40x64xf32>, %c: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  // CHECK: scf.for {{.*}} to %c2{{.*}} step %c1
+  // CHECK: vector.contract {{.*}} vector<1x8x1xf32>, vector<1x1x32xf32> into vector<1x8x32xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<2x16x40xf32>, tensor<2x40x64xf32>) outs(%c : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  return %0 : tensor<2x16x64xf32>
+}
+
+// -----
+
 // Shapes that do not divide into register tiles are left for the loops.
 // CHECK-LABEL: func.func @odd_matmul
 func.func @odd_matmul(%a: tensor<17x33xf32>, %b: tensor<33x9xf32>, %c: tensor<17x9xf32>) -> tensor<17x9xf32> {
