@@ -56,14 +56,16 @@ bool failed(kiln_status_t status) {
   return true;
 }
 
-/// `tensor` converted elementwise between f32 and bf16 (`to`).
+/// `tensor` converted elementwise between f32 and bf16 (`to`), or null
+/// (reported) when it cannot be allocated.
 Tensor convertFloat(kiln_tensor_t tensor, kiln_dtype_t to) {
   int64_t rank = kiln_tensor_rank(tensor);
   size_t count = kiln_tensor_byte_length(tensor) /
                  kiln_dtype_size(kiln_tensor_dtype(tensor));
   kiln_tensor_t converted = nullptr;
-  failed(kiln_tensor_create(to, rank, kiln_tensor_shape(tensor), nullptr, 0,
-                            &converted));
+  if (failed(kiln_tensor_create(to, rank, kiln_tensor_shape(tensor), nullptr,
+                                0, &converted)))
+    return own(nullptr);
   if (to == KILN_BF16) {
     auto *from = static_cast<const float *>(kiln_tensor_data(tensor));
     auto *into = static_cast<uint16_t *>(kiln_tensor_data(converted));
@@ -114,8 +116,9 @@ bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
     failed(kiln_module_entry_arg(module, entryName.c_str(), i, &dtype, &rank,
                                  &shape));
     Tensor arg = std::move(found->second);
-    if (dtype == KILN_BF16 && kiln_tensor_dtype(arg.get()) == KILN_F32)
-      arg = convertFloat(arg.get(), KILN_BF16);
+    if (dtype == KILN_BF16 && kiln_tensor_dtype(arg.get()) == KILN_F32 &&
+        !(arg = convertFloat(arg.get(), KILN_BF16)))
+      return false;
     args.push_back(std::move(arg));
     byName.erase(found);
   }
@@ -205,8 +208,9 @@ int main(int argc, char **argv) {
   std::vector<std::string> names;
   for (size_t i = 0; i < results.size(); ++i) {
     names.push_back("out" + std::to_string(i));
-    if (kiln_tensor_dtype(results[i].get()) == KILN_BF16)
-      results[i] = convertFloat(results[i].get(), KILN_F32);
+    if (kiln_tensor_dtype(results[i].get()) == KILN_BF16 &&
+        !(results[i] = convertFloat(results[i].get(), KILN_F32)))
+      return 1;
     if (printResults)
       llvm::outs() << names[i] << " = " << kiln::formatTensor(results[i].get())
                    << "\n";
