@@ -113,12 +113,15 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
     vectorize(rewriter, inner);
 }
 
-/// Whether `op` is a linalg.matmul or linalg.batch_matmul of f32 only.
+/// Whether `op` is a linalg.matmul or linalg.batch_matmul accumulating in
+/// f32 (from f32, or from bf16 / f16 operands widened as they are read).
 bool isF32Matmul(linalg::LinalgOp op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) &&
-         llvm::all_of(op->getOperandTypes(), [](Type type) {
-           return getElementTypeOrSelf(type).isF32();
-         });
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+    return false;
+  Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type rhs = getElementTypeOrSelf(op->getOperand(1).getType());
+  Type acc = getElementTypeOrSelf(op->getOperand(2).getType());
+  return acc.isF32() && lhs == rhs && (lhs.isF32() || lhs.isBF16() || lhs.isF16());
 }
 
 struct KilnTileAndVectorizePass

@@ -155,8 +155,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
       `vector-width` elements along the innermost dimension (a width that
       divides it) and each tile becomes vector code (a reduction's tiles
       accumulate into its result in order);
-    - f32 `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
-      whose M is a multiple of 8 and N of 32 is tiled
+    - `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
+      accumulating in f32 (from f32, bf16 or f16) whose M is a multiple of
+      8 and N of 32 is tiled
       for the caches (64 x 256 x 256 where those divide) and then into 8 x 32
       register tiles over single k steps, each a `vector.contract`, which
       kiln-lower-vectors turns into FMAs on an accumulator kept in registers.

@@ -73,6 +73,16 @@ func.func @f(%a: tensor<4x8xbf16>, %b: tensor<8x3xbf16>) -> tensor<4x3xf32> {
   return %r : tensor<4x3xf32>
 }""", "f", [HA, HB], [want])
 
+# bf16 operands through the register-tiled schedule, accumulating in f32.
+HA = rng.integers(-8, 8, (16, 40)).astype(np.float32)
+HB = rng.integers(-8, 8, (40, 64)).astype(np.float32)
+check("matmul bf16 -> f32 scheduled", """
+func.func @f(%a: tensor<16x40xbf16>, %b: tensor<40x64xbf16>) -> tensor<16x64xf32> {
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : (tensor<16x40xbf16>, tensor<40x64xbf16>) -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
+}""", "f", [HA, HB], [HA @ HB])
+
 # Reductions.
 R = rng.standard_normal((4, 5, 6)).astype(np.float32)
 R[1, 2, 3] = np.nan
