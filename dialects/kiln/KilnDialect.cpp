@@ -4,6 +4,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+// The generated attribute printer and parser dispatch with TypeSwitch.
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace kiln;
