@@ -17,7 +17,8 @@ if ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -q
+  # A third-party source that is out of reach must not stop the install.
+  $sudo apt-get update -q || echo "apt-get update failed; installing anyway"
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
