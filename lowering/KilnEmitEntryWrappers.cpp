@@ -27,7 +27,8 @@ struct KilnEmitEntryWrappersPass
       emitWrapper(b, ptr, fn);
   }
 
-  /// kiln_entry_NAME(ptr %args): calls _mlir_ciface_NAME(args[0], ...).
+  /// kiln_entry_NAME(ptr %args): calls _mlir_ciface_NAME(args[0], ...),
+  /// then fences.
   static void emitWrapper(OpBuilder &b, Type ptr, LLVM::LLVMFuncOp fn) {
     Location loc = fn.getLoc();
     std::string name =
@@ -47,6 +48,10 @@ struct KilnEmitEntryWrappersPass
       args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
     }
     LLVM::CallOp::create(b, loc, fn, args);
+    // Streaming (non-temporal) stores are weakly ordered; a full fence
+    // makes the results visible before any later store, such as a flag
+    // that hands them to another thread.
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::seq_cst);
     LLVM::ReturnOp::create(b, loc, ValueRange{});
   }
 };

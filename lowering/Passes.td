@@ -104,9 +104,11 @@ def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp">
   let description = [{
     For every `_mlir_ciface_NAME` in the LLVM dialect, adds
     `kiln_entry_NAME(ptr %args)`, which loads one descriptor pointer per
-    argument (then per result out-parameter) from the array `%args` and
-    calls `_mlir_ciface_NAME` with them. The runtime calls every entry this
-    one way, whatever its signature.
+    argument (then per result out-parameter) from the array `%args`, calls
+    `_mlir_ciface_NAME` with them, and ends with a full fence, so that the
+    results of streaming stores are visible to other threads once the call
+    returns. The runtime calls every entry this one way, whatever its
+    signature.
 
     Example:
 
@@ -118,6 +120,7 @@ def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp">
       %a = llvm.load %p0 : !llvm.ptr -> !llvm.ptr
       ...
       llvm.call @_mlir_ciface_f(%a, %out) : (!llvm.ptr, !llvm.ptr) -> ()
+      llvm.fence seq_cst
       llvm.return
     }
     ```

@@ -10,4 +10,5 @@ llvm.func @_mlir_ciface_f(%a: !llvm.ptr, %b: !llvm.ptr) {
 // CHECK: %[[P1:.*]] = llvm.getelementptr %arg0[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK: %[[B:.*]] = llvm.load %[[P1]] : !llvm.ptr -> !llvm.ptr
 // CHECK: llvm.call @_mlir_ciface_f(%[[A]], %[[B]])
-// CHECK: llvm.return
+// CHECK-NEXT: llvm.fence seq_cst
+// CHECK-NEXT: llvm.return
