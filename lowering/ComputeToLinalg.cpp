@@ -48,6 +48,27 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value lhs, Value rhs,
                                arith::MulIOp::create(b, loc, lhs, rhs));
 }
 
+/// The type sums of `element` accumulate in: f32 for bf16 and f16 (whose
+/// 8 or 11 bits would lose the sum), `element` itself otherwise.
+Type accumulatorType(Type element) {
+  if (element.isBF16() || element.isF16())
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+/// `x` (a tensor accumulated in f32) rounded to `type`, or `x` itself when
+/// it already has that type.
+Value narrow(OpBuilder &b, Location loc, Value x, RankedTensorType type) {
+  if (x.getType() == type)
+    return x;
+  return buildParallelGeneric(
+      b, loc, type, x, b.getMultiDimIdentityMap(type.getRank()),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
+        return arith::TruncFOp::create(nested, nestedLoc,
+                                       type.getElementType(), args[0]);
+      });
+}
+
 /// The map of one dot_general operand into the iteration space
 /// (batch..., lhs free..., rhs free..., contracting...).
 AffineMap dotOperandMap(MLIRContext *context, int64_t rank,
@@ -91,25 +112,32 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    Value zero = scalarConstant(rewriter, loc, type.getElementType(), 0);
-    Value init = filledTensor(rewriter, loc, type, zero);
-    ValueRange inputs{adaptor.getLhs(), adaptor.getRhs()};
+    // bf16 and f16 results accumulate in f32 and are rounded once at the end.
+    RankedTensorType accType = type.clone(accumulatorType(type.getElementType()));
     Value result;
-    if (isCanonical(op, 0))
-      result = linalg::MatmulOp::create(rewriter, loc, inputs, init)
-                   .getResult(0);
-    else if (isCanonical(op, 1))
-      result = linalg::BatchMatmulOp::create(rewriter, loc, inputs, init)
-                   .getResult(0);
-    else
-      result = buildGeneric(rewriter, op, adaptor, init);
-    rewriter.replaceOp(op, result);
+    if (op.getLhsContractingDimensions().empty()) {
+      result = buildProduct(rewriter, op, adaptor, accType);
+    } else {
+      Value zero =
+          scalarConstant(rewriter, loc, accType.getElementType(), 0);
+      Value init = filledTensor(rewriter, loc, accType, zero);
+      SmallVector<Value> inputs{adaptor.getLhs(), adaptor.getRhs()};
+      if (isCanonical(op, 0))
+        result = linalg::MatmulOp::create(rewriter, loc, inputs, init)
+                     .getResult(0);
+      else if (isCanonical(op, 1))
+        result = linalg::BatchMatmulOp::create(rewriter, loc, inputs, init)
+                     .getResult(0);
+      else
+        result = buildGeneric(rewriter, op, adaptor, init);
+    }
+    rewriter.replaceOp(op, narrow(rewriter, loc, result, type));
     return success();
   }
 
-  static Value buildGeneric(OpBuilder &b, DotGeneralOp op, OpAdaptor adaptor,
-                            Value init) {
-    MLIRContext *context = b.getContext();
+  /// The maps of the lhs, rhs and result into the iteration space (result
+  /// dims..., contracting dims...).
+  static SmallVector<AffineMap> dotMaps(MLIRContext *context, DotGeneralOp op) {
     ArrayRef<int64_t> lhsBatch = op.getLhsBatchingDimensions();
     ArrayRef<int64_t> lhsContract = op.getLhsContractingDimensions();
     int64_t lhsRank = op.getLhs().getType().getRank();
@@ -117,20 +145,47 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     unsigned resultRank = op.getType().getRank();
     unsigned numLoops = resultRank + lhsContract.size();
     unsigned lhsFree = lhsRank - lhsBatch.size() - lhsContract.size();
-    SmallVector<AffineMap> maps = {
-        dotOperandMap(context, lhsRank, lhsBatch, lhsContract, lhsBatch.size(),
-                      resultRank, numLoops),
-        dotOperandMap(context, rhsRank, op.getRhsBatchingDimensions(),
-                      op.getRhsContractingDimensions(),
-                      lhsBatch.size() + lhsFree, resultRank, numLoops),
-        AffineMap::getMultiDimIdentityMap(numLoops, context)
-            .getMajorSubMap(resultRank)};
+    SmallVector<AffineExpr> resultExprs;
+    for (unsigned d = 0; d < resultRank; ++d)
+      resultExprs.push_back(getAffineDimExpr(d, context));
+    return {dotOperandMap(context, lhsRank, lhsBatch, lhsContract,
+                          lhsBatch.size(), resultRank, numLoops),
+            dotOperandMap(context, rhsRank, op.getRhsBatchingDimensions(),
+                          op.getRhsContractingDimensions(),
+                          lhsBatch.size() + lhsFree, resultRank, numLoops),
+            AffineMap::get(numLoops, 0, resultExprs, context)};
+  }
+
+  /// A dot_general without contracting dimensions (an outer product): an
+  /// all-parallel generic that never reads its output, so that elementwise
+  /// fusion cannot turn the output into an accumulator.
+  static Value buildProduct(OpBuilder &b, DotGeneralOp op, OpAdaptor adaptor,
+                            RankedTensorType type) {
+    SmallVector<AffineMap> maps = dotMaps(b.getContext(), op);
+    maps.pop_back();
+    Type element = type.getElementType();
+    return buildParallelGeneric(
+        b, op.getLoc(), type, ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+        maps, [&](OpBuilder &nested, Location loc, ValueRange args) -> Value {
+          Value lhs = widen(nested, loc, args[0], element);
+          Value rhs = widen(nested, loc, args[1], element);
+          if (isFloatType(element))
+            return arith::MulFOp::create(nested, loc, lhs, rhs);
+          return arith::MulIOp::create(nested, loc, lhs, rhs);
+        });
+  }
+
+  static Value buildGeneric(OpBuilder &b, DotGeneralOp op, OpAdaptor adaptor,
+                            Value init) {
+    SmallVector<AffineMap> maps = dotMaps(b.getContext(), op);
+    unsigned resultRank = op.getType().getRank();
+    ArrayRef<int64_t> lhsContract = op.getLhsContractingDimensions();
     // Result loops come first and are parallel; contracting loops reduce.
     SmallVector<utils::IteratorType> iterators(resultRank,
                                                utils::IteratorType::parallel);
     iterators.append(lhsContract.size(), utils::IteratorType::reduction);
     auto generic = linalg::GenericOp::create(
-        b, op.getLoc(), op.getType(),
+        b, op.getLoc(), init.getType(),
         ValueRange{adaptor.getLhs(), adaptor.getRhs()}, init, maps, iterators,
         [](OpBuilder &nested, Location loc, ValueRange args) {
           linalg::YieldOp::create(
@@ -178,19 +233,28 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    Type element = type.getElementType();
-    Value init = filledTensor(rewriter, loc, type,
+    // Sums and products of bf16 / f16 accumulate in f32; max and min are
+    // exact in any type.
+    bool accumulates = identity == Identity::Zero || identity == Identity::One;
+    Type element = accumulates ? accumulatorType(type.getElementType())
+                               : type.getElementType();
+    Value init = filledTensor(rewriter, loc, type.clone(element),
                               identityValue(rewriter, loc, element, identity));
+    // The order of the reduced dimensions does not matter; linalg wants
+    // them ascending.
+    SmallVector<int64_t> dims(op.getDimensions());
+    llvm::sort(dims);
     auto reduce = linalg::ReduceOp::create(
-        rewriter, loc, adaptor.getOperand(), init, op.getDimensions(),
+        rewriter, loc, adaptor.getOperand(), init, dims,
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          Value x = widen(b, nestedLoc, args[0], element);
           Value combined =
               isFloatType(element)
-                  ? FloatOp::create(b, nestedLoc, args[0], args[1]).getResult()
-                  : IntOp::create(b, nestedLoc, args[0], args[1]).getResult();
+                  ? FloatOp::create(b, nestedLoc, x, args[1]).getResult()
+                  : IntOp::create(b, nestedLoc, x, args[1]).getResult();
           linalg::YieldOp::create(b, nestedLoc, combined);
         });
-    rewriter.replaceOp(op, reduce.getResult(0));
+    rewriter.replaceOp(op, narrow(rewriter, loc, reduce.getResult(0), type));
     return success();
   }
 };

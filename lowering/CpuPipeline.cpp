@@ -8,6 +8,7 @@
 #include "Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -64,6 +65,15 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
     return;
   if (options.approximateMath)
     pm.addPass(createKilnApproximateMath());
+  // bf16 and f16 arithmetic computes in f32 and rounds each result, which
+  // is exact for single ops, and bf16 <-> f32 conversions become integer
+  // arithmetic: LLVM cannot legalize odd-sized vectors of bf16.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16", "f16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   // math.ipowi and math.fpowi become functions written in IR.
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createLowerAffinePass());

@@ -40,7 +40,13 @@ Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange args) {
 }
 
 Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange args) {
-  return floatOrInt<math::AbsFOp, math::AbsIOp>(b, loc, args);
+  if (isFloat(args[0]))
+    return math::AbsFOp::create(b, loc, args[0]);
+  // max(x, -x) (INT_MIN stays INT_MIN, as in XLA): plain arith, which
+  // lowers on vectors of any rank, unlike math.absi.
+  Value zero = scalarConstant(b, loc, args[0].getType(), 0);
+  Value negated = arith::SubIOp::create(b, loc, zero, args[0]);
+  return arith::MaxSIOp::create(b, loc, args[0], negated);
 }
 
 Value scalar(SignOp, OpBuilder &b, Location loc, ValueRange args) {
@@ -72,14 +78,56 @@ Value mathScalar(OpBuilder &b, Location loc, ValueRange args) {
 Value scalar(ExpOp, OpBuilder &b, Location loc, ValueRange args) {
   return mathScalar<math::ExpOp>(b, loc, args);
 }
+/// expm1 of f64 by Kahan's formula (u - 1) * x / log(u) with u = exp(x),
+/// accurate near 0 where exp(x) - 1 cancels: LLVM lowers math.expm1 to
+/// exp(x) - 1, and the polynomial approximations cover f32 only.
 Value scalar(Expm1Op, OpBuilder &b, Location loc, ValueRange args) {
-  return mathScalar<math::ExpM1Op>(b, loc, args);
+  Value x = args[0];
+  if (!x.getType().isF64())
+    return mathScalar<math::ExpM1Op>(b, loc, args);
+  auto eq = [&](Value lhs, double rhs) -> Value {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs,
+                                 scalarConstant(b, loc, lhs.getType(), rhs));
+  };
+  Value u = math::ExpOp::create(b, loc, x);
+  Value uMinusOne =
+      arith::SubFOp::create(b, loc, u, scalarConstant(b, loc, u.getType(), 1));
+  Value result = arith::DivFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, uMinusOne, x),
+      math::LogOp::create(b, loc, u));
+  // exp(x) rounds to 1 (x tiny: expm1(x) = x), to 0 (x very negative: -1)
+  // or overflows (inf).
+  result = arith::SelectOp::create(b, loc, eq(u, INFINITY), u, result);
+  result = arith::SelectOp::create(b, loc, eq(uMinusOne, -1), uMinusOne,
+                                   result);
+  return arith::SelectOp::create(b, loc, eq(u, 1), x, result);
 }
 Value scalar(LogOp, OpBuilder &b, Location loc, ValueRange args) {
   return mathScalar<math::LogOp>(b, loc, args);
 }
+/// log1p of f64 by Goldberg's formula log(u) * (x / (u - 1)) with
+/// u = 1 + x, which cancels the rounding of u (LLVM lowers math.log1p to
+/// log(1 + x), and the polynomial approximations cover f32 only).
 Value scalar(Log1pOp, OpBuilder &b, Location loc, ValueRange args) {
-  return mathScalar<math::Log1pOp>(b, loc, args);
+  Value x = args[0];
+  if (!x.getType().isF64())
+    return mathScalar<math::Log1pOp>(b, loc, args);
+  Type type = x.getType();
+  Value one = scalarConstant(b, loc, type, 1);
+  Value u = arith::AddFOp::create(b, loc, one, x);
+  Value uMinusOne = arith::SubFOp::create(b, loc, u, one);
+  Value logU = math::LogOp::create(b, loc, u);
+  Value result = arith::MulFOp::create(
+      b, loc, logU, arith::DivFOp::create(b, loc, x, uMinusOne));
+  // 1 + x rounds to 1 (x tiny: log1p(x) = x) or overflows (log(u) = inf).
+  Value roundsToOne = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            uMinusOne,
+                                            scalarConstant(b, loc, type, 0));
+  Value infinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, u,
+      scalarConstant(b, loc, type, INFINITY));
+  result = arith::SelectOp::create(b, loc, infinite, u, result);
+  return arith::SelectOp::create(b, loc, roundsToOne, x, result);
 }
 Value scalar(TanhOp, OpBuilder &b, Location loc, ValueRange args) {
   return mathScalar<math::TanhOp>(b, loc, args);
@@ -222,8 +270,23 @@ Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange args) {
 Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange args) {
   return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args);
 }
+/// Integer powers follow XLA: exponentiation by squaring (wrapping) for
+/// y >= 0; for y < 0, 1 if x == 1 and 0 otherwise (also for x = -1).
 Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange args) {
-  return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, args);
+  if (isFloat(args[0]))
+    return math::PowFOp::create(b, loc, args);
+  Value x = args[0], y = args[1];
+  Type type = x.getType();
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value one = scalarConstant(b, loc, type, 1);
+  // math.ipowi divides by zero for 0^y with y < 0: give it y >= 0 only.
+  Value power = math::IPowIOp::create(
+      b, loc, x, arith::MaxSIOp::create(b, loc, y, zero));
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+  Value xIsOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, one);
+  Value reciprocal = arith::SelectOp::create(b, loc, xIsOne, one, zero);
+  return arith::SelectOp::create(b, loc, negative, reciprocal, power);
 }
 Value scalar(AndOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::AndIOp::create(b, loc, args);
@@ -318,6 +381,31 @@ Value floatToInt(OpBuilder &b, Location loc, Value x, IntegerType to) {
                                  result);
 }
 
+/// The f64 `x` rounded to f32 with round-to-odd: truncated toward zero,
+/// with the lowest bit set when inexact. Rounding that to a format of at
+/// most 22 bits then gives the correctly rounded result.
+Value truncateToOddF32(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value nearest = arith::TruncFOp::create(b, loc, f32, x);
+  Value back = arith::ExtFOp::create(b, loc, x.getType(), nearest);
+  Value inexact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
+  // Rounded away from zero: step the magnitude back by one ulp.
+  Value awayFromZero = arith::AndIOp::create(
+      b, loc, inexact,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                            math::AbsFOp::create(b, loc, back),
+                            math::AbsFOp::create(b, loc, x)));
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  Value stepped = arith::SubIOp::create(b, loc, bits,
+                                        scalarConstant(b, loc, i32, 1));
+  bits = arith::SelectOp::create(b, loc, awayFromZero, stepped, bits);
+  Value odd =
+      arith::OrIOp::create(b, loc, bits, scalarConstant(b, loc, i32, 1));
+  bits = arith::SelectOp::create(b, loc, inexact, odd, bits);
+  return arith::BitcastOp::create(b, loc, f32, bits);
+}
+
 Value scalar(ConvertOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
   Type from = x.getType();
@@ -338,6 +426,10 @@ Value scalar(ConvertOp op, OpBuilder &b, Location loc, ValueRange args) {
       // bf16 <-> f16 have equal widths: go through f32.
       if (fromFloat.getWidth() == toFloat.getWidth())
         x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+      // f64 -> 16 bits has no instruction and needs a compiler-rt routine
+      // the JIT lacks: go through f32 rounded to odd, which rounds once.
+      if (fromFloat.isF64() && toFloat.getWidth() == 16)
+        x = truncateToOddF32(b, loc, x);
       return arith::TruncFOp::create(b, loc, to, x);
     }
     if (fromBool)

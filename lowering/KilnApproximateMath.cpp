@@ -23,9 +23,16 @@ struct KilnApproximateMathPass
     // it stays 1 / sqrt, which vectorizes. (kiln.atan2 lowers to math.atan
     // with its special cases as selects: math.atan2's approximation returns
     // NaN for atan2(0, -0).)
-    auto approximated = [](StringRef name) { return !name.ends_with("rsqrt"); };
-    populateMathF32ExpansionPatterns(patterns, approximated);
+    auto expanded = [](StringRef name) { return !name.ends_with("rsqrt"); };
+    // sin and cos get Kiln's own patterns: upstream's reduce the argument
+    // in f32 and lose all accuracy beyond a few thousand.
+    auto approximated = [](StringRef name) {
+      return !name.ends_with("rsqrt") && name != "math.sin" &&
+             name != "math.cos";
+    };
+    populateMathF32ExpansionPatterns(patterns, expanded);
     populateMathPolynomialApproximationPatterns(patterns, approximated);
+    kiln::populateSinCosApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

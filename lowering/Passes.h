@@ -32,6 +32,10 @@ void populateControlFlowToScfPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.
 void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
+/// f32 math.sin and math.cos as polynomials after a range reduction that is
+/// exact over the whole f32 range (used by kiln-approximate-math).
+void populateSinCosApproximationPatterns(mlir::RewritePatternSet &patterns);
+
 /// The stages of kiln-to-cpu-pipeline, each ending in IR one can print.
 enum class CpuStage {
   /// linalg, tensor, arith, math and scf on tensors, elementwise ops fused.

@@ -83,12 +83,42 @@ func.func @f(%a: tensor<16x40xbf16>, %b: tensor<40x64xbf16>) -> tensor<16x64xf32
   return %r : tensor<16x64xf32>
 }""", "f", [HA, HB], [HA @ HB])
 
+# An outer product (no contracting dimensions) feeding a broadcast, which
+# elementwise fusion once turned into an accumulation; a vector dot product
+# (rank-0 result).
+OA = np.array([2], np.float32)
+OB = np.array([1, 2, 3, 4], np.float32)
+check("outer product broadcast", """
+func.func @f(%a: tensor<1xf32>, %b: tensor<4xf32>) -> tensor<3x1x4xf32> {
+  %0 = kiln.dot_general %a, %b, contracting = [] x []
+      : (tensor<1xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %1 = kiln.broadcast_in_dim %0, dims = [1, 2]
+      : (tensor<1x4xf32>) -> tensor<3x1x4xf32>
+  return %1 : tensor<3x1x4xf32>
+}""", "f", [OA, OB], [np.broadcast_to(np.outer(OA, OB), (3, 1, 4))])
+VA = rng.standard_normal(37).astype(np.float32)
+VB = rng.standard_normal(37).astype(np.float32)
+single("vector dot", f"kiln.dot_general %a0, %a1, contracting = [0] x [0] : "
+       f"{sig([VA, VB], np.float32(0))}", [VA, VB],
+       np.array(VA.astype(np.float64) @ VB, np.float32), rtol=1e-5)
+
+# bf16 sums accumulate in f32 and round once: 300 ones make 300 (in bf16
+# steps of 2 beyond 256 they would stop at 256).
+ones = np.ones(300, np.float32)
+check("bf16 reduce_sum and dot accumulate in f32", """
+func.func @f(%a: tensor<300xbf16>) -> (tensor<bf16>, tensor<bf16>) {
+  %0 = kiln.reduce_sum %a, dims = [0] : (tensor<300xbf16>) -> tensor<bf16>
+  %1 = kiln.dot_general %a, %a, contracting = [0] x [0]
+      : (tensor<300xbf16>, tensor<300xbf16>) -> tensor<bf16>
+  return %0, %1 : tensor<bf16>, tensor<bf16>
+}""", "f", [ones], [np.float32(300), np.float32(300)])
+
 # Reductions.
 R = rng.standard_normal((4, 5, 6)).astype(np.float32)
 R[1, 2, 3] = np.nan
 for op, reference in [("reduce_sum", np.sum), ("reduce_prod", np.prod),
                       ("reduce_max", np.max), ("reduce_min", np.min)]:
-    for dims in ([1], [0, 2], [0, 1, 2]):
+    for dims in ([1], [0, 2], [0, 1, 2], [2, 0]):
         want = reference(R.astype(np.float64), axis=tuple(dims)).astype(
             np.float32)
         single(f"{op} {dims}", f"kiln.{op} %a0, dims = {dims} : "

@@ -31,6 +31,8 @@ with np.errstate(all="ignore"):
         unary(f"sqrt {dtype.__name__}", "sqrt", x, np.sqrt)
     unary("neg i32", "neg", INTS, np.negative)
     unary("abs i32", "abs", INTS, np.abs)
+    unary("abs i64 rank 3", "abs", INTS[:6].astype(np.int64).reshape(1, 2, 3),
+          np.abs)
     unary("sign i64", "sign", INTS.astype(np.int64), np.sign)
     unary("not i1", "not", np.array([True, False]), np.logical_not)
     unary("not i32", "not", INTS, np.invert)
@@ -51,6 +53,22 @@ with np.errstate(all="ignore"):
     unary("rsqrt", "rsqrt", POSITIVE, f64(lambda x: 1 / np.sqrt(x)), **f32)
     unary("sin", "sin", RANGE, f64(np.sin), rtol=2e-6, atol=2e-6)
     unary("cos", "cos", RANGE, f64(np.cos), rtol=2e-6, atol=2e-6)
+    # sin and cos reduce their argument exactly over the whole f32 range.
+    huge = np.array([1e3, -1e4, 123456.7, 1048575.9, 1048576, 1e10, 1e20,
+                     1e30, -1e30, 3.4e38, 16367173 * 2.0**72, np.inf, np.nan,
+                     -0.0], np.float32)
+    spread = (10 ** np.random.default_rng(1).uniform(-5, 38, 64)).astype(
+        np.float32)
+    for x in (huge, spread, -spread):
+        unary("sin whole range", "sin", x, f64(np.sin), rtol=3e-7)
+        unary("cos whole range", "cos", x, f64(np.cos), rtol=3e-7)
+    # f64 log1p and expm1 stay accurate where 1 + x and exp(x) round.
+    tiny = np.array([1e-300, -1e-300, 1e-20, -3e-17, 1e-9, 0.0, -0.0, 0.5,
+                     -0.5, 1e300, np.inf, -1.0, np.nan])
+    unary("log1p f64", "log1p", tiny, np.log1p, rtol=2e-16)
+    unary("expm1 f64", "expm1", np.append(tiny[:-3], [-800.0, -np.inf, 700.0,
+                                                      800.0, np.nan]),
+          np.expm1, rtol=1e-15)
     unary("exp f64", "exp", RANGE.astype(np.float64), np.exp, rtol=1e-15)
     unary("tanh f64", "tanh", RANGE.astype(np.float64), np.tanh, rtol=1e-15)
     half = np.array([0.5, -1.0, 2.0, 0.0], np.float16)
@@ -90,6 +108,11 @@ with np.errstate(all="ignore"):
     binary("min i32", "min", a, b, np.minimum)
     binary("pow i32", "pow", np.array([2, -3, 5, 1], np.int32),
            np.array([10, 3, 0, 7], np.int32), np.power)
+    # XLA's rule for negative integer exponents: 1 for a base of 1, else 0.
+    binary("pow i64 negative", "pow",
+           np.array([0, 1, -1, -1, 2, -2, 1, 0], np.int64),
+           np.array([-1, -5, -1, -2, -3, -1, 0, 0], np.int64),
+           lambda *_: np.array([0, 1, 0, 0, 0, 0, 1, 1], np.int64))
     binary("and i32", "and", a, b, np.bitwise_and)
     binary("or i1", "or", np.array([True, True, False, False]),
            np.array([True, False, True, False]), np.logical_or)
@@ -166,5 +189,27 @@ func.func @f(%x: {bt}) -> {bt} {{
   %0 = kiln.add %x, %x : {bt}
   return %0 : {bt}
 }}""", "f", [bx], [rounded * 2])
+    # Odd sizes, whose vectors LLVM cannot legalize in bf16 or f16.
+    for n in (17, 33):
+        for element, dtype in (("bf16", np.float32), ("f16", np.float16)):
+            v = (np.arange(n) % 17 - 8).astype(dtype)
+            vt, st = ttype(v.shape, element), ttype((), element)
+            check(f"{element} mul and reduce_max {n}", f"""
+func.func @f(%x: {vt}) -> ({vt}, {st}) {{
+  %0 = kiln.mul %x, %x : {vt}
+  %1 = kiln.reduce_max %0, dims = [0] : ({vt}) -> {st}
+  return %0, %1 : {vt}, {st}
+}}""", "f", [v], [v * v, np.array(64, dtype)])
+    # f64 -> bf16 / f16 round once: 1 + 2^-8 + 2^-30 lies above the tie
+    # 1 + 2^-8 that rounding to f32 first would make.
+    # Subnormal bf16 steps are 2^-133: 2^-140 rounds to 0 and the tie
+    # 3 * 2^-134 to even (2^-132).
+    wide = np.array([1 + 2**-8 + 2**-30, 1 + 2**-8, -(1 + 3 * 2**-8),
+                     1e300, 2**-130, 2**-140, 3 * 2**-134, np.nan, 0.1])
+    convert("f64", "bf16", wide,
+            np.array([1 + 2**-7, 1, -(1 + 2**-6), np.inf, 2**-130, 0,
+                      2**-132, np.nan, 0.10009765625], np.float32))
+    convert("f64", "f16", np.array([1 + 2**-11 + 2**-40, 1 + 2**-11, 7e4]),
+            np.array([1 + 2**-10, 1, np.inf], np.float16))
 
 finish()
