@@ -50,6 +50,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   // them identical values, which canonicalization then erases.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createKilnCopyRepeatedResults());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

@@ -128,6 +128,29 @@ def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def KilnCopyRepeatedResults
+    : Pass<"kiln-copy-repeated-results", "::mlir::ModuleOp"> {
+  let summary = "Give a buffer returned more than once a copy per extra result";
+  let description = [{
+    Runs after bufferization, before results become out-parameters. A
+    function may return one value several times (`return %h, %h`, common in
+    scan bodies, or two results that canonicalization folded into one);
+    every result must own its buffer, so each repetition after the first
+    returns a fresh copy.
+
+    Example:
+
+    ```mlir
+    return %m, %m : memref<4xf32>, memref<4xf32>
+    // becomes
+    %c = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    memref.copy %m, %c : memref<4xf32> to memref<4xf32>
+    return %m, %c : memref<4xf32>, memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
   let summary = "Rewrite memref.copy as linalg.copy";
   let description = [{
