@@ -12,7 +12,32 @@ namespace kiln {
 #include "lowering/Passes.h.inc"
 } // namespace kiln
 
+namespace {
+/// A primitive op with one result that has no elements (a slice at the end
+/// of a dimension, a pad or concatenate of empty tensors, ...) computes
+/// nothing: its result is an empty tensor. Offsets and sizes of an empty
+/// result would otherwise reach slicing ops that reject them.
+struct EmptyResultToEmptyTensor : ConversionPattern {
+  EmptyResultToEmptyTensor(MLIRContext *context)
+      : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/2, context) {}
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<kiln::KilnDialect>(op->getDialect()) || op->getNumRegions() ||
+        op->getNumResults() != 1)
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() != 0)
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                 type.getElementType());
+    return success();
+  }
+};
+} // namespace
+
 void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<EmptyResultToEmptyTensor>(patterns.getContext());
   populateElementwiseToLinalgPatterns(patterns);
   populateShapeToLinalgPatterns(patterns);
   populateComputeToLinalgPatterns(patterns);
