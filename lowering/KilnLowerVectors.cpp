@@ -29,8 +29,9 @@ struct KilnLowerVectorsPass
     // hoisting can see that an accumulator is loop-invariant.
     RewritePatternSet folding(context);
     memref::populateFoldMemRefAliasOpPatterns(folding);
-    if (failed(applyPatternsGreedily(root, std::move(folding))))
-      return signalPassFailure();
+    // As in upstream's fold-memref-alias-ops, not converging is harmless:
+    // accesses through reshapes that cannot be folded stay as they are.
+    (void)applyPatternsGreedily(root, std::move(folding));
     // The folded indices are recomputed per transfer; a read and a write of
     // the same accumulator must share them to be hoisted as a pair.
     IRRewriter rewriter(context);
@@ -50,14 +51,20 @@ struct KilnLowerVectorsPass
         lowering, vector::VectorTransposeLowering::EltWise);
     vector::populateVectorShapeCastLoweringPatterns(lowering);
     vector::populateVectorStepLoweringPatterns(lowering);
+    // n-D gathers (take with n-D indices) unroll into 1-D ones, which LLVM
+    // lowers.
+    vector::populateVectorGatherLoweringPatterns(lowering);
     // n-D transfers unroll into 1-D ones, which become vector loads/stores.
     VectorTransferToSCFOptions unrolled;
     unrolled.enableFullUnroll();
     populateVectorToSCFConversionPatterns(lowering, unrolled);
     vector::populateVectorTransferLoweringPatterns(lowering,
                                                    /*maxTransferRank=*/1);
-    if (failed(applyPatternsGreedily(root, std::move(lowering))))
+    if (failed(applyPatternsGreedily(root, std::move(lowering)))) {
+      root->emitError("kiln-lower-vectors: the vector lowering patterns did "
+                      "not converge");
       return signalPassFailure();
+    }
     streamLargeStores(root);
   }
 

@@ -15,6 +15,7 @@
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
+class PassManager;
 class RewritePatternSet;
 } // namespace mlir
 
@@ -73,6 +74,9 @@ struct KilnToCpuPipelineOptions
 /// `kiln_entry_NAME(void **)` takes those pointers as an array.
 void buildKilnToCpuPipeline(mlir::OpPassManager &pm,
                             const KilnToCpuPipelineOptions &options);
+
+/// Makes every pass failure in `pm` report the pass and the op it ran on.
+void addPassFailureReport(mlir::PassManager &pm);
 
 /// Registers the kiln dialect and everything the kiln pipelines use or
 /// produce: dialects, external interface models, LLVM IR translations.

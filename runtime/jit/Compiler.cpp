@@ -107,6 +107,7 @@ kiln_status_t compileSource(MLIRContext &context, const char *path,
               if (!stopAfter)
                 return 0;
               PassManager pm(&context);
+              addPassFailureReport(pm);
               KilnToCpuPipelineOptions options;
               options.stopAfter = *stopAfter;
               buildKilnToCpuPipeline(pm, options);

@@ -152,6 +152,10 @@ ids1 = np.array([2, 0, 2], np.int64)
 want = T[:, np.clip(ids1, 0, 2)]
 single("take dim 1", f"kiln.take %a0[%a1], dim = 1 : {sig([T, ids1], want)}",
        [T, ids1], want)
+T1 = rng.standard_normal(10).astype(np.float32)
+want = T1[np.clip(ids, 0, 9)]
+single("take rank-1 table, rank-2 indices",
+       f"kiln.take %a0[%a1], dim = 0 : {sig([T1, ids], want)}", [T1, ids], want)
 U = rng.standard_normal((3, 2, 3)).astype(np.float32)
 want = T.copy()
 np.add.at(want, np.clip(ids, 0, 9), U)

@@ -46,6 +46,21 @@ single("reshape to scalar", "  %r = kiln.reshape %a0 : (tensor<1x1xf32>) -> "
 single("reshape from scalar", "  %r = kiln.reshape %a0 : (tensor<f32>) -> "
        "tensor<1x1x1xf32>", [np.array(3.5, np.float32)],
        np.full((1, 1, 1), 3.5, np.float32), "tensor<1x1x1xf32>")
+# Reshapes that add dimensions, feeding elementwise ops and broadcasts.
+v = np.arange(6, dtype=np.float32)
+check("reshape then exp", """
+func.func @f(%a: tensor<6xf32>) -> tensor<2x3xf32> {
+  %0 = kiln.reshape %a : (tensor<6xf32>) -> tensor<2x3xf32>
+  %1 = kiln.exp %0 : tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}""", "f", [v], [np.exp(v.astype(np.float64)).astype(np.float32).reshape(2, 3)],
+      rtol=2e-6)
+check("reshape to Nx1 then broadcast", """
+func.func @f(%a: tensor<6xf32>) -> tensor<6x4xf32> {
+  %0 = kiln.reshape %a : (tensor<6xf32>) -> tensor<6x1xf32>
+  %1 = kiln.broadcast_in_dim %0, dims = [0, 1] : (tensor<6x1xf32>) -> tensor<6x4xf32>
+  return %1 : tensor<6x4xf32>
+}""", "f", [v], [np.broadcast_to(v.reshape(6, 1), (6, 4))])
 single("transpose", f"  %r = kiln.transpose %a0, permutation = [2, 0, 1] : "
        f"({tx}) -> tensor<4x2x3xf32>", [x], x.transpose(2, 0, 1),
        "tensor<4x2x3xf32>")

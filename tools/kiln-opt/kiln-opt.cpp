@@ -23,6 +23,14 @@ using namespace mlir;
 static LogicalResult run(StringRef inputFilename, StringRef outputFilename,
                          DialectRegistry &registry) {
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  // The pipeline from the command line, then a report naming any pass that
+  // fails (some upstream passes fail without a diagnostic).
+  config.setPassPipelineSetupFn([fromCommandLine = config](PassManager &pm) {
+    if (failed(fromCommandLine.setupPassPipeline(pm)))
+      return failure();
+    kiln::addPassFailureReport(pm);
+    return success();
+  });
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
   if (!input) {
