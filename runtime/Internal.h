@@ -43,6 +43,10 @@ kiln_status_t tensorByteLength(kiln_dtype_t dtype,
 kiln_tensor_t newTensor(kiln_dtype_t dtype, std::vector<int64_t> shape,
                         size_t byteLength, bool zeroFill = true);
 
+/// Makes every byte of an i1 tensor 0 or 1 (numpy reads any nonzero byte of
+/// a bool array as True); other dtypes are left alone.
+void normalizeBooleans(kiln_tensor_t tensor);
+
 /// The dtype and shape of one argument or result of an entry.
 struct TensorSpec {
   kiln_dtype_t dtype;
@@ -80,8 +84,8 @@ std::string entrySymbol(const std::string &name);
 class Executable {
 public:
   virtual ~Executable() = default;
-  /// The packed entry `name`, or null.
-  virtual EntryFunction lookup(const std::string &name) = 0;
+  /// The packed entry `name`, or null with the reason in `why`.
+  virtual EntryFunction lookup(const std::string &name, std::string &why) = 0;
 };
 
 /// A module over `executable` with the entries of `manifest`; fails if an

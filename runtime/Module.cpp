@@ -20,9 +20,11 @@ kiln_status_t kiln::runtime::newModule(std::unique_ptr<Executable> executable,
                                        Manifest manifest, kiln_module_t *out) {
   std::vector<EntryFunction> functions;
   for (const EntrySignature &entry : manifest.entries) {
-    EntryFunction function = executable->lookup(entrySymbol(entry.name));
+    std::string why;
+    EntryFunction function = executable->lookup(entrySymbol(entry.name), why);
     if (!function)
-      return error("entry " + entry.name + ": its code is missing");
+      return error("entry " + entry.name + ": its code is missing" +
+                   (why.empty() ? "" : ": " + why));
     functions.push_back(function);
   }
   *out = new kiln_module{std::move(executable), std::move(manifest),
@@ -36,8 +38,11 @@ class SharedObject : public Executable {
 public:
   explicit SharedObject(void *handle) : handle(handle) {}
   ~SharedObject() override { dlclose(handle); }
-  EntryFunction lookup(const std::string &name) override {
-    return reinterpret_cast<EntryFunction>(dlsym(handle, name.c_str()));
+  EntryFunction lookup(const std::string &name, std::string &why) override {
+    void *address = dlsym(handle, name.c_str());
+    if (!address)
+      why = dlerror();
+    return reinterpret_cast<EntryFunction>(address);
   }
   const char *manifestText() {
     return static_cast<const char *>(dlsym(handle, "kiln_manifest"));
@@ -85,6 +90,15 @@ kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
   if (tensor->byteLength != bytes)
     return error(what + ": expected " + std::to_string(bytes) +
                  " bytes, got " + std::to_string(tensor->byteLength));
+  // Compiled code assumes booleans are 0 or 1; data written through
+  // kiln_tensor_data may break that.
+  if (spec.dtype == KILN_I1) {
+    auto *data = static_cast<const unsigned char *>(tensor->data.get());
+    for (size_t i = 0; i < bytes; ++i)
+      if (data[i] > 1)
+        return error(what + " element " + std::to_string(i) +
+                     ": a bool must be 0 or 1, got " + std::to_string(data[i]));
+  }
   return nullptr;
 }
 

@@ -144,6 +144,7 @@ kiln_status_t kiln::runtime::readNpy(const std::string &image,
   if (layout.dataBytes)
     std::memcpy(tensor->data.get(), image.data() + layout.dataOffset,
                 layout.dataBytes);
+  normalizeBooleans(tensor);
   *out = tensor;
   return nullptr;
 }

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <set>
 
 using namespace kiln::runtime;
 
@@ -187,6 +188,25 @@ std::string deflateRaw(const std::string &data) {
   return out;
 }
 
+/// The array name of a member: its file name without ".npy", as numpy's.
+std::string arrayName(std::string member) {
+  if (member.size() > 4 && member.compare(member.size() - 4, 4, ".npy") == 0)
+    member.resize(member.size() - 4);
+  return member;
+}
+
+/// Why `name` cannot name an array of a written .npz, or empty: names are
+/// distinct plain file names (no path, which unzip would follow).
+std::string badArrayName(const std::string &name,
+                         const std::set<std::string> &earlier) {
+  if (name.empty() || name == "." || name == "..")
+    return "is not a file name";
+  if (name.find_first_of("/\\") != std::string::npos)
+    return "must not contain '/' or '\\'";
+  if (earlier.count(name))
+    return "appears twice";
+  return "";
+}
 } // namespace
 
 kiln_status_t kiln_npz_read(const char *path, size_t *count, char ***names,
@@ -202,6 +222,13 @@ kiln_status_t kiln_npz_read(const char *path, size_t *count, char ***names,
   std::vector<Member> members;
   if (kiln_status_t status = listMembers(zip, path, members))
     return status;
+  // numpy's np.load keeps the last of two members with one name; reading
+  // either silently would hand over the wrong array.
+  std::set<std::string> seen;
+  for (const Member &member : members)
+    if (!seen.insert(arrayName(member.name)).second)
+      return error(std::string(path) + ": the array '" +
+                   arrayName(member.name) + "' appears twice");
   std::vector<std::string> arrayNames;
   std::vector<kiln_tensor_t> arrays;
   kiln_status_t failure = nullptr;
@@ -212,10 +239,7 @@ kiln_status_t kiln_npz_read(const char *path, size_t *count, char ***names,
     if ((failure = extract(zip, member, what, image)) ||
         (failure = readNpy(image, what, &tensor)))
       break;
-    std::string name = member.name;
-    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
-      name.resize(name.size() - 4);
-    arrayNames.push_back(name);
+    arrayNames.push_back(arrayName(member.name));
     arrays.push_back(tensor);
   }
   if (failure) {
@@ -250,10 +274,16 @@ kiln_status_t kiln_npz_write(const char *path, size_t count,
   if (count && (!names || !tensors))
     return error("names, tensors: must not be null");
   std::string zip, directory;
+  std::set<std::string> written;
   for (size_t i = 0; i < count; ++i) {
     if (!names[i] || !tensors[i])
       return error("names[" + std::to_string(i) + "], tensors[" +
                    std::to_string(i) + "]: must not be null");
+    std::string why = badArrayName(names[i], written);
+    if (!why.empty())
+      return error("names[" + std::to_string(i) + "]: '" + names[i] + "' " +
+                   why);
+    written.insert(names[i]);
     std::string name = std::string(names[i]) + ".npy";
     std::string image = writeNpy(tensors[i]);
     std::string data = compress ? deflateRaw(image) : image;

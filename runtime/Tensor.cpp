@@ -32,6 +32,8 @@ const char *kiln_dtype_name(kiln_dtype_t dtype) {
     return "i32";
   case KILN_I64:
     return "i64";
+  case KILN_DTYPE_MAX_ENUM:
+    break;
   }
   return "invalid";
 }
@@ -49,6 +51,8 @@ size_t kiln_dtype_size(kiln_dtype_t dtype) {
     return 2;
   case KILN_I1:
     return 1;
+  case KILN_DTYPE_MAX_ENUM:
+    break;
   }
   return 0;
 }
@@ -85,6 +89,14 @@ kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
   return tensor;
 }
 
+void kiln::runtime::normalizeBooleans(kiln_tensor_t tensor) {
+  if (tensor->dtype != KILN_I1)
+    return;
+  auto *bytes = static_cast<unsigned char *>(tensor->data.get());
+  for (size_t i = 0; i < tensor->byteLength; ++i)
+    bytes[i] = bytes[i] != 0;
+}
+
 kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
                                  const int64_t *shape, const void *data,
                                  size_t byteLength, kiln_tensor_t *out) {
@@ -109,6 +121,7 @@ kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
                  " bytes");
   if (data && bytes)
     std::memcpy(tensor->data.get(), data, bytes);
+  normalizeBooleans(tensor);
   *out = tensor;
   return nullptr;
 }

@@ -15,10 +15,10 @@ public:
   JitExecutable(std::unique_ptr<MLIRContext> context,
                 std::unique_ptr<ExecutionEngine> engine)
       : context(std::move(context)), engine(std::move(engine)) {}
-  EntryFunction lookup(const std::string &name) override {
+  EntryFunction lookup(const std::string &name, std::string &why) override {
     llvm::Expected<void *> address = engine->lookup(name);
     if (!address) {
-      llvm::consumeError(address.takeError());
+      why = llvm::toString(address.takeError());
       return nullptr;
     }
     return reinterpret_cast<EntryFunction>(*address);
@@ -49,6 +49,9 @@ kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
   options.transformer = optimize;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*program.module, options);
+  // The module lives in `context`, which the executable below owns and may
+  // free on failure: it must go first.
+  program.module = nullptr;
   if (!engine)
     return error(std::string(path) + ": code generation failed: " +
                  llvm::toString(engine.takeError()));

@@ -161,6 +161,30 @@ TEST(Npz, ReportsMissingFilesAndNullArguments) {
             "names[0], tensors[0]: must not be null");
 }
 
+TEST(Npz, WritesOnlyDistinctPlainNames) {
+  TempFile file("names.npz");
+  Tensor a = tensor(KILN_F32, {2});
+  kiln_tensor_t two[] = {a.get(), a.get()};
+  const char *repeated[] = {"x", "x"};
+  EXPECT_EQ(message(kiln_npz_write(file.path.c_str(), 2, repeated, two, 0)),
+            "names[1]: 'x' appears twice");
+  for (const char *bad : {"../x", "a/b", "a\\b", "", "..", "."}) {
+    const char *names[] = {bad};
+    EXPECT_NE(message(kiln_npz_write(file.path.c_str(), 1, names, two, 0)),
+              "ok")
+        << bad;
+  }
+  std::ifstream written(file.path);
+  EXPECT_FALSE(written.good()) << "a rejected archive was written";
+}
+
+TEST(Tensor, BoolsAreZeroOrOne) {
+  unsigned char bytes[4] = {2, 0, 255, 1};
+  Tensor t = tensor(KILN_I1, {4}, bytes, sizeof(bytes));
+  const auto *data = static_cast<unsigned char *>(kiln_tensor_data(t.get()));
+  EXPECT_EQ(std::vector<int>(data, data + 4), (std::vector<int>{1, 0, 1, 1}));
+}
+
 class ModuleTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -252,6 +276,27 @@ TEST_F(ModuleTest, RejectsEveryWrongArgumentByName) {
             "results: must not be null");
   EXPECT_EQ(message(kiln_module_call(nullptr, "scale", 2, args, 2, results)),
             "module: must not be null");
+}
+
+TEST(Module, RejectsBoolsThatAreNeitherZeroNorOne) {
+  TempFile source("bools.mlir", R"mlir(
+func.func @pick(%p: tensor<3xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.select %p, %x, %x : tensor<3xi1>, tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+)mlir");
+  kiln_module_t raw = nullptr;
+  ASSERT_EQ(message(kiln_module_compile(source.path.c_str(), &raw)), "ok");
+  std::unique_ptr<kiln_module, decltype(&kiln_module_free)> module(
+      raw, kiln_module_free);
+  Tensor p = tensor(KILN_I1, {3}), x = tensor(KILN_F32, {3});
+  // Written behind the runtime's back, as a caller may.
+  static_cast<unsigned char *>(kiln_tensor_data(p.get()))[2] = 7;
+  kiln_tensor_t args[] = {p.get(), x.get()};
+  kiln_tensor_t result = nullptr;
+  EXPECT_EQ(message(kiln_module_call(raw, "pick", 2, args, 1, &result)),
+            "arg0 element 2: a bool must be 0 or 1, got 7");
+  EXPECT_EQ(result, nullptr);
 }
 
 TEST(CppWrapper, CompilesCallsAndReportsErrors) {

@@ -45,6 +45,9 @@ typedef enum kiln_dtype {
   KILN_I1 = 4, /* one byte per element, 0 or 1, as numpy's bool */
   KILN_I32 = 5,
   KILN_I64 = 6,
+  /* Not a dtype: makes every int a value of the type, so that a caller's
+   * invalid dtype is reported rather than undefined behaviour in C++. */
+  KILN_DTYPE_MAX_ENUM = 0x7fffffff,
 } kiln_dtype_t;
 
 /* The name of a dtype ("f32", ...), or "invalid". */
@@ -77,13 +80,15 @@ size_t kiln_tensor_byte_length(kiln_tensor_t tensor);
 kiln_status_t kiln_npy_read(const char *path, kiln_tensor_t *out);
 kiln_status_t kiln_npy_write(const char *path, kiln_tensor_t tensor);
 
-/* Reads every array of a .npz file (stored or deflated members). On success
+/* Reads every array of a .npz file (stored or deflated members); two
+ * members with one array name are rejected. Bools are read as 0 or 1. On success
  * `*names` and `*tensors` are arrays of `*count` entries, freed together with
  * kiln_npz_free. */
 kiln_status_t kiln_npz_read(const char *path, size_t *count, char ***names,
                             kiln_tensor_t **tensors);
 void kiln_npz_free(size_t count, char **names, kiln_tensor_t *tensors);
-/* Writes `count` arrays as a .npz file; `compress` deflates the members. */
+/* Writes `count` arrays as a .npz file; `compress` deflates the members.
+ * Names must be distinct, non-empty and free of '/' and '\\'. */
 kiln_status_t kiln_npz_write(const char *path, size_t count,
                              const char *const *names,
                              const kiln_tensor_t *tensors, int compress);

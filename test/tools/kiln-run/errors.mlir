@@ -18,11 +18,20 @@
 // NOFILE: kiln-run: error: {{.*}}nofile.mlir{{.*}}
 // RUN: not kiln-run %t.good.npz --entry add 2>&1 | FileCheck %s --check-prefix=NOTART
 // NOTART: kiln-run: error: cannot load {{.*}}good.npz
+// RUN: not kiln-run %s --entry add --input %t.dup.npz 2>&1 | FileCheck %s --check-prefix=DUP
+// DUP: kiln-run: error: {{.*}}dup.npz: the array 'arg0' appears twice
+// RUN: kiln-run %s --entry choose --input %t.bools.npz --print | FileCheck %s --check-prefix=BOOLS
+// BOOLS: out0 = f32[4]
+// BOOLS-NEXT: [1. 20. 3. 4.]
 // RUN: kiln-run %s --entry add --input %t.good.npz --print --bench 3 | FileCheck %s --check-prefix=GOOD
 // GOOD: add: median {{[0-9.]+}} ms per call over 3 calls
 // GOOD: out0 = f32[4]
 // GOOD-NEXT: [11. 22. 33. 44.]
 func.func @add(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   %0 = kiln.add %x, %y : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @choose(%p: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kiln.select %p, %x, %y : tensor<4xi1>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
