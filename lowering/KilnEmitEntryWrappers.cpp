@@ -23,8 +23,31 @@ struct KilnEmitEntryWrappersPass
         interfaces.push_back(fn);
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    for (LLVM::LLVMFuncOp fn : interfaces)
+    for (LLVM::LLVMFuncOp fn : interfaces) {
       emitWrapper(b, ptr, fn);
+      emitSignature(b, module, fn);
+    }
+  }
+
+  /// kiln_signature_NAME: the entry's signature from kiln-prepare-entries,
+  /// which the runtime checks an artifact's manifest against.
+  static void emitSignature(OpBuilder &b, ModuleOp module,
+                            LLVM::LLVMFuncOp interface) {
+    StringRef name = interface.getName().drop_front(kCInterfacePrefix.size());
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    auto signature =
+        fn ? fn->getAttrOfType<DenseI64ArrayAttr>(kiln::kEntrySignatureAttrName)
+           : DenseI64ArrayAttr();
+    if (!signature)
+      return;
+    ArrayRef<int64_t> values = signature.asArrayRef();
+    auto i64 = b.getI64Type();
+    auto type = LLVM::LLVMArrayType::get(i64, values.size());
+    auto value = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(values.size())}, i64), values);
+    LLVM::GlobalOp::create(b, interface.getLoc(), type, /*isConstant=*/true,
+                           LLVM::Linkage::External,
+                           ("kiln_signature_" + name).str(), value);
   }
 
   /// kiln_entry_NAME(ptr %args): calls _mlir_ciface_NAME(args[0], ...),

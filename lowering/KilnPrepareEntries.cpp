@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "kiln/runtime.h"
 
 #include <functional>
 
@@ -68,6 +69,46 @@ LogicalResult checkNoRecursion(ModuleOp module) {
   return success();
 }
 
+/// The runtime dtype code (kiln_dtype_t) of a tensor element type, or -1.
+int64_t dtypeCode(Type type) {
+  if (type.isF32())
+    return KILN_F32;
+  if (type.isF64())
+    return KILN_F64;
+  if (type.isF16())
+    return KILN_F16;
+  if (type.isBF16())
+    return KILN_BF16;
+  if (type.isInteger(1))
+    return KILN_I1;
+  if (type.isInteger(32))
+    return KILN_I32;
+  if (type.isInteger(64))
+    return KILN_I64;
+  return -1;
+}
+
+/// The entry signature the runtime checks an artifact's manifest against:
+/// {length, #args, #results, then per tensor: dtype, rank, dims...}; none
+/// if a type is not a statically shaped tensor of a runtime dtype.
+std::optional<SmallVector<int64_t>> entrySignature(FunctionType type) {
+  SmallVector<int64_t> signature = {0, int64_t(type.getNumInputs()),
+                                    int64_t(type.getNumResults())};
+  for (TypeRange types : {TypeRange(type.getInputs()),
+                          TypeRange(type.getResults())})
+    for (Type t : types) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || !tensor.hasStaticShape() ||
+          dtypeCode(tensor.getElementType()) < 0)
+        return std::nullopt;
+      signature.push_back(dtypeCode(tensor.getElementType()));
+      signature.push_back(tensor.getRank());
+      llvm::append_range(signature, tensor.getShape());
+    }
+  signature[0] = signature.size();
+  return signature;
+}
+
 struct KilnPrepareEntriesPass
     : kiln::impl::KilnPrepareEntriesBase<KilnPrepareEntriesPass> {
   void runOnOperation() override {
@@ -83,6 +124,10 @@ struct KilnPrepareEntriesPass
                       readOnly);
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(context));
+      if (std::optional<SmallVector<int64_t>> signature =
+              entrySignature(fn.getFunctionType()))
+        fn->setAttr(kiln::kEntrySignatureAttrName,
+                    DenseI64ArrayAttr::get(context, *signature));
     }
   }
 };

@@ -24,6 +24,13 @@ namespace kiln {
 #define GEN_PASS_DECL
 #include "lowering/Passes.h.inc"
 
+/// The attribute kiln-prepare-entries puts on each entry: its signature as
+/// the runtime encodes it ({length, #args, #results, then per tensor:
+/// kiln_dtype_t, rank, dims...}), which kiln-emit-entry-wrappers turns into
+/// the global `kiln_signature_NAME`.
+inline constexpr llvm::StringLiteral kEntrySignatureAttrName =
+    "kiln.entry_signature";
+
 /// Patterns lowering the kiln op families; together they lower every
 /// primitive op.
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);

@@ -80,12 +80,21 @@ using EntryFunction = void (*)(void **args);
 /// The symbol of an entry's packed form.
 std::string entrySymbol(const std::string &name);
 
+/// The symbol of the signature compiled beside an entry's code (see
+/// encodeSignature).
+std::string signatureSymbol(const std::string &name);
+
+/// An entry's signature as the compiler emits it beside the code:
+/// {length, #args, #results, then per tensor: dtype, rank, dims...}.
+std::vector<int64_t> encodeSignature(const EntrySignature &entry);
+
 /// Compiled code, from a shared object or the JIT.
 class Executable {
 public:
   virtual ~Executable() = default;
-  /// The packed entry `name`, or null with the reason in `why`.
-  virtual EntryFunction lookup(const std::string &name, std::string &why) = 0;
+  /// The address of the function or global `name`, or null with the
+  /// reason in `why`.
+  virtual void *lookup(const std::string &name, std::string &why) = 0;
 };
 
 /// A module over `executable` with the entries of `manifest`; fails if an

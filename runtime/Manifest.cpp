@@ -53,6 +53,20 @@ std::string kiln::runtime::signatureText(const EntrySignature &entry) {
   return os.str();
 }
 
+std::vector<int64_t>
+kiln::runtime::encodeSignature(const EntrySignature &entry) {
+  std::vector<int64_t> code = {0, int64_t(entry.args.size()),
+                               int64_t(entry.results.size())};
+  for (const auto *specs : {&entry.args, &entry.results})
+    for (const TensorSpec &spec : *specs) {
+      code.push_back(spec.dtype);
+      code.push_back(int64_t(spec.shape.size()));
+      code.insert(code.end(), spec.shape.begin(), spec.shape.end());
+    }
+  code[0] = int64_t(code.size());
+  return code;
+}
+
 std::string kiln::runtime::serializeManifest(const Manifest &manifest) {
   std::ostringstream os;
   os << kHeader << "\n";

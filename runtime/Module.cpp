@@ -1,8 +1,11 @@
 //===- Module.cpp - loading artifacts and calling entries -----------------===//
 #include "Internal.h"
+#include "Npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
 
 using namespace kiln::runtime;
 
@@ -16,15 +19,44 @@ std::string kiln::runtime::entrySymbol(const std::string &name) {
   return "kiln_entry_" + name;
 }
 
+std::string kiln::runtime::signatureSymbol(const std::string &name) {
+  return "kiln_signature_" + name;
+}
+
+namespace {
+/// Checks that the code of `entry` was compiled for the signature the
+/// manifest gives it: a manifest that lies about shapes or dtypes would
+/// make calls write past the buffers they allocate.
+kiln_status_t checkSignature(Executable &executable,
+                             const EntrySignature &entry) {
+  std::string why;
+  const auto *compiled = static_cast<const int64_t *>(
+      executable.lookup(signatureSymbol(entry.name), why));
+  if (!compiled)
+    return error("entry " + entry.name + ": the code carries no signature" +
+                 (why.empty() ? "" : ": " + why));
+  std::vector<int64_t> expected = encodeSignature(entry);
+  // The length comes first: nothing past the compiled array is read.
+  if (compiled[0] != int64_t(expected.size()) ||
+      !std::equal(expected.begin(), expected.end(), compiled))
+    return error("entry " + entry.name + ": the manifest says " + entry.text +
+                 " but the code was compiled for another signature");
+  return nullptr;
+}
+} // namespace
+
 kiln_status_t kiln::runtime::newModule(std::unique_ptr<Executable> executable,
                                        Manifest manifest, kiln_module_t *out) {
   std::vector<EntryFunction> functions;
   for (const EntrySignature &entry : manifest.entries) {
     std::string why;
-    EntryFunction function = executable->lookup(entrySymbol(entry.name), why);
+    auto function = reinterpret_cast<EntryFunction>(
+        executable->lookup(entrySymbol(entry.name), why));
     if (!function)
       return error("entry " + entry.name + ": its code is missing" +
                    (why.empty() ? "" : ": " + why));
+    if (kiln_status_t status = checkSignature(*executable, entry))
+      return status;
     functions.push_back(function);
   }
   *out = new kiln_module{std::move(executable), std::move(manifest),
@@ -38,11 +70,11 @@ class SharedObject : public Executable {
 public:
   explicit SharedObject(void *handle) : handle(handle) {}
   ~SharedObject() override { dlclose(handle); }
-  EntryFunction lookup(const std::string &name, std::string &why) override {
+  void *lookup(const std::string &name, std::string &why) override {
     void *address = dlsym(handle, name.c_str());
     if (!address)
       why = dlerror();
-    return reinterpret_cast<EntryFunction>(address);
+    return address;
   }
   const char *manifestText() {
     return static_cast<const char *>(dlsym(handle, "kiln_manifest"));
@@ -117,6 +149,47 @@ const EntrySignature *findEntry(kiln_module_t module, const char *name,
 }
 } // namespace
 
+namespace {
+/// Whether `range` [offset, offset + size) lies within a file of `fileSize`.
+bool within(uint64_t offset, uint64_t size, uint64_t fileSize) {
+  return offset <= fileSize && size <= fileSize - offset;
+}
+
+/// Checks that `path` is a whole 64-bit ELF shared object before dlopen
+/// maps it: a truncated file would fault (SIGBUS) inside the loader.
+kiln_status_t checkSharedObject(const char *path) {
+  std::string image;
+  if (kiln_status_t status = readFile(path, image))
+    return status;
+  std::string what = std::string(path) + " is not a Kiln artifact: ";
+  Elf64_Ehdr header;
+  if (image.size() < sizeof(header) ||
+      std::memcmp(image.data(), ELFMAG, SELFMAG) != 0)
+    return error(what + "not an ELF file");
+  std::memcpy(&header, image.data(), sizeof(header));
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_type != ET_DYN)
+    return error(what + "not a 64-bit ELF shared object");
+  uint64_t size = image.size();
+  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+      !within(header.e_phoff, uint64_t(header.e_phnum) * sizeof(Elf64_Phdr),
+              size) ||
+      (header.e_shnum &&
+       !within(header.e_shoff, uint64_t(header.e_shnum) * header.e_shentsize,
+               size)))
+    return error(what + "truncated or corrupt (headers past the end)");
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    std::memcpy(&segment,
+                image.data() + header.e_phoff + i * sizeof(Elf64_Phdr),
+                sizeof(segment));
+    if (!within(segment.p_offset, segment.p_filesz, size))
+      return error(what + "truncated (segment " + std::to_string(i) +
+                   " ends past the end of the file)");
+  }
+  return nullptr;
+}
+} // namespace
+
 kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   if (!out)
     return error("out: must not be null");
@@ -126,6 +199,8 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   // dlopen searches the library path for names without a slash; an
   // artifact is always a file path.
   std::string file = std::strchr(path, '/') ? path : std::string("./") + path;
+  if (kiln_status_t status = checkSharedObject(file.c_str()))
+    return status;
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return error(std::string("cannot load ") + path + ": " + dlerror());

@@ -15,13 +15,13 @@ public:
   JitExecutable(std::unique_ptr<MLIRContext> context,
                 std::unique_ptr<ExecutionEngine> engine)
       : context(std::move(context)), engine(std::move(engine)) {}
-  EntryFunction lookup(const std::string &name, std::string &why) override {
+  void *lookup(const std::string &name, std::string &why) override {
     llvm::Expected<void *> address = engine->lookup(name);
     if (!address) {
       why = llvm::toString(address.takeError());
       return nullptr;
     }
-    return reinterpret_cast<EntryFunction>(*address);
+    return *address;
   }
 
 private:

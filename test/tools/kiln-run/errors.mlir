@@ -17,7 +17,7 @@
 // RUN: not kiln-run %t.nofile.mlir --entry add 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: kiln-run: error: {{.*}}nofile.mlir{{.*}}
 // RUN: not kiln-run %t.good.npz --entry add 2>&1 | FileCheck %s --check-prefix=NOTART
-// NOTART: kiln-run: error: cannot load {{.*}}good.npz
+// NOTART: kiln-run: error: {{.*}}good.npz is not a Kiln artifact: not an ELF file
 // RUN: not kiln-run %s --entry add --input %t.dup.npz 2>&1 | FileCheck %s --check-prefix=DUP
 // DUP: kiln-run: error: {{.*}}dup.npz: the array 'arg0' appears twice
 // RUN: kiln-run %s --entry choose --input %t.bools.npz --print | FileCheck %s --check-prefix=BOOLS

@@ -23,3 +23,4 @@ with zipfile.ZipFile(prefix + ".dup.npz", "a") as z:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         z.writestr("arg0.npy", z.read("arg1.npy"))
+np.savez(prefix + ".neg.npz", arg0=x)
