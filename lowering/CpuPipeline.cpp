@@ -81,6 +81,13 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Buffers come from the runtime's kiln allocation functions (declared in
+  // kiln/abi.h), which report an allocation failure to the caller of the
+  // entry instead of handing the code a null pointer.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useAlignedAlloc = true;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createKilnEmitEntryWrappers());

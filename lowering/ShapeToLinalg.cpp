@@ -19,12 +19,25 @@ using namespace kiln;
 
 namespace {
 
-/// constant -> arith.constant.
+/// constant -> arith.constant, or a linalg.fill for a large splat, which
+/// would otherwise become a global of that many bytes in the binary.
 struct ConstantToArith : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
+  static constexpr int64_t kLargeSplatBytes = int64_t(1) << 20;
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    RankedTensorType type = op.getType();
+    // The verifier keeps the byte count in range; the bit count may not be.
+    int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+    if (splat && type.getNumElements() * elementBytes > kLargeSplatBytes) {
+      Value scalar = arith::ConstantOp::create(
+          rewriter, op.getLoc(), splat.getSplatValue<TypedAttr>());
+      rewriter.replaceOp(op,
+                         filledTensor(rewriter, op.getLoc(), type, scalar));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, cast<TypedAttr>(op.getValue()));
     return success();

@@ -27,6 +27,10 @@ struct kiln_tensor {
 
 namespace kiln::runtime {
 
+/// More dimensions than any real program has; bounds what a corrupt
+/// manifest or a caller's rank makes the runtime allocate.
+constexpr size_t kMaxRank = 64;
+
 /// A failed status with `message`.
 kiln_status_t error(std::string message);
 
@@ -76,6 +80,14 @@ std::string signatureText(const EntrySignature &entry);
 /// The packed form of an entry: each element of `args` points to the
 /// memref descriptor of one argument, then of one result (out-parameter).
 using EntryFunction = void (*)(void **args);
+
+/// Runs `function` on `args`; false if a buffer of `bytes` bytes the code
+/// allocates cannot be had (the call is then abandoned).
+bool runEntry(EntryFunction function, void **args, uint64_t &bytes);
+
+/// Makes the allocation functions compiled code calls visible to the code
+/// that dlopen and the JIT load.
+void exportAllocationFunctions();
 
 /// The symbol of an entry's packed form.
 std::string entrySymbol(const std::string &name);

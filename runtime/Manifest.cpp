@@ -16,9 +16,6 @@ using namespace kiln::runtime;
 
 namespace {
 constexpr const char *kHeader = "kiln-manifest 1";
-/// More dimensions than any real program has; bounds what a corrupt
-/// manifest makes the parser read.
-constexpr size_t kMaxRank = 64;
 
 bool parseDtype(const std::string &name, kiln_dtype_t &dtype) {
   for (int d = KILN_F32; d <= KILN_I64; ++d)

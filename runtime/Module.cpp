@@ -201,6 +201,7 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   std::string file = std::strchr(path, '/') ? path : std::string("./") + path;
   if (kiln_status_t status = checkSharedObject(file.c_str()))
     return status;
+  exportAllocationFunctions();
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return error(std::string("cannot load ") + path + ": " + dlerror());
@@ -327,9 +328,9 @@ kiln_status_t checkCall(kiln_module_t module, const char *entry,
 }
 
 /// Runs entry `index` on checked arguments and results.
-void invoke(kiln_module_t module, size_t index, size_t numArgs,
-            const kiln_tensor_t *args, size_t numResults,
-            const kiln_tensor_t *results) {
+kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
+                     const kiln_tensor_t *args, size_t numResults,
+                     const kiln_tensor_t *results) {
   std::vector<std::vector<int64_t>> descriptors;
   for (size_t i = 0; i < numArgs; ++i)
     descriptors.push_back(descriptor(args[i]));
@@ -338,7 +339,12 @@ void invoke(kiln_module_t module, size_t index, size_t numArgs,
   std::vector<void *> packed;
   for (auto &desc : descriptors)
     packed.push_back(desc.data());
-  module->functions[index](packed.data());
+  uint64_t bytes = 0;
+  if (!runEntry(module->functions[index], packed.data(), bytes))
+    return error(module->manifest.entries[index].name +
+                 ": out of memory allocating a buffer of " +
+                 std::to_string(bytes) + " bytes");
+  return nullptr;
 }
 } // namespace
 
@@ -350,8 +356,7 @@ kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
   if (kiln_status_t status = checkCall(module, entry, numArgs, args,
                                        numResults, results, true, index))
     return status;
-  invoke(module, index, numArgs, args, numResults, results);
-  return nullptr;
+  return invoke(module, index, numArgs, args, numResults, results);
 }
 
 kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
@@ -377,7 +382,9 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
   std::vector<kiln_tensor_t> raw;
   for (auto &output : outputs)
     raw.push_back(output.get());
-  invoke(module, index, numArgs, args, numResults, raw.data());
+  if (kiln_status_t status =
+          invoke(module, index, numArgs, args, numResults, raw.data()))
+    return status;
   for (size_t i = 0; i < numResults; ++i)
     results[i] = outputs[i].release();
   return nullptr;

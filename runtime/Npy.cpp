@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <sys/stat.h>
 #include <sstream>
 
 using namespace kiln::runtime;
@@ -180,15 +181,20 @@ std::string kiln::runtime::writeNpy(kiln_tensor_t tensor) {
 kiln_status_t kiln::runtime::readFile(const char *path, std::string &contents) {
   if (!path)
     return error("path: must not be null");
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  struct stat info;
+  if (stat(path, &info) != 0)
+    return error(std::string("cannot open ") + path);
+  if (!S_ISREG(info.st_mode))
+    return error(std::string(path) + " is not a regular file");
+  std::ifstream file(path, std::ios::binary);
   if (!file)
     return error(std::string("cannot open ") + path);
-  std::streamsize size = file.tellg();
-  if (size < 0)
-    return error(std::string("cannot read ") + path);
-  contents.resize(static_cast<size_t>(size));
-  file.seekg(0);
-  if (!file.read(contents.data(), size))
+  try {
+    contents.resize(static_cast<size_t>(info.st_size));
+  } catch (const std::exception &) {
+    return error(std::string("out of memory reading ") + path);
+  }
+  if (!file.read(contents.data(), info.st_size))
     return error(std::string("cannot read ") + path);
   return nullptr;
 }

@@ -105,6 +105,9 @@ kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
   *out = nullptr;
   if (rank < 0)
     return error("rank: " + std::to_string(rank) + " is negative");
+  if (uint64_t(rank) > kMaxRank)
+    return error("rank: " + std::to_string(rank) + " is more than the " +
+                 std::to_string(kMaxRank) + " supported");
   if (rank > 0 && !shape)
     return error("shape: must not be null for rank " + std::to_string(rank));
   std::vector<int64_t> dims(shape, shape + rank);

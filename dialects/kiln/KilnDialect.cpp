@@ -1,5 +1,6 @@
 //===- KilnDialect.cpp - the kiln dialect and its custom syntax -----------===//
 #include "kiln/KilnDialect.h"
+#include "Verify.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

@@ -31,13 +31,22 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 // Type constraints. Shapes are static until dynamic dimensions are supported.
 //===----------------------------------------------------------------------===//
 
-def Kiln_Tensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
-def Kiln_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+// A statically shaped tensor whose size in bytes fits in an int64: code
+// computes byte offsets in 64 bits, and a larger tensor could never be
+// allocated anyway.
+class Kiln_TensorOf<list<Type> types>
+    : Type<And<[StaticShapeTensorOf<types>.predicate,
+                CPred<"::kiln::hasAddressableSize($_self)">]>,
+           StaticShapeTensorOf<types>.summary # " of fewer than 2^63 bytes",
+           "::mlir::RankedTensorType">;
+
+def Kiln_Tensor : Kiln_TensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def Kiln_FloatTensor : Kiln_TensorOf<[F16, BF16, F32, F64]>;
 // Arithmetic excludes i1, as in jax.lax.
-def Kiln_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
-def Kiln_LogicalTensor : StaticShapeTensorOf<[I1, I32, I64]>;
-def Kiln_IntTensor : StaticShapeTensorOf<[I32, I64]>;
-def Kiln_PredTensor : StaticShapeTensorOf<[I1]>;
+def Kiln_NumericTensor : Kiln_TensorOf<[F16, BF16, F32, F64, I32, I64]>;
+def Kiln_LogicalTensor : Kiln_TensorOf<[I1, I32, I64]>;
+def Kiln_IntTensor : Kiln_TensorOf<[I32, I64]>;
+def Kiln_PredTensor : Kiln_TensorOf<[I1]>;
 // Buildable so that pretty forms need not spell `tensor<i1>` out.
 def Kiln_ScalarPred : 0DTensorOf<[I1]> {
   let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getI1Type())";

@@ -59,6 +59,15 @@ std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
   return count;
 }
 
+bool hasAddressableSize(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return false;
+  std::optional<int64_t> count = checkedNumElements(tensor.getShape());
+  int64_t bytes = (tensor.getElementTypeBitWidth() + 7) / 8;
+  return count && llvm::checkedMul(*count, bytes).has_value();
+}
+
 SmallVector<int64_t> takeShape(ArrayRef<int64_t> operand,
                                ArrayRef<int64_t> indices, int64_t dim) {
   SmallVector<int64_t> shape(operand.take_front(dim));

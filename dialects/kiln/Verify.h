@@ -51,6 +51,9 @@ llvm::SmallVector<int64_t> dropDimensions(llvm::ArrayRef<int64_t> shape,
 /// The number of elements of `shape`, or nullopt if it overflows int64.
 std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
+/// Whether `type` (a statically shaped tensor) holds fewer than 2^63 bytes.
+bool hasAddressableSize(mlir::Type type);
+
 /// The shape `kiln.take` gives: `operand` with dimension `dim` replaced by
 /// the whole of `indices`.
 llvm::SmallVector<int64_t> takeShape(llvm::ArrayRef<int64_t> operand,

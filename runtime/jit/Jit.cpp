@@ -36,6 +36,7 @@ kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
     return error("out: must not be null");
   *out = nullptr;
   initializeNativeTarget();
+  exportAllocationFunctions();
   auto context = std::make_unique<MLIRContext>();
   prepareContext(*context);
   CompiledProgram program;

@@ -73,6 +73,9 @@ TEST(Tensor, RejectsBadArgumentsByName) {
             "shape dimension 1: size -3 is negative");
   EXPECT_EQ(message(kiln_tensor_create(KILN_F32, -1, shape, nullptr, 0, &t)),
             "rank: -1 is negative");
+  EXPECT_EQ(message(kiln_tensor_create(KILN_F32, int64_t(1) << 40, shape,
+                                       nullptr, 0, &t)),
+            "rank: 1099511627776 is more than the 64 supported");
   EXPECT_EQ(message(kiln_tensor_create(KILN_F32, 1, nullptr, nullptr, 0, &t)),
             "shape: must not be null for rank 1");
   EXPECT_EQ(message(kiln_tensor_create(static_cast<kiln_dtype_t>(42), 0,
@@ -328,8 +331,8 @@ func.func @negate(%x: tensor<3xi64>) -> tensor<3xi64> {
   EXPECT_EQ(module.callInto("negate", {x}, {x}).message(),
             "result0: is also arg0");
   kiln::Module missing;
-  EXPECT_EQ(kiln::Module::load("", missing).message().rfind("cannot load", 0),
-            0u);
+  EXPECT_EQ(kiln::Module::load("", missing).message(),
+            "./ is not a regular file");
 }
 
 TEST(Manifest, RoundTripsAndRejectsCorruptText) {

@@ -104,3 +104,20 @@ func.func @convert_shape(%a: tensor<4xf32>) -> tensor<3xi32> {
   %0 = kiln.convert %a : (tensor<4xf32>) -> tensor<3xi32>
   return %0 : tensor<3xi32>
 }
+
+// -----
+
+// A tensor of 2^63 bytes or more cannot exist: offsets into it overflow.
+func.func @huge(%x: tensor<9223372036854775807x9223372036854775807xf32>) -> tensor<9223372036854775807x9223372036854775807xf32> {
+  // expected-error @+1 {{'kiln.neg' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
+  %0 = kiln.neg %x : tensor<9223372036854775807x9223372036854775807xf32>
+  return %0 : tensor<9223372036854775807x9223372036854775807xf32>
+}
+
+// -----
+
+func.func @just_too_big(%x: tensor<4xf64>) -> tensor<1152921504606846976x4xf64> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op result #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
+  %0 = kiln.broadcast_in_dim %x, dims = [1] : (tensor<4xf64>) -> tensor<1152921504606846976x4xf64>
+  return %0 : tensor<1152921504606846976x4xf64>
+}
