@@ -32,7 +32,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
       {{"arith", "func", "linalg", "math", "scf", "tensor"}, "kiln-to-linalg"}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createKilnFuseElementwise());
   if (options.stopAfter == CpuStage::Linalg)
     return;
 

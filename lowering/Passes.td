@@ -56,6 +56,30 @@ def KilnCheckContract : Pass<"kiln-check-contract", "::mlir::ModuleOp"> {
   ];
 }
 
+def KilnFuseElementwise : Pass<"kiln-fuse-elementwise"> {
+  let summary = "Fuse chains of elementwise linalg ops into bounded loop bodies";
+  let description = [{
+    linalg's elementwise fusion (producers with one use are merged into
+    their consumers, splat constants folded in), with the fused body
+    bounded by `max-body-ops`: fusing copies the producer's body, so
+    unbounded fusion of a chain of n ops costs O(n^2) compile time. A longer
+    chain becomes several loops, each over `max-body-ops` ops.
+
+    Example:
+
+    ```mlir
+    %e = linalg.generic ... ins(%x) { math.exp } -> tensor<8xf32>
+    %t = linalg.generic ... ins(%e) { math.tanh } -> tensor<8xf32>
+    // becomes one linalg.generic computing tanh(exp(x))
+    ```
+  }];
+  let options = [
+    Option<"maxBodyOps", "max-body-ops", "int64_t", "256",
+           "The most ops a fused body may hold">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def KilnApproximateMath : Pass<"kiln-approximate-math"> {
   let summary = "Replace transcendental math ops with polynomial approximations";
   let description = [{
