@@ -69,6 +69,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   // bf16 and f16 arithmetic computes in f32 and rounds each result, which
   // is exact for single ops, and bf16 <-> f32 conversions become integer
   // arithmetic: LLVM cannot legalize odd-sized vectors of bf16.
+  pm.addPass(createKilnWidenNarrowMath());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));

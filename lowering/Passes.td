@@ -101,6 +101,29 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
   ];
 }
 
+def KilnWidenNarrowMath : Pass<"kiln-widen-narrow-math"> {
+  let summary = "Compute math ops on bf16 and f16 in f32";
+  let description = [{
+    Every math op (abs, copysign, floor, ceil, sqrt, ...) whose operands and
+    result are bf16 or f16, scalar or vector, becomes the same op on f32
+    between `arith.extf` and `arith.truncf`. That is exact for these ops
+    (f32 has more than twice the bits), and LLVM cannot legalize some
+    odd-sized vectors of bf16 ("soft promote"). Arithmetic is widened the
+    same way by upstream's arith-emulate-unsupported-floats.
+
+    Example:
+
+    ```mlir
+    %y = math.absf %x : vector<17xbf16>
+    // becomes
+    %w = arith.extf %x : vector<17xbf16> to vector<17xf32>
+    %a = math.absf %w : vector<17xf32>
+    %y = arith.truncf %a : vector<17xf32> to vector<17xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
   let summary = "Mark public functions as entry points: read-only arguments, C interface";
   let description = [{

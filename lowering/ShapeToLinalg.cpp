@@ -265,9 +265,12 @@ struct PadToTensor : OpConversionPattern<PadOp> {
     auto paddedType = type.clone(paddedShape);
     Value fill = extractScalar(rewriter, loc, adaptor.getPaddingValue());
     Value padded = filledTensor(rewriter, loc, paddedType, fill);
-    padded = tensor::InsertSliceOp::create(
-        rewriter, loc, adaptor.getOperand(), padded, ValueRange{}, ValueRange{},
-        ValueRange{}, insertAt, shape, insertStrides);
+    // An empty operand leaves only padding (and its offsets may lie at the
+    // end of a dimension, where no slice may start).
+    if (op.getOperand().getType().getNumElements() != 0)
+      padded = tensor::InsertSliceOp::create(
+          rewriter, loc, adaptor.getOperand(), padded, ValueRange{},
+          ValueRange{}, ValueRange{}, insertAt, shape, insertStrides);
     if (paddedType != type) {
       SmallVector<int64_t> ones(type.getRank(), 1);
       padded = tensor::ExtractSliceOp::create(

@@ -142,16 +142,33 @@ Value evaluate(const Emitter &e, Reduced r, bool isCos) {
   return e.select(negative, arith::NegFOp::create(e.b, e.loc, result), result);
 }
 
-/// Whether any element of the i1 scalar or vector `flags` is set.
+/// Whether any element of the i1 scalar or vector `flags` is set. n-D
+/// vectors are reduced a row at a time: this runs after the vector lowering
+/// that would handle shape casts and multi-reductions.
 Value any(const Emitter &e, Value flags) {
   if (!e.shape)
     return flags;
-  if (e.shape.getRank() > 1)
-    flags = vector::ShapeCastOp::create(
-        e.b, e.loc,
-        VectorType::get({e.shape.getNumElements()}, e.b.getI1Type()), flags);
-  return vector::ReductionOp::create(e.b, e.loc, vector::CombiningKind::OR,
-                                     flags);
+  ArrayRef<int64_t> shape = e.shape.getShape();
+  int64_t rows = 1;
+  for (int64_t size : shape.drop_back())
+    rows *= size;
+  Value result;
+  for (int64_t row = 0; row < rows; ++row) {
+    SmallVector<int64_t> position(shape.size() - 1);
+    for (int64_t d = int64_t(position.size()) - 1, rest = row; d >= 0; --d) {
+      position[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    Value line = position.empty()
+                     ? flags
+                     : vector::ExtractOp::create(e.b, e.loc, flags, position)
+                           .getResult();
+    Value rowAny = vector::ReductionOp::create(
+        e.b, e.loc, vector::CombiningKind::OR, line);
+    result = result ? arith::OrIOp::create(e.b, e.loc, result, rowAny)
+                    : rowAny;
+  }
+  return result;
 }
 
 template <typename OpTy>

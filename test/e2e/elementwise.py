@@ -194,12 +194,15 @@ func.func @f(%x: {bt}) -> {bt} {{
         for element, dtype in (("bf16", np.float32), ("f16", np.float16)):
             v = (np.arange(n) % 17 - 8).astype(dtype)
             vt, st = ttype(v.shape, element), ttype((), element)
-            check(f"{element} mul and reduce_max {n}", f"""
-func.func @f(%x: {vt}) -> ({vt}, {st}) {{
+            check(f"{element} mul, reduce_max, abs, sign, floor {n}", f"""
+func.func @f(%x: {vt}) -> ({vt}, {st}, {vt}, {vt}, {vt}) {{
   %0 = kiln.mul %x, %x : {vt}
   %1 = kiln.reduce_max %0, dims = [0] : ({vt}) -> {st}
-  return %0, %1 : {vt}, {st}
-}}""", "f", [v], [v * v, np.array(64, dtype)])
+  %2 = kiln.abs %x : {vt}
+  %3 = kiln.sign %x : {vt}
+  %4 = kiln.floor %x : {vt}
+  return %0, %1, %2, %3, %4 : {vt}, {st}, {vt}, {vt}, {vt}
+}}""", "f", [v], [v * v, np.array(64, dtype), np.abs(v), np.sign(v), v])
     # f64 -> bf16 / f16 round once: 1 + 2^-8 + 2^-30 lies above the tie
     # 1 + 2^-8 that rounding to f32 first would make.
     # Subnormal bf16 steps are 2^-133: 2^-140 rounds to 0 and the tie
