@@ -55,11 +55,31 @@ struct WidenNarrowMathOp : RewritePattern {
   }
 };
 
+/// arith.select of bf16 or f16 vectors selects their bits as i16 vectors:
+/// LLVM cannot legalize a select of odd-sized bf16 vectors either.
+struct SelectNarrowAsInteger : OpRewritePattern<arith::SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (!type || !isNarrowFloat(type))
+      return failure();
+    Location loc = op.getLoc();
+    auto bits = type.clone(rewriter.getI16Type());
+    Value chosen = arith::SelectOp::create(
+        rewriter, loc, op.getCondition(),
+        arith::BitcastOp::create(rewriter, loc, bits, op.getTrueValue()),
+        arith::BitcastOp::create(rewriter, loc, bits, op.getFalseValue()));
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, chosen);
+    return success();
+  }
+};
+
 struct KilnWidenNarrowMathPass
     : kiln::impl::KilnWidenNarrowMathBase<KilnWidenNarrowMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<WidenNarrowMathOp>(&getContext());
+    patterns.add<WidenNarrowMathOp, SelectNarrowAsInteger>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       getOperation()->emitError("kiln-widen-narrow-math did not converge");
       signalPassFailure();

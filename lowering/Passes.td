@@ -102,14 +102,15 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
 }
 
 def KilnWidenNarrowMath : Pass<"kiln-widen-narrow-math"> {
-  let summary = "Compute math ops on bf16 and f16 in f32";
+  let summary = "Compute math ops on bf16 and f16 in f32, select their bits";
   let description = [{
     Every math op (abs, copysign, floor, ceil, sqrt, ...) whose operands and
     result are bf16 or f16, scalar or vector, becomes the same op on f32
     between `arith.extf` and `arith.truncf`. That is exact for these ops
     (f32 has more than twice the bits), and LLVM cannot legalize some
     odd-sized vectors of bf16 ("soft promote"). Arithmetic is widened the
-    same way by upstream's arith-emulate-unsupported-floats.
+    same way by upstream's arith-emulate-unsupported-floats; a select of
+    such vectors selects their bits as i16.
 
     Example:
 
