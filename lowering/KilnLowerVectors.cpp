@@ -65,7 +65,29 @@ struct KilnLowerVectorsPass
                       "not converge");
       return signalPassFailure();
     }
+    if (failed(scalarizeStridedGathers(root)))
+      return signalPassFailure();
     streamLargeStores(root);
+  }
+
+  /// Gathers from a strided view (a take from a slice) become conditional
+  /// scalar loads: LLVM's gather lowering needs a unit innermost stride.
+  static LogicalResult scalarizeStridedGathers(Operation *root) {
+    SmallVector<Operation *> strided;
+    root->walk([&](vector::GatherOp gather) {
+      auto type = dyn_cast<MemRefType>(gather.getBase().getType());
+      if (type && !type.getLayout().isIdentity())
+        strided.push_back(gather);
+    });
+    if (strided.empty())
+      return success();
+    RewritePatternSet patterns(root->getContext());
+    vector::populateVectorGatherToConditionalLoadPatterns(patterns);
+    if (failed(applyOpPatternsGreedily(strided, std::move(patterns)))) {
+      root->emitError("kiln-lower-vectors: strided gathers did not lower");
+      return failure();
+    }
+    return success();
   }
 
   /// Marks vector stores into buffers far larger than the caches as

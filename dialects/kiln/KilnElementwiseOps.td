@@ -87,7 +87,8 @@ def Kiln_MaxOp : Kiln_BinaryOp<"max", Kiln_NumericTensor,
 def Kiln_MinOp : Kiln_BinaryOp<"min", Kiln_NumericTensor,
     "minimum (NaN if either operand is NaN)", [Commutative]>;
 def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_NumericTensor,
-    "power lhs ^ rhs">;
+    "power lhs ^ rhs (integers, as in XLA: wrapping for rhs >= 0; for "
+    "rhs < 0, 1 if lhs = 1 and 0 otherwise, also for lhs = -1)">;
 def Kiln_Atan2Op : Kiln_BinaryOp<"atan2", Kiln_FloatTensor,
     "arc tangent of lhs / rhs in the quadrant of (rhs, lhs)">;
 

@@ -156,6 +156,16 @@ T1 = rng.standard_normal(10).astype(np.float32)
 want = T1[np.clip(ids, 0, 9)]
 single("take rank-1 table, rank-2 indices",
        f"kiln.take %a0[%a1], dim = 0 : {sig([T1, ids], want)}", [T1, ids], want)
+# A take from a strided slice (the gather reads a strided view).
+check("take from a strided slice", """
+func.func @f(%t: tensor<9xf32>, %i: tensor<3x2xi32>) -> tensor<3x2xf32> {
+  %s = kiln.slice %t [1:9:2] : (tensor<9xf32>) -> tensor<4xf32>
+  %0 = kiln.take %s[%i], dim = 0 : (tensor<4xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}""", "f", [np.arange(9, dtype=np.float32),
+            np.array([[0, 3], [5, -1], [2, 1]], np.int32)],
+      [np.arange(9, dtype=np.float32)[1:9:2][np.clip(
+          np.array([[0, 3], [5, -1], [2, 1]]), 0, 3)]])
 U = rng.standard_normal((3, 2, 3)).astype(np.float32)
 want = T.copy()
 np.add.at(want, np.clip(ids, 0, 9), U)
