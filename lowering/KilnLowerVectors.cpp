@@ -2,6 +2,7 @@
 #include "Passes.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -70,22 +71,51 @@ struct KilnLowerVectorsPass
     streamLargeStores(root);
   }
 
-  /// Gathers from a strided view (a take from a slice) become conditional
-  /// scalar loads: LLVM's gather lowering needs a unit innermost stride.
+  /// 1-D gathers from a strided view (a take from a slice) become scalar
+  /// loads: LLVM's gather lowering needs a unit innermost stride.
   static LogicalResult scalarizeStridedGathers(Operation *root) {
-    SmallVector<Operation *> strided;
+    SmallVector<vector::GatherOp> strided;
     root->walk([&](vector::GatherOp gather) {
       auto type = dyn_cast<MemRefType>(gather.getBase().getType());
       if (type && !type.getLayout().isIdentity())
         strided.push_back(gather);
     });
-    if (strided.empty())
-      return success();
-    RewritePatternSet patterns(root->getContext());
-    vector::populateVectorGatherToConditionalLoadPatterns(patterns);
-    if (failed(applyOpPatternsGreedily(strided, std::move(patterns)))) {
-      root->emitError("kiln-lower-vectors: strided gathers did not lower");
-      return failure();
+    for (vector::GatherOp gather : strided) {
+      VectorType type = gather.getVectorType();
+      if (type.getRank() != 1 || type.isScalable())
+        return gather.emitError("kiln-lower-vectors: cannot lower this "
+                                "gather from a strided view");
+      OpBuilder b(gather);
+      Location loc = gather.getLoc();
+      SmallVector<Value> indices(gather.getOffsets());
+      Value result = gather.getPassThru();
+      for (int64_t lane = 0; lane < type.getNumElements(); ++lane) {
+        Value offset = vector::ExtractOp::create(b, loc, gather.getIndices(),
+                                                 lane);
+        if (!offset.getType().isIndex())
+          offset =
+              arith::IndexCastOp::create(b, loc, b.getIndexType(), offset);
+        SmallVector<Value> at(indices);
+        at.back() = arith::AddIOp::create(b, loc, at.back(), offset);
+        Value active = vector::ExtractOp::create(b, loc, gather.getMask(),
+                                                 lane);
+        auto load = scf::IfOp::create(
+            b, loc, active,
+            [&](OpBuilder &then, Location thenLoc) {
+              Value element =
+                  memref::LoadOp::create(then, thenLoc, gather.getBase(), at);
+              scf::YieldOp::create(
+                  then, thenLoc,
+                  vector::InsertOp::create(then, thenLoc, element, result, lane)
+                      .getResult());
+            },
+            [&](OpBuilder &otherwise, Location elseLoc) {
+              scf::YieldOp::create(otherwise, elseLoc, result);
+            });
+        result = load.getResult(0);
+      }
+      gather.replaceAllUsesWith(result);
+      gather.erase();
     }
     return success();
   }
