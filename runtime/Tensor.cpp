@@ -32,8 +32,6 @@ const char *kiln_dtype_name(kiln_dtype_t dtype) {
     return "i32";
   case KILN_I64:
     return "i64";
-  case KILN_DTYPE_MAX_ENUM:
-    break;
   }
   return "invalid";
 }
@@ -51,8 +49,6 @@ size_t kiln_dtype_size(kiln_dtype_t dtype) {
     return 2;
   case KILN_I1:
     return 1;
-  case KILN_DTYPE_MAX_ENUM:
-    break;
   }
   return 0;
 }

@@ -83,8 +83,6 @@ std::string element(kiln_tensor_t tensor, int64_t index) {
     std::memcpy(&v, data + 8 * index, 8);
     return std::to_string(v);
   }
-  case KILN_DTYPE_MAX_ENUM:
-    break;
   }
   return "?";
 }

@@ -37,7 +37,13 @@ void kiln_status_free(kiln_status_t status);
 
 /*===-- Tensors ----------------------------------------------------------===*/
 
-typedef enum kiln_dtype {
+/* In C++ the enum has int as its fixed type, so that any int a caller
+ * passes is a value of it (reported as invalid rather than undefined). */
+typedef enum kiln_dtype
+#ifdef __cplusplus
+    : int
+#endif
+{
   KILN_F32 = 0,
   KILN_F64 = 1,
   KILN_F16 = 2,
@@ -45,9 +51,6 @@ typedef enum kiln_dtype {
   KILN_I1 = 4, /* one byte per element, 0 or 1, as numpy's bool */
   KILN_I32 = 5,
   KILN_I64 = 6,
-  /* Not a dtype: makes every int a value of the type, so that a caller's
-   * invalid dtype is reported rather than undefined behaviour in C++. */
-  KILN_DTYPE_MAX_ENUM = 0x7fffffff,
 } kiln_dtype_t;
 
 /* The name of a dtype ("f32", ...), or "invalid". */
