@@ -82,9 +82,9 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // Buffers come from the runtime's kiln allocation functions (declared in
-  // kiln/abi.h), which report an allocation failure to the caller of the
-  // entry instead of handing the code a null pointer.
+  // Buffers come from MLIR's generic allocation functions, which the
+  // runtime defines (runtime/Allocation.cpp) to report an allocation
+  // failure to the caller of the entry instead of returning null.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useAlignedAlloc = true;
   memrefToLLVM.useGenericFunctions = true;

@@ -68,9 +68,9 @@ LogicalResult checkNoRecursion(ModuleOp module) {
       return failure();
   return success();
 }
+} // namespace
 
-/// The runtime dtype code (kiln_dtype_t) of a tensor element type, or -1.
-int64_t dtypeCode(Type type) {
+int64_t kiln::runtimeDtypeCode(Type type) {
   if (type.isF32())
     return KILN_F32;
   if (type.isF64())
@@ -88,6 +88,7 @@ int64_t dtypeCode(Type type) {
   return -1;
 }
 
+namespace {
 /// The entry signature the runtime checks an artifact's manifest against:
 /// {length, #args, #results, then per tensor: dtype, rank, dims...}; none
 /// if a type is not a statically shaped tensor of a runtime dtype.
@@ -99,9 +100,9 @@ std::optional<SmallVector<int64_t>> entrySignature(FunctionType type) {
     for (Type t : types) {
       auto tensor = dyn_cast<RankedTensorType>(t);
       if (!tensor || !tensor.hasStaticShape() ||
-          dtypeCode(tensor.getElementType()) < 0)
+          kiln::runtimeDtypeCode(tensor.getElementType()) < 0)
         return std::nullopt;
-      signature.push_back(dtypeCode(tensor.getElementType()));
+      signature.push_back(kiln::runtimeDtypeCode(tensor.getElementType()));
       signature.push_back(tensor.getRank());
       llvm::append_range(signature, tensor.getShape());
     }

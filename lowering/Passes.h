@@ -31,6 +31,10 @@ namespace kiln {
 inline constexpr llvm::StringLiteral kEntrySignatureAttrName =
     "kiln.entry_signature";
 
+/// The runtime's dtype code (kiln_dtype_t) of a tensor element type, or -1
+/// if the runtime has none for it.
+int64_t runtimeDtypeCode(mlir::Type type);
+
 /// Patterns lowering the kiln op families; together they lower every
 /// primitive op.
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);

@@ -206,9 +206,9 @@ def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
   let description = [{
     Bufferization copies strided views with `memref.copy`, which the LLVM
     lowering turns into calls of `memrefCopy` from MLIR's C runner
-    library. Compiled Kiln code depends on no runtime library, so the
-    copies become `linalg.copy`, which lowers to loops like any other
-    linalg op.
+    library. Compiled Kiln code needs nothing from outside but the
+    runtime's allocation functions, so the copies become `linalg.copy`,
+    which lowers to loops like any other linalg op.
 
     Example:
 

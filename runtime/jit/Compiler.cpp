@@ -25,21 +25,10 @@ void prepareContext(MLIRContext &context) {
 namespace {
 /// The runtime dtype of a tensor element type, if it has one.
 std::optional<kiln_dtype_t> dtypeOf(Type type) {
-  if (type.isF32())
-    return KILN_F32;
-  if (type.isF64())
-    return KILN_F64;
-  if (type.isF16())
-    return KILN_F16;
-  if (type.isBF16())
-    return KILN_BF16;
-  if (type.isInteger(1))
-    return KILN_I1;
-  if (type.isInteger(32))
-    return KILN_I32;
-  if (type.isInteger(64))
-    return KILN_I64;
-  return std::nullopt;
+  int64_t code = runtimeDtypeCode(type);
+  if (code < 0)
+    return std::nullopt;
+  return static_cast<kiln_dtype_t>(code);
 }
 
 /// Appends the spec of each of `types` to `specs`, or reports at `fn` why
