@@ -211,19 +211,22 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
     return error(std::string(path) + " is not a Kiln artifact: it has no "
                  "kiln_manifest");
   Manifest manifest;
-  if (kiln_status_t status = parseManifest(text, manifest))
-    return error(std::string(path) + ": " + status->message);
+  if (kiln_status_t status = parseManifest(text, manifest)) {
+    std::string message = std::string(path) + ": " + status->message;
+    kiln_status_free(status);
+    return error(message);
+  }
   return newModule(std::move(object), std::move(manifest), out);
 }
 
 void kiln_module_free(kiln_module_t module) { delete module; }
 
 size_t kiln_module_entry_count(kiln_module_t module) {
-  return module->manifest.entries.size();
+  return module ? module->manifest.entries.size() : 0;
 }
 
 const char *kiln_module_entry_name(kiln_module_t module, size_t index) {
-  if (index >= module->manifest.entries.size())
+  if (!module || index >= module->manifest.entries.size())
     return nullptr;
   return module->manifest.entries[index].name.c_str();
 }

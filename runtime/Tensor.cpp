@@ -127,18 +127,23 @@ kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
 
 void kiln_tensor_free(kiln_tensor_t tensor) { delete tensor; }
 
-kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor) { return tensor->dtype; }
+// A null handle gets the neutral values runtime.h documents.
+kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor) {
+  return tensor ? tensor->dtype : static_cast<kiln_dtype_t>(-1);
+}
 
 int64_t kiln_tensor_rank(kiln_tensor_t tensor) {
-  return static_cast<int64_t>(tensor->shape.size());
+  return tensor ? static_cast<int64_t>(tensor->shape.size()) : -1;
 }
 
 const int64_t *kiln_tensor_shape(kiln_tensor_t tensor) {
-  return tensor->shape.data();
+  return tensor ? tensor->shape.data() : nullptr;
 }
 
-void *kiln_tensor_data(kiln_tensor_t tensor) { return tensor->data.get(); }
+void *kiln_tensor_data(kiln_tensor_t tensor) {
+  return tensor ? tensor->data.get() : nullptr;
+}
 
 size_t kiln_tensor_byte_length(kiln_tensor_t tensor) {
-  return tensor->byteLength;
+  return tensor ? tensor->byteLength : 0;
 }

@@ -181,6 +181,16 @@ TEST(Npz, WritesOnlyDistinctPlainNames) {
   EXPECT_FALSE(written.good()) << "a rejected archive was written";
 }
 
+TEST(Tensor, NullHandlesGetNeutralValues) {
+  EXPECT_STREQ(kiln_dtype_name(kiln_tensor_dtype(nullptr)), "invalid");
+  EXPECT_EQ(kiln_tensor_rank(nullptr), -1);
+  EXPECT_EQ(kiln_tensor_shape(nullptr), nullptr);
+  EXPECT_EQ(kiln_tensor_data(nullptr), nullptr);
+  EXPECT_EQ(kiln_tensor_byte_length(nullptr), 0u);
+  EXPECT_EQ(kiln_module_entry_count(nullptr), 0u);
+  EXPECT_EQ(kiln_module_entry_name(nullptr, 0), nullptr);
+}
+
 TEST(Tensor, BoolsAreZeroOrOne) {
   unsigned char bytes[4] = {2, 0, 255, 1};
   Tensor t = tensor(KILN_I1, {4}, bytes, sizeof(bytes));

@@ -68,6 +68,8 @@ kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
                                  const int64_t *shape, const void *data,
                                  size_t byte_length, kiln_tensor_t *out);
 void kiln_tensor_free(kiln_tensor_t tensor);
+/* The accessors below return a neutral value for a NULL tensor: dtype -1
+ * (named "invalid"), rank -1, NULL shape and data, 0 bytes. */
 kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor);
 int64_t kiln_tensor_rank(kiln_tensor_t tensor);
 /* The shape (kiln_tensor_rank entries); valid while the tensor lives. */
@@ -106,7 +108,7 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out);
 kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out);
 void kiln_module_free(kiln_module_t module);
 
-/* The entry points, in the order of the source. */
+/* The entry points, in the order of the source (none for a NULL module). */
 size_t kiln_module_entry_count(kiln_module_t module);
 const char *kiln_module_entry_name(kiln_module_t module, size_t index);
 /* The signature of an entry, e.g. "(f32[4,8], i32[]) -> (f32[4])";
