@@ -264,10 +264,15 @@ Value scalar(RemOp, OpBuilder &b, Location loc, ValueRange args) {
     return arith::RemFOp::create(b, loc, args);
   return safeIntDivision<arith::RemSIOp>(b, loc, args[0], args[1]);
 }
+/// Booleans order false < true: max is or, min is and.
 Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (args[0].getType().isInteger(1))
+    return arith::OrIOp::create(b, loc, args);
   return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args);
 }
 Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (args[0].getType().isInteger(1))
+    return arith::AndIOp::create(b, loc, args);
   return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args);
 }
 /// Integer powers follow XLA: exponentiation by squaring (wrapping) for

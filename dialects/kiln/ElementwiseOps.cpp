@@ -350,7 +350,9 @@ OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
         return llvm::maximum(a, b);
       },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return llvm::APIntOps::smax(a, b);
+        // i1 is unsigned: true is the larger.
+        return a.getBitWidth() == 1 ? llvm::APIntOps::umax(a, b)
+                                    : llvm::APIntOps::smax(a, b);
       });
 }
 
@@ -363,7 +365,8 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
         return llvm::minimum(a, b);
       },
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return llvm::APIntOps::smin(a, b);
+        return a.getBitWidth() == 1 ? llvm::APIntOps::umin(a, b)
+                                    : llvm::APIntOps::smin(a, b);
       });
 }
 

@@ -82,10 +82,12 @@ def Kiln_DivOp : Kiln_BinaryOp<"div", Kiln_NumericTensor,
 def Kiln_RemOp : Kiln_BinaryOp<"rem", Kiln_NumericTensor,
     "remainder with the sign of the dividend (as in XLA, x % 0 = x and "
     "INT_MIN % -1 = 0)">;
-def Kiln_MaxOp : Kiln_BinaryOp<"max", Kiln_NumericTensor,
-    "maximum (NaN if either operand is NaN)", [Commutative]>;
-def Kiln_MinOp : Kiln_BinaryOp<"min", Kiln_NumericTensor,
-    "minimum (NaN if either operand is NaN)", [Commutative]>;
+def Kiln_MaxOp : Kiln_BinaryOp<"max", Kiln_Tensor,
+    "maximum (NaN if either operand is NaN; logical or on i1, as in "
+    "StableHLO)", [Commutative]>;
+def Kiln_MinOp : Kiln_BinaryOp<"min", Kiln_Tensor,
+    "minimum (NaN if either operand is NaN; logical and on i1, as in "
+    "StableHLO)", [Commutative]>;
 def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_NumericTensor,
     "power lhs ^ rhs (integers, as in XLA: wrapping for rhs >= 0; for "
     "rhs < 0, 1 if lhs = 1 and 0 otherwise, also for lhs = -1)">;

@@ -114,6 +114,10 @@ with np.errstate(all="ignore"):
            np.array([-1, -5, -1, -2, -3, -1, 0, 0], np.int64),
            lambda *_: np.array([0, 1, 0, 0, 0, 0, 1, 1], np.int64))
     binary("and i32", "and", a, b, np.bitwise_and)
+    bools = (np.array([True, True, False, False]),
+             np.array([True, False, True, False]))
+    binary("max i1", "max", *bools, np.logical_or)
+    binary("min i1", "min", *bools, np.logical_and)
     binary("or i1", "or", np.array([True, True, False, False]),
            np.array([True, False, True, False]), np.logical_or)
     binary("xor i64", "xor", a.astype(np.int64), b.astype(np.int64),

@@ -336,3 +336,18 @@ func.func @constant_cond(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
   // CHECK: return %[[S]]
   return %0 : tensor<f32>
 }
+
+// -----
+
+// On i1, max is or and min is and (true is the larger).
+// CHECK-LABEL: func.func @fold_bool_max_min
+func.func @fold_bool_max_min() -> (tensor<2xi1>, tensor<2xi1>) {
+  %t = kiln.constant dense<[true, false]> : tensor<2xi1>
+  %f = kiln.constant dense<[false, false]> : tensor<2xi1>
+  // CHECK-DAG: %[[MAX:.*]] = kiln.constant dense<[true, false]> : tensor<2xi1>
+  // CHECK-DAG: %[[MIN:.*]] = kiln.constant dense<false> : tensor<2xi1>
+  // CHECK: return %[[MAX]], %[[MIN]]
+  %0 = kiln.max %t, %f : tensor<2xi1>
+  %1 = kiln.min %t, %f : tensor<2xi1>
+  return %0, %1 : tensor<2xi1>, tensor<2xi1>
+}
