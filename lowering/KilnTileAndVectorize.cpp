@@ -74,12 +74,24 @@ bool isVectorizable(linalg::LinalgOp op) {
   });
 }
 
-/// Elementwise: rows of up to `width` along the innermost loop.
+/// Whether `op` reads or writes bf16 or f16 tensors.
+bool hasNarrowFloats(linalg::LinalgOp op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return element.isBF16() || element.isF16();
+  });
+}
+
+/// Elementwise: rows of up to `width` along the innermost loop. Rows of
+/// bf16 or f16 have a power-of-two length: LLVM cannot legalize every
+/// operation on odd-sized vectors of them.
 void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
                      int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes.back() = dividingTile(ranges.back(), width);
+  int64_t size = ranges.back();
+  // size & -size: the largest power of two that divides size.
+  sizes.back() = dividingTile(hasNarrowFloats(op) ? size & -size : size, width);
   if (Operation *tiled = tile(rewriter, op, sizes))
     vectorize(rewriter, tiled);
 }

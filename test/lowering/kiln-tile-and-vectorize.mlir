@@ -100,3 +100,23 @@ func.func @reduce(%x: tensor<4x256xf32>, %init: tensor<4xf32>) -> tensor<4xf32> 
     }
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Rows of bf16 have a power-of-two length (LLVM cannot legalize every
+// operation on odd-sized bf16 vectors): 24 = 8 x 3 gives rows of 8.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @bf16_rows
+func.func @bf16_rows(%x: tensor<24xbf16>) -> tensor<24xbf16> {
+  %e = tensor.empty() : tensor<24xbf16>
+  // CHECK: scf.for %{{.*}} = %c0 to %c24 step %c8
+  // CHECK: vector.transfer_read {{.*}} vector<8xbf16>
+  // CHECK-NOT: vector<24xbf16>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<24xbf16>) outs(%e : tensor<24xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %1 = arith.addf %in, %in : bf16
+    linalg.yield %1 : bf16
+  } -> tensor<24xbf16>
+  return %0 : tensor<24xbf16>
+}
