@@ -6,6 +6,7 @@
 #ifndef KILN_RUNTIME_INTERNAL_H
 #define KILN_RUNTIME_INTERNAL_H
 
+#include "kiln/manifest.hpp"
 #include "kiln/runtime.h"
 
 #include <cstdint>
@@ -51,32 +52,6 @@ kiln_tensor_t newTensor(kiln_dtype_t dtype, std::vector<int64_t> shape,
 /// a bool array as True); other dtypes are left alone.
 void normalizeBooleans(kiln_tensor_t tensor);
 
-/// The dtype and shape of one argument or result of an entry.
-struct TensorSpec {
-  kiln_dtype_t dtype;
-  std::vector<int64_t> shape;
-};
-
-/// An entry point's name and signature.
-struct EntrySignature {
-  std::string name;
-  std::vector<TensorSpec> args, results;
-  /// "(f32[4,8], i32[]) -> (f32[4])".
-  std::string text;
-};
-
-/// What a compiled module holds: its entries, in source order.
-struct Manifest {
-  std::vector<EntrySignature> entries;
-};
-
-/// The manifest as the text kiln-compile embeds in an artifact.
-std::string serializeManifest(const Manifest &manifest);
-/// Parses serializeManifest's text, rejecting anything malformed.
-kiln_status_t parseManifest(const std::string &text, Manifest &manifest);
-/// The signature text of an entry.
-std::string signatureText(const EntrySignature &entry);
-
 /// The packed form of an entry: each element of `args` points to the
 /// memref descriptor of one argument, then of one result (out-parameter).
 using EntryFunction = void (*)(void **args);
@@ -88,17 +63,6 @@ bool runEntry(EntryFunction function, void **args, uint64_t &bytes);
 /// Makes the allocation functions compiled code calls visible to the code
 /// that dlopen and the JIT load.
 void exportAllocationFunctions();
-
-/// The symbol of an entry's packed form.
-std::string entrySymbol(const std::string &name);
-
-/// The symbol of the signature compiled beside an entry's code (see
-/// encodeSignature).
-std::string signatureSymbol(const std::string &name);
-
-/// An entry's signature as the compiler emits it beside the code:
-/// {length, #args, #results, then per tensor: dtype, rank, dims...}.
-std::vector<int64_t> encodeSignature(const EntrySignature &entry);
 
 /// Compiled code, from a shared object or the JIT.
 class Executable {

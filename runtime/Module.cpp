@@ -16,11 +16,11 @@ struct kiln_module {
 };
 
 std::string kiln::runtime::entrySymbol(const std::string &name) {
-  return "kiln_entry_" + name;
+  return KILN_ENTRY_PREFIX + name;
 }
 
 std::string kiln::runtime::signatureSymbol(const std::string &name) {
-  return "kiln_signature_" + name;
+  return KILN_SIGNATURE_PREFIX + name;
 }
 
 namespace {
@@ -77,7 +77,7 @@ public:
     return address;
   }
   const char *manifestText() {
-    return static_cast<const char *>(dlsym(handle, "kiln_manifest"));
+    return static_cast<const char *>(dlsym(handle, KILN_MANIFEST_SYMBOL));
   }
 
 private:
@@ -209,7 +209,7 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   const char *text = object->manifestText();
   if (!text)
     return error(std::string(path) + " is not a Kiln artifact: it has no "
-                 "kiln_manifest");
+                 KILN_MANIFEST_SYMBOL);
   Manifest manifest;
   if (kiln_status_t status = parseManifest(text, manifest)) {
     std::string message = std::string(path) + ": " + status->message;

@@ -73,7 +73,7 @@ kiln_status_t kiln::runtime::tensorByteLength(kiln_dtype_t dtype,
 kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
                                        std::vector<int64_t> shape,
                                        size_t byteLength, bool zeroFill) {
-  constexpr size_t kAlign = 64;
+  constexpr size_t kAlign = KILN_BUFFER_ALIGNMENT;
   size_t capacity = (byteLength + kAlign - 1) / kAlign * kAlign;
   void *data = std::aligned_alloc(kAlign, capacity ? capacity : kAlign);
   if (!data)

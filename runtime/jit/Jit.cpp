@@ -1,5 +1,6 @@
 //===- Jit.cpp - kiln_module_compile: compile in process ------------------===//
-#include "Compiler.h"
+#include "../Internal.h"
+#include "compiler/Compiler.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -35,13 +36,16 @@ kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
   if (!out)
     return error("out: must not be null");
   *out = nullptr;
-  initializeNativeTarget();
+  if (!path)
+    return error("path: must not be null");
+  kiln::initializeNativeTarget();
   exportAllocationFunctions();
   auto context = std::make_unique<MLIRContext>();
-  prepareContext(*context);
-  CompiledProgram program;
-  if (kiln_status_t status = compileSource(*context, path, kiln::CpuStage::LLVM, program))
-    return status;
+  kiln::prepareContext(*context);
+  kiln::CompiledProgram program;
+  if (llvm::Error failure =
+          kiln::compileSource(*context, path, kiln::CompileOptions(), program))
+    return error(llvm::toString(std::move(failure)));
   // The options refer to the transformer; it must outlive create().
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,

@@ -3,7 +3,7 @@
 // A pass that fails without a diagnostic is still reported, by name.
 //
 //===----------------------------------------------------------------------===//
-#include "lowering/Passes.h"
+#include "lowering/common/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -7,7 +7,7 @@
 // other --emit values print the program at an earlier stage instead.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/jit/Compiler.h"
+#include "compiler/Compiler.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -15,7 +15,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-using namespace kiln::runtime;
+using namespace kiln;
 namespace cl = llvm::cl;
 
 namespace {
@@ -36,41 +36,41 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::LLVMIR, "llvm-ir", "optimized LLVM IR"),
                clEnumValN(Emit::Asm, "asm", "assembly for the host CPU")));
 
-/// The pipeline stage that --emit needs, or nullopt for none.
-std::optional<kiln::CpuStage> stageFor(Emit what) {
+/// The stage that --emit needs.
+Stage stageFor(Emit what) {
   switch (what) {
   case Emit::Kiln:
-    return std::nullopt;
+    return Stage::Kiln;
   case Emit::Linalg:
-    return kiln::CpuStage::Linalg;
+    return Stage::Linalg;
   case Emit::Loops:
-    return kiln::CpuStage::Loops;
+    return Stage::Loops;
   default:
-    return kiln::CpuStage::LLVM;
+    return Stage::LLVM;
   }
 }
 
-bool failed(kiln_status_t status) {
-  if (!status)
+/// Prints `error` if it is one; true if it was.
+bool failed(llvm::Error error) {
+  if (!error)
     return false;
-  llvm::errs() << "kiln-compile: error: " << kiln_status_message(status)
-               << "\n";
-  kiln_status_free(status);
+  llvm::logAllUnhandledErrors(std::move(error), llvm::errs(),
+                              "kiln-compile: error: ");
   return true;
 }
 
 /// Writes the non-artifact --emit forms of `program` to `os`.
-kiln_status_t print(const CompiledProgram &program, llvm::raw_pwrite_stream &os) {
+llvm::Error print(const CompiledProgram &program, llvm::raw_pwrite_stream &os) {
   if (emit != Emit::LLVMIR && emit != Emit::Asm) {
     program.module.get()->print(os);
-    return nullptr;
+    return llvm::Error::success();
   }
   NativeProgram native;
-  if (kiln_status_t status = translateToLLVMIR(program, native))
-    return status;
+  if (llvm::Error error = translateToLLVMIR(program, native))
+    return error;
   if (emit == Emit::LLVMIR) {
     native.module->print(os, nullptr);
-    return nullptr;
+    return llvm::Error::success();
   }
   return emitMachineCode(*native.module, *native.machine, os,
                          /*assembly=*/true);
@@ -83,11 +83,12 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context;
   prepareContext(context);
   CompiledProgram program;
-  if (failed(compileSource(context, inputFile.c_str(), stageFor(emit),
-                           program)))
+  CompileOptions options;
+  options.stopAfter = stageFor(emit);
+  if (failed(compileSource(context, inputFile, options, program)))
     return 1;
   if (emit == Emit::Artifact)
-    return failed(writeArtifact(program, outputFile.c_str())) ? 1 : 0;
+    return failed(writeArtifact(program, outputFile)) ? 1 : 0;
   std::string error;
   auto output = mlir::openOutputFile(outputFile, &error);
   if (!output) {

@@ -5,11 +5,11 @@
 // kMaxNestingDepth is refused before MLIR's recursive parser sees it.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Compiler.h"
 #include "frontend/InputLimits.h"
-#include "lowering/Passes.h"
+#include "lowering/common/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
@@ -61,10 +61,9 @@ static LogicalResult run(StringRef inputFilename, StringRef outputFilename,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  registerAllPasses();
-  kiln::registerKilnLoweringPassesAndPipelines();
+  kiln::registerAllPassesAndPipelines();
   DialectRegistry registry;
-  kiln::registerKilnCompilerDialects(registry);
+  kiln::registerAllDialects(registry);
   std::pair<std::string, std::string> files =
       registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver", registry);
   return kiln::runWithLargeStack([&] {

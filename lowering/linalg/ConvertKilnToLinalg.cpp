@@ -9,7 +9,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_CONVERTKILNTOLINALG
-#include "lowering/Passes.h.inc"
+#include "lowering/linalg/Passes.h.inc"
 } // namespace kiln
 
 namespace {
@@ -39,7 +39,7 @@ struct EmptyResultToEmptyTensor : ConversionPattern {
 void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<EmptyResultToEmptyTensor>(patterns.getContext());
   populateElementwiseToLinalgPatterns(patterns);
-  populateShapeToLinalgPatterns(patterns);
+  populateDataMovementToLinalgPatterns(patterns);
   populateComputeToLinalgPatterns(patterns);
   populateControlFlowToScfPatterns(patterns);
 }

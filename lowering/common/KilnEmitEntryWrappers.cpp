@@ -7,7 +7,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNEMITENTRYWRAPPERS
-#include "lowering/Passes.h.inc"
+#include "lowering/common/Passes.h.inc"
 } // namespace kiln
 
 namespace {

@@ -10,7 +10,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNWIDENNARROWMATH
-#include "lowering/Passes.h.inc"
+#include "lowering/cpu/Passes.h.inc"
 } // namespace kiln
 
 namespace {

@@ -9,7 +9,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNTILEANDVECTORIZE
-#include "lowering/Passes.h.inc"
+#include "lowering/cpu/Passes.h.inc"
 } // namespace kiln
 
 namespace {
@@ -96,24 +96,32 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
     vectorize(rewriter, tiled);
 }
 
+/// The tile sizes of the matmul schedule (the pass's options).
+struct MatmulTiles {
+  int64_t registerM, registerN, cacheM, cacheN, cacheK;
+};
+
 /// f32 matmul, batched (one leading batch loop) or not: cache tiles, then
-/// 8 x 32 register tiles over single k steps, one batch at a time.
-void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// register tiles over single k steps, one batch at a time.
+void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
+                const MatmulTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
   size_t batch = ranges.size() - 3;
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  constexpr int64_t kRegisterM = 8, kRegisterN = 32;
-  if (m % kRegisterM != 0 || n % kRegisterN != 0)
+  if (m % tiles.registerM != 0 || n % tiles.registerN != 0)
     return;
+  // A cache tile that does not divide its dimension falls back to one
+  // register tile (M, N) or to the whole dimension (K).
   auto cacheTile = [](int64_t size, int64_t preferred, int64_t fallback) {
     return size % preferred == 0 ? preferred : fallback;
   };
   SmallVector<int64_t> cache(batch, 1), registers(batch, 1);
-  cache.append({cacheTile(m, 64, kRegisterM), cacheTile(n, 256, kRegisterN),
-                cacheTile(k, 256, k)});
-  registers.append({kRegisterM, kRegisterN, 1});
-  // Batch, then N, then K, then M: a 256 x 256 panel of B stays in L2
-  // while every row block of A streams past it.
+  cache.append({cacheTile(m, tiles.cacheM, tiles.registerM),
+                cacheTile(n, tiles.cacheN, tiles.registerN),
+                cacheTile(k, tiles.cacheK, k)});
+  registers.append({tiles.registerM, tiles.registerN, 1});
+  // Batch, then N, then K, then M: a panel of B stays in L2 while every row
+  // block of A streams past it.
   SmallVector<int64_t> order(batch, 0);
   for (int64_t loop : {1, 2, 0})
     order.push_back(batch + loop);
@@ -140,6 +148,15 @@ struct KilnTileAndVectorizePass
     : kiln::impl::KilnTileAndVectorizeBase<KilnTileAndVectorizePass> {
   using KilnTileAndVectorizeBase::KilnTileAndVectorizeBase;
   void runOnOperation() override {
+    MatmulTiles tiles{registerTileM, registerTileN, cacheTileM, cacheTileN,
+                      cacheTileK};
+    if (vectorWidth <= 0 || tiles.registerM <= 0 || tiles.registerN <= 0 ||
+        tiles.cacheM <= 0 || tiles.cacheN <= 0 || tiles.cacheK <= 0) {
+      getOperation()->emitError(
+          "kiln-tile-and-vectorize: vector width and tile sizes must be "
+          "positive");
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
@@ -149,7 +166,7 @@ struct KilnTileAndVectorizePass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       if (isF32Matmul(op)) {
-        tileMatmul(rewriter, op);
+        tileMatmul(rewriter, op, tiles);
       } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
                      op.getOperation())) {
         continue;

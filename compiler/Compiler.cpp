@@ -4,7 +4,8 @@
 #include "frontend/InputLimits.h"
 #include "frontend/SourceParser.h"
 #include "kiln/KilnDialect.h"
-#include "lowering/Passes.h"
+#include "lowering/common/Passes.h"
+#include "lowering/cpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -14,18 +15,20 @@
 
 using namespace mlir;
 
-namespace kiln::runtime {
+using kiln::runtime::EntrySignature;
+using kiln::runtime::Manifest;
+using kiln::runtime::TensorSpec;
 
-void prepareContext(MLIRContext &context) {
+void kiln::prepareContext(MLIRContext &context) {
   DialectRegistry registry;
-  registerKilnCompilerDialects(registry);
+  registerAllDialects(registry);
   context.appendDialectRegistry(registry);
 }
 
 namespace {
 /// The runtime dtype of a tensor element type, if it has one.
 std::optional<kiln_dtype_t> dtypeOf(Type type) {
-  int64_t code = runtimeDtypeCode(type);
+  int64_t code = kiln::runtimeDtypeCode(type);
   if (code < 0)
     return std::nullopt;
   return static_cast<kiln_dtype_t>(code);
@@ -66,23 +69,45 @@ LogicalResult collectManifest(ModuleOp module, Manifest &manifest) {
     if (failed(collectSpecs(fn, fn.getArgumentTypes(), "argument", entry.args)) ||
         failed(collectSpecs(fn, fn.getResultTypes(), "result", entry.results)))
       return failure();
-    entry.text = signatureText(entry);
+    entry.text = kiln::runtime::signatureText(entry);
     manifest.entries.push_back(std::move(entry));
   }
   return success();
 }
+
+/// The CPU pipeline's last stage for `stage` (not Stage::Kiln).
+kiln::CpuStage cpuStage(kiln::Stage stage) {
+  switch (stage) {
+  case kiln::Stage::Linalg:
+    return kiln::CpuStage::Linalg;
+  case kiln::Stage::Loops:
+    return kiln::CpuStage::Loops;
+  default:
+    return kiln::CpuStage::LLVM;
+  }
+}
+
+/// Lowers `module` as far as `options` says.
+LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
+  if (options.stopAfter == kiln::Stage::Kiln)
+    return success();
+  PassManager pm(module.getContext());
+  kiln::addPassFailureReport(pm);
+  kiln::KilnToCpuPipelineOptions cpu;
+  cpu.stopAfter = cpuStage(options.stopAfter);
+  kiln::buildKilnToCpuPipeline(pm, cpu);
+  return pm.run(module);
+}
 } // namespace
 
-kiln_status_t compileSource(MLIRContext &context, const char *path,
-                            std::optional<CpuStage> stopAfter,
-                            CompiledProgram &program) {
-  if (!path)
-    return error("path: must not be null");
+llvm::Error kiln::compileSource(MLIRContext &context, llvm::StringRef path,
+                                const CompileOptions &options,
+                                CompiledProgram &program) {
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(path, &errorMessage);
   if (!input)
-    return error(errorMessage);
+    return llvm::createStringError(errorMessage);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   std::string diagnostics;
@@ -90,25 +115,18 @@ kiln_status_t compileSource(MLIRContext &context, const char *path,
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
   bool ok = runWithLargeStack([&] {
               program.module = parseKilnSource(sourceMgr, context);
-              if (!program.module ||
-                  failed(collectManifest(*program.module, program.manifest)))
-                return 1;
-              if (!stopAfter)
-                return 0;
-              PassManager pm(&context);
-              addPassFailureReport(pm);
-              KilnToCpuPipelineOptions options;
-              options.stopAfter = *stopAfter;
-              buildKilnToCpuPipeline(pm, options);
-              return failed(pm.run(*program.module)) ? 1 : 0;
+              return program.module &&
+                             succeeded(collectManifest(*program.module,
+                                                       program.manifest)) &&
+                             succeeded(lower(*program.module, options))
+                         ? 0
+                         : 1;
             }) == 0;
   if (ok)
-    return nullptr;
+    return llvm::Error::success();
   if (diagnostics.empty())
-    diagnostics = std::string(path) + ": cannot be compiled";
+    diagnostics = path.str() + ": cannot be compiled";
   while (!diagnostics.empty() && diagnostics.back() == '\n')
     diagnostics.pop_back();
-  return error(diagnostics);
+  return llvm::createStringError(diagnostics);
 }
-
-} // namespace kiln::runtime

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-tile-and-vectorize="vector-width=16 register-tile-m=4 register-tile-n=16 cache-tile-m=32 cache-tile-n=128 cache-tile-k=64" | FileCheck %s --check-prefix=TARGET
 
 #id = affine_map<(d0) -> (d0)>
 // An elementwise op: rows of 64 along the innermost dimension.
@@ -8,6 +9,9 @@ func.func @elementwise(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   // CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c64
   // CHECK: vector.transfer_read {{.*}} vector<64xf32>
   // CHECK: math.exp {{.*}} : vector<64xf32>
+  // TARGET-LABEL: func.func @elementwise
+  // TARGET: scf.for %{{.*}} = %c0 to %c1024 step %c16
+  // TARGET: math.exp {{.*}} : vector<16xf32>
   // CHECK: vector.transfer_write {{.*}} vector<64xf32>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
@@ -59,6 +63,14 @@ func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<2
   // CHECK: scf.for {{.*}} step %c32
   // CHECK: scf.for {{.*}} step %c1
   // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+  // The target description's tiles: 32 x 128 x 64, then 4 x 16.
+  // TARGET-LABEL: func.func @matmul
+  // TARGET: scf.for {{.*}} to %c256{{.*}} step %c128
+  // TARGET: scf.for {{.*}} to %c512{{.*}} step %c64
+  // TARGET: scf.for {{.*}} to %c256{{.*}} step %c32
+  // TARGET: scf.for {{.*}} step %c4
+  // TARGET: scf.for {{.*}} step %c16
+  // TARGET: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %0 : tensor<256x256xf32>
 }

@@ -1,4 +1,4 @@
-//===- ShapeToLinalg.cpp - kiln data movement to linalg and tensor --------===//
+//===- DataMovementToLinalg.cpp - kiln data movement to linalg -----------===//
 //
 // Constants and data movement become arith constants, tensor slices and
 // linalg ops; the start indices of the dynamic slices are clamped into range
@@ -308,7 +308,7 @@ struct ReverseToGeneric : OpConversionPattern<ReverseOp> {
 
 } // namespace
 
-void kiln::populateShapeToLinalgPatterns(RewritePatternSet &patterns) {
+void kiln::populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConstantToArith, IotaToGeneric, BroadcastToGeneric,
                ReshapeToTensor, TransposeToLinalg, SliceToTensor,
                DynamicSliceToTensor, DynamicUpdateSliceToTensor,

@@ -8,7 +8,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNFUSEELEMENTWISE
-#include "lowering/Passes.h.inc"
+#include "lowering/linalg/Passes.h.inc"
 } // namespace kiln
 
 namespace {

@@ -17,12 +17,13 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNLOWERVECTORS
-#include "lowering/Passes.h.inc"
+#include "lowering/cpu/Passes.h.inc"
 } // namespace kiln
 
 namespace {
 struct KilnLowerVectorsPass
     : kiln::impl::KilnLowerVectorsBase<KilnLowerVectorsPass> {
+  using KilnLowerVectorsBase::KilnLowerVectorsBase;
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     Operation *root = getOperation();
@@ -68,7 +69,7 @@ struct KilnLowerVectorsPass
     }
     if (failed(scalarizeStridedGathers(root)))
       return signalPassFailure();
-    streamLargeStores(root);
+    streamLargeStores(root, streamingBytes);
   }
 
   /// 1-D gathers from a strided view (a take from a slice) become scalar
@@ -125,13 +126,12 @@ struct KilnLowerVectorsPass
   /// line they overwrite, a third of a streaming loop's traffic. The CPU
   /// streams only whole aligned lines, so only provably aligned stores are
   /// marked (and told their alignment).
-  static void streamLargeStores(Operation *root) {
-    constexpr int64_t kStreamingBytes = int64_t(32) << 20;
-    root->walk([](vector::StoreOp store) {
+  static void streamLargeStores(Operation *root, int64_t streamingBytes) {
+    root->walk([&](vector::StoreOp store) {
       MemRefType type = store.getMemRefType();
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
           type.getNumElements() * type.getElementTypeBitWidth() / 8 <
-              kStreamingBytes ||
+              streamingBytes ||
           !isCacheLineAligned(store))
         return;
       store.setNontemporal(true);

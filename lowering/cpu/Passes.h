@@ -1,48 +1,33 @@
-//===- Passes.h - the kiln lowering passes and pipelines -------*- C++ -*-===//
-#ifndef KILN_LOWERING_PASSES_H
-#define KILN_LOWERING_PASSES_H
+//===- Passes.h - the CPU schedule and kiln-to-cpu-pipeline -----*- C++ -*-===//
+//
+// Tiling and vectorization for the host CPU, the vector and math lowerings
+// LLVM compiles well, and the pipeline from kiln to the LLVM dialect.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LOWERING_CPU_PASSES_H
+#define KILN_LOWERING_CPU_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
-class PassManager;
 class RewritePatternSet;
 } // namespace mlir
 
 namespace kiln {
 
 #define GEN_PASS_DECL
-#include "lowering/Passes.h.inc"
+#include "lowering/cpu/Passes.h.inc"
 
-/// The attribute kiln-prepare-entries puts on each entry: its signature as
-/// the runtime encodes it ({length, #args, #results, then per tensor:
-/// kiln_dtype_t, rank, dims...}), which kiln-emit-entry-wrappers turns into
-/// the global `kiln_signature_NAME`.
-inline constexpr llvm::StringLiteral kEntrySignatureAttrName =
-    "kiln.entry_signature";
-
-/// The runtime's dtype code (kiln_dtype_t) of a tensor element type, or -1
-/// if the runtime has none for it.
-int64_t runtimeDtypeCode(mlir::Type type);
-
-/// Patterns lowering the kiln op families; together they lower every
-/// primitive op.
-void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
-void populateShapeToLinalgPatterns(mlir::RewritePatternSet &patterns);
-void populateComputeToLinalgPatterns(mlir::RewritePatternSet &patterns);
-void populateControlFlowToScfPatterns(mlir::RewritePatternSet &patterns);
-/// All of the above.
-void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns);
+#define GEN_PASS_REGISTRATION
+#include "lowering/cpu/Passes.h.inc"
 
 /// f32 math.sin and math.cos as polynomials after a range reduction that is
 /// exact over the whole f32 range (used by kiln-approximate-math).
@@ -58,7 +43,9 @@ enum class CpuStage {
   LLVM,
 };
 
-/// Options of kiln-to-cpu-pipeline.
+/// Options of kiln-to-cpu-pipeline: the stage to stop after, optional
+/// passes, and the target description the CPU schedule is made for (the
+/// defaults suit x86-64 with AVX-512 or AVX2 and 1-2 MiB of L2 per core).
 struct KilnToCpuPipelineOptions
     : public mlir::PassPipelineOptions<KilnToCpuPipelineOptions> {
   Option<CpuStage> stopAfter{
@@ -77,6 +64,35 @@ struct KilnToCpuPipelineOptions
       llvm::cl::desc("Use polynomial approximations for transcendental "
                      "functions instead of libm calls"),
       llvm::cl::init(true)};
+  // The target description.
+  Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("Elements per vector row of an elementwise op"),
+      llvm::cl::init(64)};
+  Option<int64_t> registerTileM{
+      *this, "register-tile-m",
+      llvm::cl::desc("Rows of a matmul's accumulator kept in registers"),
+      llvm::cl::init(8)};
+  Option<int64_t> registerTileN{
+      *this, "register-tile-n",
+      llvm::cl::desc("Columns of a matmul's accumulator kept in registers"),
+      llvm::cl::init(32)};
+  Option<int64_t> cacheTileM{
+      *this, "cache-tile-m",
+      llvm::cl::desc("Rows of A per matmul cache tile"), llvm::cl::init(64)};
+  Option<int64_t> cacheTileN{
+      *this, "cache-tile-n",
+      llvm::cl::desc("Columns of B per matmul cache tile"),
+      llvm::cl::init(256)};
+  Option<int64_t> cacheTileK{
+      *this, "cache-tile-k",
+      llvm::cl::desc("Reduction steps per matmul cache tile"),
+      llvm::cl::init(256)};
+  Option<int64_t> streamingBytes{
+      *this, "streaming-bytes",
+      llvm::cl::desc("Buffers of at least this many bytes are written with "
+                     "non-temporal stores"),
+      llvm::cl::init(int64_t(32) << 20)};
 };
 
 /// Lowers a module of kiln functions to the LLVM dialect. Each public
@@ -86,16 +102,9 @@ struct KilnToCpuPipelineOptions
 void buildKilnToCpuPipeline(mlir::OpPassManager &pm,
                             const KilnToCpuPipelineOptions &options);
 
-/// Makes every pass failure in `pm` report the pass and the op it ran on.
-void addPassFailureReport(mlir::PassManager &pm);
-
-/// Registers the kiln dialect and everything the kiln pipelines use or
-/// produce: dialects, external interface models, LLVM IR translations.
-void registerKilnCompilerDialects(mlir::DialectRegistry &registry);
-
-/// Registers the lowering passes and kiln-to-cpu-pipeline.
-void registerKilnLoweringPassesAndPipelines();
+/// Registers kiln-to-cpu-pipeline.
+void registerKilnToCpuPipeline();
 
 } // namespace kiln
 
-#endif // KILN_LOWERING_PASSES_H
+#endif // KILN_LOWERING_CPU_PASSES_H

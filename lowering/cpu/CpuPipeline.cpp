@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
+#include "lowering/common/Passes.h"
+#include "lowering/linalg/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -19,24 +21,21 @@
 
 using namespace mlir;
 
-namespace kiln {
-#define GEN_PASS_REGISTRATION
-#include "lowering/Passes.h.inc"
-} // namespace kiln
-
 void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                                   const KilnToCpuPipelineOptions &options) {
   pm.addPass(createKilnPrepareEntries());
   pm.addPass(createConvertKilnToLinalg());
   pm.addPass(createKilnCheckContract(
-      {{"arith", "func", "linalg", "math", "scf", "tensor"}, "kiln-to-linalg"}));
+      {{"arith", "func", "linalg", "math", "scf", "tensor"}, "convert-kiln-to-linalg"}));
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise)
     pm.addPass(createKilnFuseElementwise());
   if (options.stopAfter == CpuStage::Linalg)
     return;
 
-  pm.addPass(createKilnTileAndVectorize());
+  pm.addPass(createKilnTileAndVectorize(
+      {options.vectorWidth, options.registerTileM, options.registerTileN,
+       options.cacheTileM, options.cacheTileN, options.cacheTileK}));
   pm.addPass(createCanonicalizerPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -60,7 +59,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
 
   pm.addPass(createKilnCopiesToLinalg());
   pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createKilnLowerVectors());
+  pm.addPass(createKilnLowerVectors({options.streamingBytes}));
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)
     return;
@@ -96,8 +95,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnCheckContract({{"llvm"}, "kiln-to-cpu-pipeline"}));
 }
 
-void kiln::registerKilnLoweringPassesAndPipelines() {
-  registerKilnLoweringPasses();
+void kiln::registerKilnToCpuPipeline() {
   PassPipelineRegistration<KilnToCpuPipelineOptions>(
       "kiln-to-cpu-pipeline",
       "Lower kiln functions to the LLVM dialect for the CPU",

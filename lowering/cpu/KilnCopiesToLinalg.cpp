@@ -9,7 +9,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNCOPIESTOLINALG
-#include "lowering/Passes.h.inc"
+#include "lowering/cpu/Passes.h.inc"
 } // namespace kiln
 
 namespace {

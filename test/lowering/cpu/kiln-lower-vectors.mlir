@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-lower-vectors --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-lower-vectors="streaming-bytes=67108864" --split-input-file | FileCheck %s --check-prefix=LARGER
 
 // The accumulator's read and write are hoisted out of the k loop and the
 // contraction becomes FMAs on rows.
@@ -37,6 +38,9 @@ func.func @streaming(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
   scf.for %i = %c0 to %n step %c64 {
     %v = vector.load %x[%i] : memref<8388608xf32>, vector<64xf32>
     // CHECK: vector.store %{{.*}} {alignment = 64 : i64, nontemporal = true}
+    // A 32 MiB buffer is below a 64 MiB threshold.
+    // LARGER-LABEL: func.func @streaming
+    // LARGER-NOT: nontemporal
     vector.store %v, %y[%i] : memref<8388608xf32>, vector<64xf32>
   }
   return

@@ -1,0 +1,101 @@
+//===- Compiler.h - the Kiln compiler driver --------------------*- C++ -*-===//
+//
+// Source to the LLVM dialect, LLVM IR, machine code and artifacts, for every
+// tool and for the runtime's in-process JIT. Errors carry every diagnostic
+// with its location.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_COMPILER_H
+#define KILN_COMPILER_COMPILER_H
+
+#include "kiln/manifest.hpp"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+
+namespace kiln {
+
+/// What code is generated for.
+enum class Target {
+  /// The host CPU, through kiln-to-cpu-pipeline.
+  Cpu,
+};
+
+/// How far compilation goes; each stage ends in IR one can print.
+enum class Stage {
+  /// Parsed and verified kiln.
+  Kiln,
+  /// linalg, tensor, arith, math and scf on tensors.
+  Linalg,
+  /// Bufferized loops over memrefs.
+  Loops,
+  /// The LLVM dialect with the runtime's entry wrappers.
+  LLVM,
+};
+
+/// What compileSource does.
+struct CompileOptions {
+  Target target = Target::Cpu;
+  Stage stopAfter = Stage::LLVM;
+};
+
+/// A kiln program lowered as far as asked, with its entries.
+struct CompiledProgram {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  runtime::Manifest manifest;
+};
+
+/// Registers every dialect, interface model and LLVM IR translation that
+/// parsing, lowering and translating a kiln program needs.
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// Registers every upstream and kiln pass and pipeline (for kiln-opt).
+void registerAllPassesAndPipelines();
+
+/// Registers what compileSource needs in `context`.
+void prepareContext(mlir::MLIRContext &context);
+
+/// Initializes LLVM's native target, once per process.
+void initializeNativeTarget();
+
+/// Parses and verifies the kiln source at `path`, then lowers it as far as
+/// `options` says. Runs on a large stack.
+llvm::Error compileSource(mlir::MLIRContext &context, llvm::StringRef path,
+                          const CompileOptions &options,
+                          CompiledProgram &program);
+
+/// A program in LLVM IR with the target machine it was optimized for.
+struct NativeProgram {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+/// The LLVM IR of a program lowered to the LLVM dialect, optimized for the
+/// host CPU (position-independent, small code model), with the manifest as
+/// the global string KILN_MANIFEST_SYMBOL.
+llvm::Error translateToLLVMIR(const CompiledProgram &program,
+                              NativeProgram &native);
+
+/// Writes `module` as an object file or assembly for `machine` to `os`.
+llvm::Error emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine,
+                            llvm::raw_pwrite_stream &os, bool assembly);
+
+/// Writes the artifact of a program lowered to the LLVM dialect to `path`:
+/// a shared object that kiln_module_load opens, linked by `linker` (an
+/// ld.lld; empty: the ld.lld beside the LLVM Kiln was built with, found on
+/// PATH or in LLVM's bin folder).
+llvm::Error writeArtifact(const CompiledProgram &program, llvm::StringRef path,
+                          llvm::StringRef linker = {});
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_COMPILER_H

@@ -1,0 +1,33 @@
+//===- Registration.cpp - every dialect, pass and pipeline Kiln uses ------===//
+//
+// The one file that includes the umbrella registration headers: every
+// dialect, the external interface models bufferization and convert-to-llvm
+// rely on, the LLVM IR translations, and every pass and pipeline.
+//
+//===----------------------------------------------------------------------===//
+#include "Compiler.h"
+
+#include "kiln/KilnDialect.h"
+#include "lowering/common/Passes.h"
+#include "lowering/cpu/Passes.h"
+#include "lowering/linalg/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<KilnDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+}
+
+void kiln::registerAllPassesAndPipelines() {
+  mlir::registerAllPasses();
+  registerKilnLoweringLinalgPasses();
+  registerKilnLoweringCommonPasses();
+  registerKilnLoweringCpuPasses();
+  registerKilnToCpuPipeline();
+}

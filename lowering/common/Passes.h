@@ -1,0 +1,45 @@
+//===- Passes.h - entries, wrappers and contract checks ---------*- C++ -*-===//
+//
+// What every host's pipeline shares: preparing public functions as entries,
+// the packed entry wrappers and signatures the runtime calls (its ABI), the
+// contract check ending each stage, and naming the pass that failed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LOWERING_COMMON_PASSES_H
+#define KILN_LOWERING_COMMON_PASSES_H
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
+
+namespace kiln {
+
+#define GEN_PASS_DECL
+#include "lowering/common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/common/Passes.h.inc"
+
+/// The attribute kiln-prepare-entries puts on each entry: its signature as
+/// the runtime encodes it ({length, #args, #results, then per tensor:
+/// kiln_dtype_t, rank, dims...}), which kiln-emit-entry-wrappers turns into
+/// the global `kiln_signature_NAME`.
+inline constexpr llvm::StringLiteral kEntrySignatureAttrName =
+    "kiln.entry_signature";
+
+/// The runtime's dtype code (kiln_dtype_t) of a tensor element type, or -1
+/// if the runtime has none for it.
+int64_t runtimeDtypeCode(mlir::Type type);
+
+/// Makes every pass failure in `pm` report the pass and the op it ran on.
+void addPassFailureReport(mlir::PassManager &pm);
+
+} // namespace kiln
+
+#endif // KILN_LOWERING_COMMON_PASSES_H

@@ -1,0 +1,103 @@
+//===- Passes.td - entries, wrappers and contract checks -*- tablegen -*-===//
+#ifndef KILN_LOWERING_COMMON_PASSES_TD
+#define KILN_LOWERING_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnCheckContract : Pass<"kiln-check-contract", "::mlir::ModuleOp"> {
+  let summary = "Fail, naming the op, if an op outside a stage's dialects is left";
+  let description = [{
+    The check at each pipeline boundary: every op must belong to one of
+    `allowed-dialects`. The first op that does not is reported at its
+    location with the stage's name, e.g.
+
+    ```
+    error: 'kiln.grad' was left unlowered by convert-kiln-to-linalg: transformation
+    ops must be expanded first, which Kiln does not do yet
+    ```
+  }];
+  let options = [
+    ListOption<"allowedDialects", "allowed-dialects", "std::string",
+               "Dialects whose ops may remain after the stage">,
+    Option<"stage", "stage", "std::string", "\"lowering\"",
+           "The stage named in the diagnostic">
+  ];
+}
+
+def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
+  let summary = "Mark public functions as entry points: read-only arguments, C interface";
+  let description = [{
+    Runs before bufferization. Each public `func.func` with a body is an
+    entry point the runtime calls: its arguments belong to the caller, so
+    they are marked `bufferization.writable = false` (bufferization copies
+    instead of writing into them), and it gets `llvm.emit_c_interface`, so
+    that the LLVM lowering emits `_mlir_ciface_NAME`, taking each memref as a
+    pointer to its descriptor. A function that reaches itself through calls
+    or transformation ops is reported at its location: recursion cannot be
+    compiled.
+
+    Example:
+
+    ```mlir
+    func.func @f(%a: tensor<4xf32>) -> tensor<4xf32>
+    // becomes
+    func.func @f(%a: tensor<4xf32> {bufferization.writable = false})
+        -> tensor<4xf32> attributes {llvm.emit_c_interface}
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp"> {
+  let summary = "Give each C interface a packed entry the runtime calls";
+  let description = [{
+    For every `_mlir_ciface_NAME` in the LLVM dialect, adds
+    `kiln_entry_NAME(ptr %args)`, which loads one descriptor pointer per
+    argument (then per result out-parameter) from the array `%args`, calls
+    `_mlir_ciface_NAME` with them, and ends with a full fence, so that the
+    results of streaming stores are visible to other threads once the call
+    returns. The runtime calls every entry this one way, whatever its
+    signature.
+
+    Example:
+
+    ```mlir
+    llvm.func @_mlir_ciface_f(%a: !llvm.ptr, %out: !llvm.ptr)
+    // gains
+    llvm.func @kiln_entry_f(%args: !llvm.ptr) {
+      %p0 = llvm.getelementptr %args[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+      %a = llvm.load %p0 : !llvm.ptr -> !llvm.ptr
+      ...
+      llvm.call @_mlir_ciface_f(%a, %out) : (!llvm.ptr, !llvm.ptr) -> ()
+      llvm.fence seq_cst
+      llvm.return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def KilnCopyRepeatedResults
+    : Pass<"kiln-copy-repeated-results", "::mlir::ModuleOp"> {
+  let summary = "Give a buffer returned more than once a copy per extra result";
+  let description = [{
+    Runs after bufferization, before results become out-parameters. A
+    function may return one value several times (`return %h, %h`, common in
+    scan bodies, or two results that canonicalization folded into one);
+    every result must own its buffer, so each repetition after the first
+    returns a fresh copy.
+
+    Example:
+
+    ```mlir
+    return %m, %m : memref<4xf32>, memref<4xf32>
+    // becomes
+    %c = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    memref.copy %m, %c : memref<4xf32> to memref<4xf32>
+    return %m, %c : memref<4xf32>, memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+#endif // KILN_LOWERING_COMMON_PASSES_TD

@@ -1,0 +1,154 @@
+//===- Passes.td - the CPU schedule and code generation --*- tablegen -*-===//
+#ifndef KILN_LOWERING_CPU_PASSES_TD
+#define KILN_LOWERING_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnApproximateMath : Pass<"kiln-approximate-math"> {
+  let summary = "Replace transcendental math ops with polynomial approximations";
+  let description = [{
+    Rewrites `math.exp`, `math.tanh`, `math.log`, `math.sin`, ... on f32
+    (scalars and vectors) into arithmetic with MLIR's polynomial
+    approximations, so that loops over them vectorize instead of calling
+    scalar libm functions. f16 and bf16 math is computed in f32.
+
+    Example:
+
+    ```mlir
+    %y = math.tanh %x : vector<16xf32>
+    // becomes a clamped rational polynomial in %x of arith ops
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def KilnWidenNarrowMath : Pass<"kiln-widen-narrow-math"> {
+  let summary = "Compute math ops on bf16 and f16 in f32, select their bits";
+  let description = [{
+    Every math op (abs, copysign, floor, ceil, sqrt, ...) whose operands and
+    result are bf16 or f16, scalar or vector, becomes the same op on f32
+    between `arith.extf` and `arith.truncf`. That is exact for these ops
+    (f32 has more than twice the bits), and LLVM cannot legalize some
+    odd-sized vectors of bf16 ("soft promote"). Arithmetic is widened the
+    same way by upstream's arith-emulate-unsupported-floats; a select of
+    such vectors selects their bits as i16.
+
+    Example:
+
+    ```mlir
+    %y = math.absf %x : vector<17xbf16>
+    // becomes
+    %w = arith.extf %x : vector<17xbf16> to vector<17xf32>
+    %a = math.absf %w : vector<17xf32>
+    %y = arith.truncf %a : vector<17xf32> to vector<17xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    Bufferization copies strided views with `memref.copy`, which the LLVM
+    lowering turns into calls of `memrefCopy` from MLIR's C runner
+    library. Compiled Kiln code needs nothing from outside but the
+    runtime's allocation functions, so the copies become `linalg.copy`,
+    which lowers to loops like any other linalg op.
+
+    Example:
+
+    ```mlir
+    memref.copy %a, %b : memref<2xf32, strided<[2]>> to memref<2xf32>
+    // becomes
+    linalg.copy ins(%a : memref<2xf32, strided<[2]>>) outs(%b : memref<2xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
+  let summary = "Tile linalg ops on tensors for the CPU and vectorize the tiles";
+  let description = [{
+    The CPU schedule, on tensors before bufferization:
+
+    - all-parallel ops (fused elementwise chains, fills, broadcasts,
+      transposes) and `linalg.reduce` are tiled to one row of up to
+      `vector-width` elements along the innermost dimension (a width that
+      divides it) and each tile becomes vector code (a reduction's tiles
+      accumulate into its result in order);
+    - `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
+      accumulating in f32 (from f32, bf16 or f16) whose M and N are
+      multiples of the register tile is tiled for the caches (by default
+      64 x 256 x 256 where those divide) and then into register tiles (by
+      default 8 x 32) over single k steps, each a `vector.contract`, which
+      kiln-lower-vectors turns into FMAs on an accumulator kept in registers.
+
+    Other ops are left for the loop lowering.
+
+    Example:
+
+    ```mlir
+    %y = linalg.generic ... ins(%x : tensor<1024xf32>) ... -> tensor<1024xf32>
+    // becomes
+    %y = scf.for %i = %c0 to %c1024 step %c64 iter_args(%acc = %init) {
+      %v = vector.transfer_read %x[%i] ... : tensor<1024xf32>, vector<64xf32>
+      ...
+      vector.transfer_write %r, %acc[%i] : vector<64xf32>, tensor<1024xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "64",
+           "Elements per vector row of an elementwise op or reduction">,
+    Option<"registerTileM", "register-tile-m", "int64_t", "8",
+           "Rows of a matmul's accumulator kept in registers">,
+    Option<"registerTileN", "register-tile-n", "int64_t", "32",
+           "Columns of a matmul's accumulator kept in registers">,
+    Option<"cacheTileM", "cache-tile-m", "int64_t", "64",
+           "Rows of A per matmul cache tile">,
+    Option<"cacheTileN", "cache-tile-n", "int64_t", "256",
+           "Columns of B per matmul cache tile">,
+    Option<"cacheTileK", "cache-tile-k", "int64_t", "256",
+           "Reduction steps per matmul cache tile">
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
+  let summary = "Lower vector ops after bufferization to what LLVM compiles well";
+  let description = [{
+    On memrefs: folds subviews into the loads and stores that use them, so
+    that loop-invariant vector transfers (matmul accumulators) are hoisted
+    out of their loops, then lowers `vector.contract` to outer products and
+    FMAs, unrolls n-D vector transfers into 1-D ones and those into vector
+    loads and stores. Stores of whole aligned cache lines into buffers of
+    `streaming-bytes` (32 MiB) or more are non-temporal, so that streaming
+    loops do not read the lines they overwrite (entry arguments are 64-byte aligned: the runtime's
+    buffers are).
+
+    Example:
+
+    ```mlir
+    %c = vector.contract {...} %a, %b, %acc
+        : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    // becomes broadcasts and vector.fma on vector<32xf32> rows
+    ```
+  }];
+  let options = [
+    Option<"streamingBytes", "streaming-bytes", "int64_t", "int64_t(32) << 20",
+           "Buffers of at least this many bytes are written with "
+           "non-temporal stores">
+  ];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // KILN_LOWERING_CPU_PASSES_TD

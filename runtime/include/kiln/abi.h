@@ -1,0 +1,30 @@
+/*===- abi.h - what the Kiln compiler and runtime agree on --------*- C -*-===*
+ *
+ * The names and numbers compiled code and the runtime share. The compiler
+ * (lowering/common, compiler/) emits them; the runtime (runtime/) looks them
+ * up. Change one side only together with the other.
+ *
+ * An artifact is a shared object exporting, for each entry NAME:
+ *   void KILN_ENTRY_PREFIX NAME(void **args)
+ *       args[i] points to the memref descriptor of argument i, then of each
+ *       result (an out-parameter the caller allocates);
+ *   const int64_t KILN_SIGNATURE_PREFIX NAME[]
+ *       {length, #args, #results, then per tensor: dtype, rank, dims...};
+ * and once, the NUL-terminated manifest text KILN_MANIFEST_SYMBOL (see
+ * kiln/manifest.hpp).
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_ABI_H
+#define KILN_ABI_H
+
+/* The packed entry: calls the entry with its descriptors from an array. */
+#define KILN_ENTRY_PREFIX "kiln_entry_"
+/* The signature compiled beside an entry's code. */
+#define KILN_SIGNATURE_PREFIX "kiln_signature_"
+/* The artifact's manifest: its entries and their signatures, as text. */
+#define KILN_MANIFEST_SYMBOL "kiln_manifest"
+/* The alignment in bytes of every buffer the runtime passes to an entry
+ * (a cache line), which the compiler may assume of entry arguments. */
+#define KILN_BUFFER_ALIGNMENT 64
+
+#endif /* KILN_ABI_H */

@@ -1,0 +1,59 @@
+//===- manifest.hpp - the entries an artifact describes ---------*- C++ -*-===//
+//
+// The manifest the compiler embeds in an artifact and the runtime reads: the
+// entries and their signatures. Plain C++17, shared by the compiler library
+// and the runtime core (which defines these functions).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_MANIFEST_HPP
+#define KILN_MANIFEST_HPP
+
+#include "kiln/abi.h"
+#include "kiln/runtime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::runtime {
+
+/// The dtype and shape of one argument or result of an entry.
+struct TensorSpec {
+  kiln_dtype_t dtype;
+  std::vector<int64_t> shape;
+};
+
+/// An entry point's name and signature.
+struct EntrySignature {
+  std::string name;
+  std::vector<TensorSpec> args, results;
+  /// "(f32[4,8], i32[]) -> (f32[4])".
+  std::string text;
+};
+
+/// What a compiled module holds: its entries, in source order.
+struct Manifest {
+  std::vector<EntrySignature> entries;
+};
+
+/// The manifest as the text kiln-compile embeds in an artifact.
+std::string serializeManifest(const Manifest &manifest);
+/// Parses serializeManifest's text, rejecting anything malformed.
+kiln_status_t parseManifest(const std::string &text, Manifest &manifest);
+/// The signature text of an entry.
+std::string signatureText(const EntrySignature &entry);
+
+/// The symbol of an entry's packed form.
+std::string entrySymbol(const std::string &name);
+
+/// The symbol of the signature compiled beside an entry's code (see
+/// encodeSignature).
+std::string signatureSymbol(const std::string &name);
+
+/// An entry's signature as the compiler emits it beside the code:
+/// {length, #args, #results, then per tensor: dtype, rank, dims...}.
+std::vector<int64_t> encodeSignature(const EntrySignature &entry);
+
+} // namespace kiln::runtime
+
+#endif // KILN_MANIFEST_HPP

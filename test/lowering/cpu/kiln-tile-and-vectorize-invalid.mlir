@@ -1,0 +1,7 @@
+// RUN: not kiln-opt %s --kiln-tile-and-vectorize="register-tile-m=0" 2>&1 | FileCheck %s
+
+// A target description with an empty tile is refused, not divided by.
+// CHECK: error: kiln-tile-and-vectorize: vector width and tile sizes must be positive
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
