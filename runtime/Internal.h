@@ -64,13 +64,36 @@ bool runEntry(EntryFunction function, void **args, uint64_t &bytes);
 /// that dlopen and the JIT load.
 void exportAllocationFunctions();
 
-/// Compiled code, from a shared object or the JIT.
+/// Compiled code with its entries, from a shared object, the JIT or (later)
+/// a device. The module calls entries by their index in the manifest.
 class Executable {
 public:
   virtual ~Executable() = default;
+  /// Binds the entries of `manifest`, in order, to their code; fails if an
+  /// entry's code is missing or was compiled for another signature.
+  virtual kiln_status_t bind(const Manifest &manifest) = 0;
+  /// Runs entry `index` on `tensors`: its arguments, then the results it
+  /// writes, all checked by the caller against the entry's signature.
+  virtual kiln_status_t invoke(size_t index,
+                               const std::vector<kiln_tensor_t> &tensors) = 0;
+};
+
+/// Code for the host CPU whose symbols can be looked up: each entry is
+/// called through its packed wrapper with memref descriptors (kiln/abi.h).
+class HostExecutable : public Executable {
+public:
+  kiln_status_t bind(const Manifest &manifest) final;
+  kiln_status_t invoke(size_t index,
+                       const std::vector<kiln_tensor_t> &tensors) final;
+
+protected:
   /// The address of the function or global `name`, or null with the
   /// reason in `why`.
   virtual void *lookup(const std::string &name, std::string &why) = 0;
+
+private:
+  std::vector<std::string> names;
+  std::vector<EntryFunction> functions;
 };
 
 /// A module over `executable` with the entries of `manifest`; fails if an

@@ -12,93 +12,37 @@ using namespace kiln::runtime;
 struct kiln_module {
   std::unique_ptr<Executable> executable;
   Manifest manifest;
-  std::vector<EntryFunction> functions;
 };
-
-std::string kiln::runtime::entrySymbol(const std::string &name) {
-  return KILN_ENTRY_PREFIX + name;
-}
-
-std::string kiln::runtime::signatureSymbol(const std::string &name) {
-  return KILN_SIGNATURE_PREFIX + name;
-}
-
-namespace {
-/// Checks that the code of `entry` was compiled for the signature the
-/// manifest gives it: a manifest that lies about shapes or dtypes would
-/// make calls write past the buffers they allocate.
-kiln_status_t checkSignature(Executable &executable,
-                             const EntrySignature &entry) {
-  std::string why;
-  const auto *compiled = static_cast<const int64_t *>(
-      executable.lookup(signatureSymbol(entry.name), why));
-  if (!compiled)
-    return error("entry " + entry.name + ": the code carries no signature" +
-                 (why.empty() ? "" : ": " + why));
-  std::vector<int64_t> expected = encodeSignature(entry);
-  // The length comes first: nothing past the compiled array is read.
-  if (compiled[0] != int64_t(expected.size()) ||
-      !std::equal(expected.begin(), expected.end(), compiled))
-    return error("entry " + entry.name + ": the manifest says " + entry.text +
-                 " but the code was compiled for another signature");
-  return nullptr;
-}
-} // namespace
 
 kiln_status_t kiln::runtime::newModule(std::unique_ptr<Executable> executable,
                                        Manifest manifest, kiln_module_t *out) {
-  std::vector<EntryFunction> functions;
-  for (const EntrySignature &entry : manifest.entries) {
-    std::string why;
-    auto function = reinterpret_cast<EntryFunction>(
-        executable->lookup(entrySymbol(entry.name), why));
-    if (!function)
-      return error("entry " + entry.name + ": its code is missing" +
-                   (why.empty() ? "" : ": " + why));
-    if (kiln_status_t status = checkSignature(*executable, entry))
-      return status;
-    functions.push_back(function);
-  }
-  *out = new kiln_module{std::move(executable), std::move(manifest),
-                         std::move(functions)};
+  if (kiln_status_t status = executable->bind(manifest))
+    return status;
+  *out = new kiln_module{std::move(executable), std::move(manifest)};
   return nullptr;
 }
 
 namespace {
 /// An artifact: a shared object opened with dlopen.
-class SharedObject : public Executable {
+class SharedObject : public HostExecutable {
 public:
   explicit SharedObject(void *handle) : handle(handle) {}
   ~SharedObject() override { dlclose(handle); }
+  const char *manifestText() {
+    return static_cast<const char *>(dlsym(handle, KILN_MANIFEST_SYMBOL));
+  }
+
+protected:
   void *lookup(const std::string &name, std::string &why) override {
     void *address = dlsym(handle, name.c_str());
     if (!address)
       why = dlerror();
     return address;
   }
-  const char *manifestText() {
-    return static_cast<const char *>(dlsym(handle, KILN_MANIFEST_SYMBOL));
-  }
 
 private:
   void *handle;
 };
-
-/// A memref descriptor of a tensor: allocated and aligned pointers, offset,
-/// sizes, strides (row-major), as the compiled code's C interface reads it.
-std::vector<int64_t> descriptor(kiln_tensor_t tensor) {
-  size_t rank = tensor->shape.size();
-  std::vector<int64_t> desc(3 + 2 * rank);
-  auto address = reinterpret_cast<int64_t>(tensor->data.get());
-  desc[0] = desc[1] = address;
-  int64_t stride = 1;
-  for (size_t i = rank; i-- > 0;) {
-    desc[3 + i] = tensor->shape[i];
-    desc[3 + rank + i] = stride;
-    stride *= tensor->shape[i];
-  }
-  return desc;
-}
 
 /// Checks one argument against its spec; `what` is "arg1" etc.
 kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
@@ -334,20 +278,9 @@ kiln_status_t checkCall(kiln_module_t module, const char *entry,
 kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
                      const kiln_tensor_t *args, size_t numResults,
                      const kiln_tensor_t *results) {
-  std::vector<std::vector<int64_t>> descriptors;
-  for (size_t i = 0; i < numArgs; ++i)
-    descriptors.push_back(descriptor(args[i]));
-  for (size_t i = 0; i < numResults; ++i)
-    descriptors.push_back(descriptor(results[i]));
-  std::vector<void *> packed;
-  for (auto &desc : descriptors)
-    packed.push_back(desc.data());
-  uint64_t bytes = 0;
-  if (!runEntry(module->functions[index], packed.data(), bytes))
-    return error(module->manifest.entries[index].name +
-                 ": out of memory allocating a buffer of " +
-                 std::to_string(bytes) + " bytes");
-  return nullptr;
+  std::vector<kiln_tensor_t> tensors(args, args + numArgs);
+  tensors.insert(tensors.end(), results, results + numResults);
+  return module->executable->invoke(index, tensors);
 }
 } // namespace
 

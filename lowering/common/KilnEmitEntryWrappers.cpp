@@ -1,5 +1,6 @@
 //===- KilnEmitEntryWrappers.cpp - the kiln-emit-entry-wrappers pass ------===//
 #include "Passes.h"
+#include "kiln/abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -47,7 +48,7 @@ struct KilnEmitEntryWrappersPass
         RankedTensorType::get({int64_t(values.size())}, i64), values);
     LLVM::GlobalOp::create(b, interface.getLoc(), type, /*isConstant=*/true,
                            LLVM::Linkage::External,
-                           ("kiln_signature_" + name).str(), value);
+                           (KILN_SIGNATURE_PREFIX + name).str(), value);
   }
 
   /// kiln_entry_NAME(ptr %args): calls _mlir_ciface_NAME(args[0], ...),
@@ -55,7 +56,7 @@ struct KilnEmitEntryWrappersPass
   static void emitWrapper(OpBuilder &b, Type ptr, LLVM::LLVMFuncOp fn) {
     Location loc = fn.getLoc();
     std::string name =
-        ("kiln_entry_" + fn.getName().drop_front(kCInterfacePrefix.size()))
+        (KILN_ENTRY_PREFIX + fn.getName().drop_front(kCInterfacePrefix.size()))
             .str();
     auto type =
         LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()),

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "kiln/abi.h"
 #include "kiln/runtime.h"
 
 #include <functional>
@@ -125,6 +126,9 @@ struct KilnPrepareEntriesPass
                       readOnly);
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(context));
+      fn->setAttr(kiln::kEntryAlignmentAttrName,
+                  IntegerAttr::get(IntegerType::get(context, 64),
+                                   KILN_BUFFER_ALIGNMENT));
       if (std::optional<SmallVector<int64_t>> signature =
               entrySignature(fn.getFunctionType()))
         fn->setAttr(kiln::kEntrySignatureAttrName,

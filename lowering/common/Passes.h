@@ -33,6 +33,12 @@ namespace kiln {
 inline constexpr llvm::StringLiteral kEntrySignatureAttrName =
     "kiln.entry_signature";
 
+/// The attribute kiln-prepare-entries puts on each entry: the alignment in
+/// bytes (KILN_BUFFER_ALIGNMENT) of every buffer the runtime passes it, its
+/// arguments and the out-parameters its results become.
+inline constexpr llvm::StringLiteral kEntryAlignmentAttrName =
+    "kiln.buffer_alignment";
+
 /// The runtime's dtype code (kiln_dtype_t) of a tensor element type, or -1
 /// if the runtime has none for it.
 int64_t runtimeDtypeCode(mlir::Type type);

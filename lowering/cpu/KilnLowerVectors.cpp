@@ -1,5 +1,6 @@
 //===- KilnLowerVectors.cpp - the kiln-lower-vectors pass -----------------===//
 #include "Passes.h"
+#include "lowering/common/Passes.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -143,16 +144,22 @@ struct KilnLowerVectorsPass
 
   static constexpr int64_t kCacheLine = 64;
 
-  /// Whether a buffer starts on a cache line: an argument of an entry point
-  /// (the runtime's buffers are 64-byte aligned) or an aligned allocation.
+  /// Whether a buffer starts on a cache line: an argument of an entry whose
+  /// buffers kiln-prepare-entries says are so aligned, or an aligned
+  /// allocation.
   static bool isAlignedBuffer(Value buffer) {
+    int64_t alignment = 0;
     if (auto arg = dyn_cast<BlockArgument>(buffer)) {
       auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-      return fn && fn.isPublic() && arg.getOwner()->isEntryBlock();
+      auto entryAlignment =
+          fn ? fn->getAttrOfType<IntegerAttr>(kiln::kEntryAlignmentAttrName)
+             : IntegerAttr();
+      if (entryAlignment && arg.getOwner()->isEntryBlock())
+        alignment = entryAlignment.getInt();
+    } else if (auto alloc = buffer.getDefiningOp<memref::AllocOp>()) {
+      alignment = alloc.getAlignment().value_or(0);
     }
-    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-    return alloc && alloc.getAlignment().value_or(0) % kCacheLine == 0 &&
-           alloc.getAlignment().value_or(0) > 0;
+    return alignment > 0 && alignment % kCacheLine == 0;
   }
 
   /// Whether every address `store` writes starts a cache line: an aligned

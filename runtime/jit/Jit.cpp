@@ -11,11 +11,13 @@ using namespace kiln::runtime;
 namespace {
 /// Code JIT-compiled by MLIR's ExecutionEngine. It owns the context the
 /// program was compiled in, which must outlive the engine.
-class JitExecutable : public Executable {
+class JitExecutable : public HostExecutable {
 public:
   JitExecutable(std::unique_ptr<MLIRContext> context,
                 std::unique_ptr<ExecutionEngine> engine)
       : context(std::move(context)), engine(std::move(engine)) {}
+
+protected:
   void *lookup(const std::string &name, std::string &why) override {
     llvm::Expected<void *> address = engine->lookup(name);
     if (!address) {

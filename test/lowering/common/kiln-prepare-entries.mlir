@@ -4,7 +4,7 @@
 // CHECK-SAME: (%{{.*}}: tensor<4xf32> {bufferization.writable = false})
 // The signature {length, #args, #results, per tensor: dtype, rank, dims}
 // with f32 = 0, i32 = 5, i64 = 6 (kiln_dtype_t).
-// CHECK-SAME: attributes {kiln.entry_signature = array<i64: 9, 1, 1, 0, 1, 4, 0, 1, 4>, llvm.emit_c_interface}
+// CHECK-SAME: attributes {kiln.buffer_alignment = 64 : i64, kiln.entry_signature = array<i64: 9, 1, 1, 0, 1, 4, 0, 1, 4>, llvm.emit_c_interface}
 func.func @entry(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

@@ -31,7 +31,8 @@ func.func @matmul_tile(%a: memref<8x4xf32>, %b: memref<4x32xf32>, %c: memref<8x3
 
 // Whole aligned lines into a buffer of 32 MiB or more are streamed.
 // CHECK-LABEL: func.func @streaming
-func.func @streaming(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
+func.func @streaming(%x: memref<8388608xf32>, %y: memref<8388608xf32>)
+    attributes {kiln.buffer_alignment = 64 : i64} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
   %n = arith.constant 8388608 : index
@@ -50,11 +51,30 @@ func.func @streaming(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
 
 // A store that may start mid-line is not streamed.
 // CHECK-LABEL: func.func @offset
-func.func @offset(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
+func.func @offset(%x: memref<8388608xf32>, %y: memref<8388608xf32>)
+    attributes {kiln.buffer_alignment = 64 : i64} {
   %c3 = arith.constant 3 : index
   %c64 = arith.constant 64 : index
   %n = arith.constant 8388544 : index
   scf.for %i = %c3 to %n step %c64 {
+    %v = vector.load %x[%i] : memref<8388608xf32>, vector<64xf32>
+    // CHECK: vector.store
+    // CHECK-NOT: nontemporal
+    vector.store %v, %y[%i] : memref<8388608xf32>, vector<64xf32>
+  }
+  return
+}
+
+// -----
+
+// Arguments of a function that is not an entry may be any views: their
+// alignment is unknown, so nothing is streamed.
+// CHECK-LABEL: func.func @unknown_alignment
+func.func @unknown_alignment(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %n = arith.constant 8388608 : index
+  scf.for %i = %c0 to %n step %c64 {
     %v = vector.load %x[%i] : memref<8388608xf32>, vector<64xf32>
     // CHECK: vector.store
     // CHECK-NOT: nontemporal
