@@ -1,5 +1,5 @@
 //===- ComputeOps.cpp - contractions, reductions and gathers --------------===//
-#include "Verify.h"
+#include "TypeInference.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"

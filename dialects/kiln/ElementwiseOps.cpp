@@ -6,7 +6,7 @@
 // unfolded.
 //
 //===----------------------------------------------------------------------===//
-#include "Verify.h"
+#include "TypeInference.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/Dialect/CommonFolders.h"

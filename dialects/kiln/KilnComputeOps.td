@@ -3,7 +3,7 @@
 #define KILN_COMPUTE_OPS_TD
 
 include "KilnDialect.td"
-include "KilnEnums.td"
+include "KilnAttrs.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 

@@ -1,12 +1,10 @@
 //===- KilnDialect.cpp - the kiln dialect and its custom syntax -----------===//
 #include "kiln/KilnDialect.h"
-#include "Verify.h"
+#include "TypeInference.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
-// The generated attribute printer and parser dispatch with TypeSwitch.
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -147,19 +145,12 @@ static void printConcatenateInputs(OpAsmPrinter &printer, Operation *,
 //===----------------------------------------------------------------------===//
 
 #include "kiln/KilnDialect.cpp.inc"
-#include "kiln/KilnEnums.cpp.inc"
-
-#define GET_ATTRDEF_CLASSES
-#include "kiln/KilnAttrs.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "kiln/KilnOps.cpp.inc"
 
 void KilnDialect::initialize() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "kiln/KilnAttrs.cpp.inc"
-      >();
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "kiln/KilnOps.cpp.inc"

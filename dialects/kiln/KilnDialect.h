@@ -11,6 +11,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "kiln/KilnInterfaces.h"
+
 #include "kiln/KilnDialect.h.inc"
 #include "kiln/KilnEnums.h.inc"
 

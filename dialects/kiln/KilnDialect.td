@@ -22,6 +22,10 @@ def Kiln_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
+  let extraClassDeclaration = [{
+    /// Adds the attributes of KilnAttrs.td (in KilnAttrs.cpp).
+    void registerAttributes();
+  }];
 }
 
 class Kiln_Op<string mnemonic, list<Trait> traits = []>

@@ -13,9 +13,6 @@ def Kiln_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
   let cppNamespace = "::kiln";
   let genSpecializedAttr = 0;
 }
-// Written `#kiln<comparison_direction LT>` in generic form, `LT` inside ops.
-def Kiln_ComparisonDirectionAttr
-    : EnumAttr<Kiln_Dialect, Kiln_ComparisonDirection, "comparison_direction">;
 
 def Kiln_Precision : I32EnumAttr<"Precision",
     "the arithmetic precision of `kiln.dot_general` (jax.lax.Precision)", [
@@ -24,7 +21,6 @@ def Kiln_Precision : I32EnumAttr<"Precision",
   let cppNamespace = "::kiln";
   let genSpecializedAttr = 0;
 }
-def Kiln_PrecisionAttr : EnumAttr<Kiln_Dialect, Kiln_Precision, "precision">;
 
 def Kiln_RematPolicy : I32EnumAttr<"RematPolicy",
     "which values `kiln.checkpoint` saves for the backward pass", [
@@ -36,6 +32,5 @@ def Kiln_RematPolicy : I32EnumAttr<"RematPolicy",
   let cppNamespace = "::kiln";
   let genSpecializedAttr = 0;
 }
-def Kiln_RematPolicyAttr : EnumAttr<Kiln_Dialect, Kiln_RematPolicy, "remat_policy">;
 
 #endif // KILN_ENUMS_TD

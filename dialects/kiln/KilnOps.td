@@ -3,9 +3,10 @@
 #define KILN_OPS_TD
 
 include "KilnDialect.td"
-include "KilnEnums.td"
+include "KilnAttrs.td"
+include "KilnInterfaces.td"
 include "KilnElementwiseOps.td"
-include "KilnShapeOps.td"
+include "KilnDataMovementOps.td"
 include "KilnComputeOps.td"
 include "KilnControlFlowOps.td"
 include "KilnTransformOps.td"

@@ -9,12 +9,13 @@
 #define KILN_TRANSFORM_OPS_TD
 
 include "KilnDialect.td"
-include "KilnEnums.td"
+include "KilnAttrs.td"
+include "KilnInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Kiln_TransformOp<string mnemonic, dag attributes>
-    : Kiln_Op<mnemonic, [Pure,
+    : Kiln_Op<mnemonic, [Pure, Kiln_TransformOpInterface,
                          DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let arguments = !con((ins FlatSymbolRefAttr:$callee,
                             Variadic<Kiln_Tensor>:$operands), attributes);
@@ -27,6 +28,7 @@ class Kiln_TransformOp<string mnemonic, dag attributes>
 def Kiln_GradOp : Kiln_TransformOp<"grad", (ins
     DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$argnums,
     DefaultValuedAttr<BoolAttr, "false">:$has_aux)> {
+  let hasVerifier = 1;
   let summary = "gradient of a scalar function";
   let description = [{
     Returns the gradient of the callee's first result (a scalar float tensor)
@@ -47,6 +49,7 @@ def Kiln_GradOp : Kiln_TransformOp<"grad", (ins
 def Kiln_ValueAndGradOp : Kiln_TransformOp<"value_and_grad", (ins
     DefaultValuedAttr<DenseI64ArrayAttr, "{0}">:$argnums,
     DefaultValuedAttr<BoolAttr, "false">:$has_aux)> {
+  let hasVerifier = 1;
   let summary = "value and gradient of a scalar function";
   let description = [{
     Returns the callee's results, then the gradient of its first result with
@@ -79,6 +82,7 @@ def Kiln_JvpOp : Kiln_TransformOp<"jvp", (ins)> {
 
 def Kiln_VjpOp : Kiln_TransformOp<"vjp", (ins
     OptionalAttr<DenseI64ArrayAttr>:$argnums)> {
+  let hasVerifier = 1;
   let summary = "reverse-mode derivative (vector-Jacobian product)";
   let description = [{
     Operands are the callee's primal arguments, then one cotangent per callee
@@ -96,6 +100,7 @@ def Kiln_VjpOp : Kiln_TransformOp<"vjp", (ins
 
 def Kiln_VmapOp : Kiln_TransformOp<"vmap", (ins DenseI64ArrayAttr:$in_axes,
     DenseI64ArrayAttr:$out_axes, OptionalAttr<I64Attr>:$axis_size)> {
+  let hasVerifier = 1;
   let summary = "map a function over a batch dimension";
   let description = [{
     Applies the callee to every slice along the batch axis, as `jax.vmap`.
@@ -117,6 +122,7 @@ def Kiln_VmapOp : Kiln_TransformOp<"vmap", (ins DenseI64ArrayAttr:$in_axes,
 def Kiln_ScanOp : Kiln_TransformOp<"scan", (ins I64Attr:$num_carry,
     I64Attr:$length, DefaultValuedAttr<BoolAttr, "false">:$reverse,
     DefaultValuedAttr<I64Attr, "1">:$unroll)> {
+  let hasVerifier = 1;
   let summary = "loop a function over the leading dimension of its inputs";
   let description = [{
     The callee maps `(carry..., x...)` to `(carry..., y...)`, with
@@ -139,6 +145,7 @@ def Kiln_CheckpointOp : Kiln_TransformOp<"checkpoint", (ins
     DefaultValuedAttr<Kiln_RematPolicyAttr,
                       "::kiln::RematPolicy::nothing_saveable">:$policy,
     DefaultValuedAttr<StrArrayAttr, "{}">:$names)> {
+  let hasVerifier = 1;
   let summary = "call a function whose intermediates are recomputed for grad";
   let description = [{
     Returns the callee's results; when differentiated, values inside the
@@ -158,7 +165,7 @@ def Kiln_CheckpointOp : Kiln_TransformOp<"checkpoint", (ins
 }
 
 def Kiln_CheckpointNameOp : Kiln_Op<"checkpoint_name", [Pure,
-    AllTypesMatch<["operand", "result"]>]> {
+    Kiln_TransformOpInterface, AllTypesMatch<["operand", "result"]>]> {
   let summary = "tag a value for a `save_only_these_names` remat policy";
   let description = [{
     Returns its operand unchanged; the tag `name` lets a `kiln.checkpoint`

@@ -1,8 +1,10 @@
 //===- TransformOps.cpp - verifiers of the transformation ops -------------===//
 //
 // Each transformation op's operands, results and attributes must agree with
-// its callee as DESIGN.md's contract table says; the checks run as symbol
-// uses so that the callee can be looked up once per symbol table.
+// its callee as DESIGN.md's contract table says. Checks of the attributes
+// and operands alone run in verify(), so they report even when the callee is
+// missing; checks against the callee run as symbol uses, so that the callee
+// is looked up once per symbol table.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/KilnDialect.h"
@@ -56,20 +58,18 @@ static LogicalResult verifyTypes(Operation *op, StringRef what,
   return success();
 }
 
-/// Checks that `argnums` name distinct arguments of `fn`, each of float
-/// type, and appends those arguments' types to `types`.
+/// Checks that `argnums` (distinct and non-negative, checked by
+/// verifyDistinctArgnums) name arguments of `fn` of float type, and appends
+/// those arguments' types to `types`.
 static LogicalResult verifyArgnums(Operation *op, ArrayRef<int64_t> argnums,
                                    func::FuncOp fn,
                                    SmallVectorImpl<Type> &types) {
   int64_t numArgs = fn.getNumArguments();
-  llvm::SmallSet<int64_t, 8> seen;
   for (int64_t argnum : argnums) {
-    if (argnum < 0 || argnum >= numArgs)
+    if (argnum >= numArgs)
       return op->emitOpError("argnums entry ")
              << argnum << " is out of range for callee @" << fn.getName()
              << " with " << numArgs << " arguments";
-    if (!seen.insert(argnum).second)
-      return op->emitOpError("argnums repeats ") << argnum;
     Type type = fn.getArgumentTypes()[argnum];
     if (!isa<FloatType>(getElementTypeOrSelf(type)))
       return op->emitOpError("argnums selects argument ")
@@ -78,6 +78,32 @@ static LogicalResult verifyArgnums(Operation *op, ArrayRef<int64_t> argnums,
     types.push_back(type);
   }
   return success();
+}
+
+/// Checks that `argnums` are non-negative and distinct.
+static LogicalResult verifyDistinctArgnums(Operation *op,
+                                           ArrayRef<int64_t> argnums) {
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t argnum : argnums) {
+    if (argnum < 0)
+      return op->emitOpError("argnums entry ") << argnum << " is negative";
+    if (!seen.insert(argnum).second)
+      return op->emitOpError("argnums repeats ") << argnum;
+  }
+  return success();
+}
+
+LogicalResult GradOp::verify() {
+  return verifyDistinctArgnums(*this, getArgnums());
+}
+
+LogicalResult ValueAndGradOp::verify() {
+  return verifyDistinctArgnums(*this, getArgnums());
+}
+
+LogicalResult VjpOp::verify() {
+  return verifyDistinctArgnums(*this, getArgnums().value_or(
+                                          ArrayRef<int64_t>()));
 }
 
 /// Checks the callee of grad / value_and_grad: its first result is a scalar
@@ -105,6 +131,10 @@ static LogicalResult verifyScalarLoss(Operation *op, func::FuncOp fn,
 template <typename OpTy>
 static LogicalResult verifyGradLike(OpTy op, SymbolTableCollection &symbols,
                                     bool returnsValue) {
+  // Symbol uses may be verified before the op itself: the checks below
+  // rely on valid attributes.
+  if (failed(op.verify()))
+    return failure();
   FailureOr<func::FuncOp> fn = lookupCallee(op, op.getCalleeAttr(), symbols);
   if (failed(fn) ||
       failed(verifyTypes(op, "operand", op.getOperands().getTypes(),
@@ -151,6 +181,8 @@ LogicalResult JvpOp::verifySymbolUses(SymbolTableCollection &symbols) {
 }
 
 LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (failed(verify())) // See verifyGradLike.
+    return failure();
   FailureOr<func::FuncOp> fn = lookupCallee(*this, getCalleeAttr(), symbols);
   if (failed(fn))
     return failure();
@@ -202,7 +234,19 @@ static LogicalResult verifyAxes(Operation *op, StringRef what,
   return success();
 }
 
+LogicalResult VmapOp::verify() {
+  if (std::optional<int64_t> size = getAxisSize(); size && *size < 0)
+    return emitOpError("axis_size ") << *size << " is negative";
+  if (!getAxisSize() && llvm::all_of(getInAxes(), [](int64_t axis) {
+        return axis == -1;
+      }))
+    return emitOpError("needs axis_size when no operand is batched");
+  return success();
+}
+
 LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (failed(verify())) // See verifyGradLike.
+    return failure();
   FailureOr<func::FuncOp> fn = lookupCallee(*this, getCalleeAttr(), symbols);
   if (failed(fn))
     return failure();
@@ -218,8 +262,6 @@ LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
 
   // The batch size: from axis_size, and from every batched operand.
   std::optional<int64_t> batchSize = getAxisSize();
-  if (batchSize && *batchSize < 0)
-    return emitOpError("axis_size ") << *batchSize << " is negative";
   SmallVector<Type> expectedOperands;
   for (auto [i, axis, value, arg] :
        llvm::enumerate(getInAxes(), getOperands(), args)) {
@@ -241,8 +283,6 @@ LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
     batchSize = size;
     expectedOperands.push_back(insertDimension(argType, axis, size));
   }
-  if (!batchSize)
-    return emitOpError("needs axis_size when no operand is batched");
   if (failed(verifyTypes(*this, "operand", getOperands().getTypes(),
                          expectedOperands,
                          "the callee's arguments batched by in_axes")))
@@ -271,17 +311,27 @@ static SmallVector<Type> stacked(TypeRange types, int64_t length) {
   return result;
 }
 
+LogicalResult ScanOp::verify() {
+  // I64Attr getters return uint64_t: read them as signed.
+  int64_t length = getLength(), unroll = getUnroll(), numCarry = getNumCarry();
+  if (length < 0)
+    return emitOpError("length ") << length << " is negative";
+  if (unroll < 1)
+    return emitOpError("unroll ") << unroll << " must be at least 1";
+  if (numCarry < 0)
+    return emitOpError("num_carry ") << numCarry << " is negative";
+  return success();
+}
+
 LogicalResult ScanOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (failed(verify())) // See verifyGradLike.
+    return failure();
   FailureOr<func::FuncOp> fn = lookupCallee(*this, getCalleeAttr(), symbols);
   if (failed(fn))
     return failure();
   int64_t numCarry = getNumCarry(), length = getLength();
   TypeRange args = fn->getArgumentTypes(), results = fn->getResultTypes();
-  if (length < 0)
-    return emitOpError("length ") << length << " is negative";
-  if (getUnroll() < 1)
-    return emitOpError("unroll ") << getUnroll() << " must be at least 1";
-  if (numCarry < 0 || numCarry > static_cast<int64_t>(args.size()) ||
+  if (numCarry > static_cast<int64_t>(args.size()) ||
       numCarry > static_cast<int64_t>(results.size()))
     return emitOpError("num_carry ")
            << numCarry << " must be in [0, " << std::min(args.size(), results.size())
@@ -307,9 +357,15 @@ LogicalResult ScanOp::verifySymbolUses(SymbolTableCollection &symbols) {
 // checkpoint
 //===----------------------------------------------------------------------===//
 
-LogicalResult CheckpointOp::verifySymbolUses(SymbolTableCollection &symbols) {
+LogicalResult CheckpointOp::verify() {
   if (!getNames().empty() && getPolicy() != RematPolicy::save_only_these_names)
     return emitOpError("names are only used by policy save_only_these_names");
+  return success();
+}
+
+LogicalResult CheckpointOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (failed(verify())) // See verifyGradLike.
+    return failure();
   FailureOr<func::FuncOp> fn = lookupCallee(*this, getCalleeAttr(), symbols);
   if (failed(fn) ||
       failed(verifyTypes(*this, "operand", getOperands().getTypes(),

@@ -12,11 +12,9 @@ namespace kiln {
 } // namespace kiln
 
 namespace {
-/// Why an op of `dialect` can be left behind, for the diagnostic.
+/// Why `op` can be left behind, for the diagnostic.
 StringRef reasonFor(Operation *op) {
-  if (isa<kiln::GradOp, kiln::ValueAndGradOp, kiln::JvpOp, kiln::VjpOp,
-          kiln::VmapOp, kiln::ScanOp, kiln::CheckpointOp,
-          kiln::CheckpointNameOp>(op))
+  if (isa<kiln::TransformOpInterface>(op))
     return "transformation ops must be expanded first, which Kiln does not "
            "do yet";
   return "no pattern of this stage lowers it";

@@ -53,11 +53,9 @@ struct ConvertKilnToLinalgPass
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect, func::FuncDialect>();
-    target.addIllegalDialect<kiln::KilnDialect>();
     // Transformation ops have no lowering; the contract check names them.
-    target.addLegalOp<kiln::GradOp, kiln::ValueAndGradOp, kiln::JvpOp,
-                      kiln::VjpOp, kiln::VmapOp, kiln::ScanOp,
-                      kiln::CheckpointOp, kiln::CheckpointNameOp>();
+    target.addDynamicallyLegalDialect<kiln::KilnDialect>(
+        [](Operation *op) { return isa<kiln::TransformOpInterface>(op); });
     RewritePatternSet patterns(context);
     kiln::populateKilnToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,

@@ -4,7 +4,7 @@
 // handle the edges (overflow, empty lists) that textual tests cannot reach.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Verify.h"
+#include "kiln/TypeInference.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"

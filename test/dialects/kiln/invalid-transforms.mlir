@@ -163,7 +163,7 @@ func.func @vjp_results(%x: tensor<4xf32>, %c: tensor<2xf32>) -> tensor<2xf32> {
 
 func.func private @f(%x: tensor<4xf32>) -> tensor<2xf32>
 func.func @vjp_argnums(%x: tensor<4xf32>, %c: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'kiln.vjp' op argnums entry -1 is out of range for callee @f with 1 arguments}}
+  // expected-error @+1 {{'kiln.vjp' op argnums entry -1 is negative}}
   %0:2 = kiln.vjp @f(%x, %c) {argnums = array<i64: -1>} : (tensor<4xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<4xf32>)
   return %0#0 : tensor<2xf32>
 }
@@ -355,4 +355,29 @@ func.func @checkpoint_name(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'kiln.checkpoint_name' op name must not be empty}}
   %0 = kiln.checkpoint_name %x, "" : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Checks of the attributes alone report even when the callee is missing.
+func.func @attributes_without_callee(%c: tensor<f32>, %xs: tensor<8x4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.scan' op unroll 0 must be at least 1}}
+  %0:2 = kiln.scan @missing(%c, %xs) {num_carry = 1 : i64, length = 8 : i64, unroll = 0 : i64} : (tensor<f32>, tensor<8x4xf32>) -> (tensor<f32>, tensor<8x4xf32>)
+  return %0#0 : tensor<f32>
+}
+
+// -----
+
+func.func @argnums_without_callee(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.grad' op argnums repeats 0}}
+  %0, %1 = kiln.grad @missing(%x) {argnums = array<i64: 0, 0>} : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @scan_negative_carries(%c: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.scan' op num_carry -1 is negative}}
+  %0 = kiln.scan @missing(%c) {num_carry = -1 : i64, length = 8 : i64} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
 }

@@ -1,5 +1,5 @@
-//===- Verify.cpp - checks shared by the kiln ops' verifiers --------------===//
-#include "Verify.h"
+//===- TypeInference.cpp - shape inference of the kiln ops ----------------===//
+#include "TypeInference.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SmallSet.h"

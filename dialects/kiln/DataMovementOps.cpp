@@ -1,5 +1,5 @@
-//===- ShapeOps.cpp - constants and data movement -------------------------===//
-#include "Verify.h"
+//===- DataMovementOps.cpp - constants and data movement ------------------===//
+#include "TypeInference.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"

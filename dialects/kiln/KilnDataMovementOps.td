@@ -1,6 +1,6 @@
-//===- KilnShapeOps.td - constants and data movement -------*- tablegen -*-===//
-#ifndef KILN_SHAPE_OPS_TD
-#define KILN_SHAPE_OPS_TD
+//===- KilnDataMovementOps.td - constants and data movement -*- tablegen -*-===//
+#ifndef KILN_DATA_MOVEMENT_OPS_TD
+#define KILN_DATA_MOVEMENT_OPS_TD
 
 include "KilnDialect.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -268,4 +268,4 @@ def Kiln_ReverseOp : Kiln_Op<"reverse", [Pure, SameOperandsAndResultType,
   let hasFolder = 1;
 }
 
-#endif // KILN_SHAPE_OPS_TD
+#endif // KILN_DATA_MOVEMENT_OPS_TD

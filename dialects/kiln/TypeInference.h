@@ -1,11 +1,11 @@
-//===- Verify.h - checks shared by the kiln ops' verifiers -----*- C++ -*-===//
+//===- TypeInference.h - shape inference of the kiln ops -------*- C++ -*-===//
 //
 // Shape inference runs both in verifiers (with an op) and in builders (with
 // only a location), so its diagnostics go through an `EmitError` callback.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_VERIFY_H
-#define KILN_VERIFY_H
+#ifndef KILN_TYPEINFERENCE_H
+#define KILN_TYPEINFERENCE_H
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -62,4 +62,4 @@ llvm::SmallVector<int64_t> takeShape(llvm::ArrayRef<int64_t> operand,
 
 } // namespace kiln
 
-#endif // KILN_VERIFY_H
+#endif // KILN_TYPEINFERENCE_H

@@ -1,0 +1,131 @@
+//===- KilnInterfaces.td - per-op rules of the transformations -*- tablegen -*-===//
+//
+// What each transformation engine needs to know about an op, declared here
+// and implemented beside the engine as external models (passes/grad, ...),
+// so that the engines never switch over op kinds and the dialect links MLIR
+// IR only. A new op is complete when it implements every rule DESIGN.md
+// lists; test/unit/OpRulesTest.cpp checks that.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_INTERFACES_TD
+#define KILN_INTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+// A marker: ops that the transformation passes consume (grad, vmap, scan,
+// checkpoint, ...). They have no lowering; lowering meets none of them once
+// kiln-expand-transforms has run, and reports any that are left.
+def Kiln_TransformOpInterface : OpInterface<"TransformOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    Marks an op that names a computation to transform (or tags a value for
+    one, as `kiln.checkpoint_name`) and is replaced by the expansion of the
+    transformations. Lowerings leave such ops alone and the contract checks
+    report them.
+  }];
+}
+
+def Kiln_JvpOpInterface : OpInterface<"JvpOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    The forward-mode rule (JAX's `ad.defjvp`): the tangents of an op's
+    results as ops built from its operands and their tangents. A null
+    tangent is a symbolic zero, as JAX's `Zero`: rules skip work for it, and
+    results that cannot carry a derivative (integers, booleans, compare) get
+    null tangents.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, with `builder` (set after this op), the tangent of each
+        result from `tangents`, one per operand (null: zero), and appends one
+        per result to `resultTangents` (null: zero). Fails with an error at
+        the op when no derivative exists.
+      }],
+      "::mlir::LogicalResult", "buildJvp",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$tangents,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$resultTangents)>
+  ];
+}
+
+def Kiln_TransposeOpInterface : OpInterface<"TransposeOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    The transpose rule of an op linear in some of its operands (JAX's
+    `ad.deflinear` and `ad.primitive_transposes`): reverse mode is the JVP
+    followed by the transpose of each linear op it built, in reverse order.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, with `builder`, the cotangent of each operand for which
+        `isLinear` is true from `cotangents`, one per result (null: zero);
+        the other operands are constants of the linear map. Appends one value
+        per operand to `operandCotangents` (null: zero or not linear).
+      }],
+      "::mlir::LogicalResult", "buildTranspose",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$cotangents,
+           "::llvm::ArrayRef<bool>":$isLinear,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandCotangents)>
+  ];
+}
+
+def Kiln_BatchingOpInterface : OpInterface<"BatchingOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    The batching rule (JAX's `batching.primitive_batchers`): the op applied
+    to operands that carry a batch dimension, folded into the op itself
+    (a batched `dot_general`, not a loop of them).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, with `builder`, this op on `operands`, where operand i has
+        its batch dimension at `batchDims[i]` (-1: not batched) and every
+        batch has `batchSize` elements. Appends the results to `results` and
+        their batch dimensions (-1: not batched) to `resultBatchDims`.
+      }],
+      "::mlir::LogicalResult", "buildBatched",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::ValueRange":$operands,
+           "::llvm::ArrayRef<int64_t>":$batchDims, "int64_t":$batchSize,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$results,
+           "::llvm::SmallVectorImpl<int64_t> &":$resultBatchDims)>
+  ];
+}
+
+def Kiln_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    The sharding rule (Shardy's `OpShardingRuleAttr`): the op's dimensions
+    as factors shared between operands and results, so that propagation can
+    move a sharding across the op without knowing what it computes.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The factors of this op: their sizes, which factor each dimension of
+        each operand and result is, and which factors are reduced (a
+        result sharded along them needs a reduction across devices).
+      }],
+      "::kiln::ShardingRule", "getShardingRule">
+  ];
+}
+
+def Kiln_RematCostOpInterface : OpInterface<"RematCostOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    A cost hint for rematerialization: what it costs to recompute the op's
+    results instead of saving them, and whether remat policies that save
+    dots (`dots_saveable`, `dots_with_no_batch_dims_saveable`) treat it as
+    one.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The arithmetic operations that recomputing the results takes.
+      }],
+      "int64_t", "getRecomputeCost">,
+    InterfaceMethod<[{
+        Whether the op is a contraction (a dot) and whether it has batch
+        dimensions, for the dot-saving policies.
+      }],
+      "::kiln::DotKind", "getDotKind">
+  ];
+}
+
+#endif // KILN_INTERFACES_TD
