@@ -11,11 +11,6 @@ namespace kiln {
 /// regions; 256 MB leaves a wide margin at kMaxNestingDepth for passes too.
 static constexpr unsigned kStackBytes = 256u << 20;
 
-std::string excessiveNestingMessage(unsigned limit) {
-  return "brackets nest deeper than " + std::to_string(limit) +
-         " levels; Kiln refuses such input";
-}
-
 std::optional<llvm::SMLoc> findExcessiveNesting(StringRef text,
                                                 unsigned limit) {
   unsigned depth = 0;
@@ -40,6 +35,19 @@ std::optional<llvm::SMLoc> findExcessiveNesting(StringRef text,
     }
   }
   return std::nullopt;
+}
+
+std::optional<llvm::SMDiagnostic>
+findNestingError(const llvm::SourceMgr &sourceMgr) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  std::optional<llvm::SMLoc> deep = findExcessiveNesting(buffer->getBuffer());
+  if (!deep)
+    return std::nullopt;
+  return sourceMgr.GetMessage(*deep, llvm::SourceMgr::DK_Error,
+                              "brackets nest deeper than " +
+                                  std::to_string(kMaxNestingDepth) +
+                                  " levels; Kiln refuses such input");
 }
 
 int runWithLargeStack(llvm::function_ref<int()> body) {

@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
+#include "llvm/Support/SourceMgr.h"
 #include <optional>
 #include <string>
 
@@ -27,8 +28,10 @@ inline constexpr unsigned kMaxNestingDepth = 1000;
 std::optional<llvm::SMLoc> findExcessiveNesting(llvm::StringRef text,
                                                 unsigned limit = kMaxNestingDepth);
 
-/// The diagnostic for a bracket findExcessiveNesting found.
-std::string excessiveNestingMessage(unsigned limit = kMaxNestingDepth);
+/// The error at the first bracket of the main file of `sourceMgr` nested
+/// deeper than kMaxNestingDepth, or nullopt if there is none.
+std::optional<llvm::SMDiagnostic>
+findNestingError(const llvm::SourceMgr &sourceMgr);
 
 /// Runs `body` on a thread whose stack holds kMaxNestingDepth levels of every
 /// recursive MLIR walk with room to spare, and returns what it returns.

@@ -11,14 +11,11 @@ namespace kiln {
 
 OwningOpRef<ModuleOp> parseKilnSource(llvm::SourceMgr &sourceMgr,
                                       MLIRContext &context) {
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  if (std::optional<llvm::SMLoc> deep =
-          findExcessiveNesting(buffer->getBuffer())) {
-    auto [line, column] = sourceMgr.getLineAndColumn(*deep);
-    emitError(FileLineColLoc::get(&context, buffer->getBufferIdentifier(), line,
-                                  column))
-        << excessiveNestingMessage();
+  if (std::optional<llvm::SMDiagnostic> deep = findNestingError(sourceMgr)) {
+    // SMDiagnostic counts columns from 0, MLIR locations from 1.
+    emitError(FileLineColLoc::get(&context, deep->getFilename(),
+                                  deep->getLineNo(), deep->getColumnNo() + 1))
+        << deep->getMessage();
     return nullptr;
   }
   return parseSourceFile<ModuleOp>(sourceMgr, &context);

@@ -24,13 +24,11 @@ using namespace kiln;
 
 namespace {
 
-bool isFloatType(Type type) { return isa<FloatType>(type); }
-
 /// `x` widened to `type` (a no-op when it already has it).
 Value widen(OpBuilder &b, Location loc, Value x, Type type) {
   if (x.getType() == type)
     return x;
-  if (isFloatType(type))
+  if (isFloat(type))
     return arith::ExtFOp::create(b, loc, type, x);
   return arith::ExtSIOp::create(b, loc, type, x);
 }
@@ -41,7 +39,7 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value lhs, Value rhs,
   Type type = acc.getType();
   lhs = widen(b, loc, lhs, type);
   rhs = widen(b, loc, rhs, type);
-  if (isFloatType(type))
+  if (isFloat(type))
     return arith::AddFOp::create(b, loc, acc,
                                  arith::MulFOp::create(b, loc, lhs, rhs));
   return arith::AddIOp::create(b, loc, acc,
@@ -169,7 +167,7 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
         maps, [&](OpBuilder &nested, Location loc, ValueRange args) -> Value {
           Value lhs = widen(nested, loc, args[0], element);
           Value rhs = widen(nested, loc, args[1], element);
-          if (isFloatType(element))
+          if (isFloat(element))
             return arith::MulFOp::create(nested, loc, lhs, rhs);
           return arith::MulIOp::create(nested, loc, lhs, rhs);
         });
@@ -249,7 +247,7 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
           Value x = widen(b, nestedLoc, args[0], element);
           Value combined =
-              isFloatType(element)
+              isFloat(element)
                   ? FloatOp::create(b, nestedLoc, x, args[1]).getResult()
                   : IntOp::create(b, nestedLoc, x, args[1]).getResult();
           linalg::YieldOp::create(b, nestedLoc, combined);
@@ -294,7 +292,7 @@ struct ArgmaxToGeneric : OpConversionPattern<ArgmaxOp> {
               b, nestedLoc, bestIndex.getType(),
               linalg::IndexOp::create(b, nestedLoc, dim));
           Value take;
-          if (isFloatType(element)) {
+          if (isFloat(element)) {
             Value larger = arith::CmpFOp::create(
                 b, nestedLoc, arith::CmpFPredicate::OGT, x, best);
             Value xIsNaN = arith::CmpFOp::create(
@@ -374,7 +372,7 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
     int64_t dim = op.getDimension();
     int64_t indexRank = op.getIndices().getType().getRank();
     int64_t upper = op.getType().getDimSize(dim) - 1;
-    bool isFloat = isFloatType(op.getType().getElementType());
+    bool floatSum = isFloat(op.getType().getElementType());
     SmallVector<Value> lbs, ubs, steps;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -395,7 +393,7 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
               gatherCoordinates(ivs, index, dim, indexRank);
           Value old = tensor::ExtractOp::create(b, nestedLoc, acc[0], target);
           Value update = tensor::ExtractOp::create(b, nestedLoc, updates, ivs);
-          Value sum = isFloat ? arith::AddFOp::create(b, nestedLoc, old, update)
+          Value sum = floatSum ? arith::AddFOp::create(b, nestedLoc, old, update)
                                     .getResult()
                               : arith::AddIOp::create(b, nestedLoc, old, update)
                                     .getResult();

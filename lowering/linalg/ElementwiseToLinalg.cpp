@@ -21,26 +21,24 @@ using namespace kiln;
 
 namespace {
 
-bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
-
 /// `FloatOp` on floats, `IntOp` on integers.
 template <typename FloatOp, typename IntOp>
 Value floatOrInt(OpBuilder &b, Location loc, ValueRange args) {
-  if (isFloat(args[0]))
+  if (isFloat(args[0].getType()))
     return FloatOp::create(b, loc, args);
   return IntOp::create(b, loc, args);
 }
 
 /// The scalar of an elementwise op, one overload per op.
 Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange args) {
-  if (isFloat(args[0]))
+  if (isFloat(args[0].getType()))
     return arith::NegFOp::create(b, loc, args[0]);
   Value zero = scalarConstant(b, loc, args[0].getType(), 0);
   return arith::SubIOp::create(b, loc, zero, args[0]);
 }
 
 Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange args) {
-  if (isFloat(args[0]))
+  if (isFloat(args[0].getType()))
     return math::AbsFOp::create(b, loc, args[0]);
   // max(x, -x) (INT_MIN stays INT_MIN, as in XLA): plain arith, which
   // lowers on vectors of any rank, unlike math.absi.
@@ -53,7 +51,7 @@ Value scalar(SignOp, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
   Type type = x.getType();
   Value zero = scalarConstant(b, loc, type, 0);
-  if (isFloat(x)) {
+  if (isFloat(x.getType())) {
     // Zeros (of either sign) and NaN are their own sign.
     Value keep = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, x,
                                        zero);
@@ -255,12 +253,12 @@ Value safeIntDivision(OpBuilder &b, Location loc, Value x, Value y) {
 }
 
 Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
-  if (isFloat(args[0]))
+  if (isFloat(args[0].getType()))
     return arith::DivFOp::create(b, loc, args);
   return safeIntDivision<arith::DivSIOp>(b, loc, args[0], args[1]);
 }
 Value scalar(RemOp, OpBuilder &b, Location loc, ValueRange args) {
-  if (isFloat(args[0]))
+  if (isFloat(args[0].getType()))
     return arith::RemFOp::create(b, loc, args);
   return safeIntDivision<arith::RemSIOp>(b, loc, args[0], args[1]);
 }
@@ -278,7 +276,7 @@ Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange args) {
 /// Integer powers follow XLA: exponentiation by squaring (wrapping) for
 /// y >= 0; for y < 0, 1 if x == 1 and 0 otherwise (also for x = -1).
 Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange args) {
-  if (isFloat(args[0]))
+  if (isFloat(args[0].getType()))
     return math::PowFOp::create(b, loc, args);
   Value x = args[0], y = args[1];
   Type type = x.getType();
@@ -347,7 +345,7 @@ arith::CmpIPredicate intPredicate(ComparisonDirection direction,
 
 Value scalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
   ComparisonDirection direction = op.getComparisonDirection();
-  if (isFloat(args[0]))
+  if (isFloat(args[0].getType()))
     return arith::CmpFOp::create(b, loc, floatPredicate(direction), args[0],
                                  args[1]);
   bool isBool = args[0].getType().isInteger(1);
@@ -419,7 +417,7 @@ Value scalar(ConvertOp op, OpBuilder &b, Location loc, ValueRange args) {
     return x;
   if (to.isInteger(1)) {
     Value zero = scalarConstant(b, loc, from, 0);
-    if (isFloat(x))
+    if (isFloat(x.getType()))
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
   }
@@ -442,7 +440,7 @@ Value scalar(ConvertOp op, OpBuilder &b, Location loc, ValueRange args) {
     return arith::SIToFPOp::create(b, loc, to, x);
   }
   auto toInt = cast<IntegerType>(to);
-  if (isFloat(x))
+  if (isFloat(x.getType()))
     return floatToInt(b, loc, x, toInt);
   unsigned fromWidth = from.getIntOrFloatBitWidth();
   if (fromWidth > toInt.getWidth())

@@ -13,6 +13,12 @@ namespace kiln {
 using ScalarBody = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
+/// Whether `type` is a float (the lowerings pick arith's float or integer
+/// op by it).
+inline bool isFloat(mlir::Type type) {
+  return mlir::isa<mlir::FloatType>(type);
+}
+
 /// An uninitialized tensor of `type`.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);

@@ -37,14 +37,13 @@ static LogicalResult run(StringRef inputFilename, StringRef outputFilename,
     llvm::errs() << error << "\n";
     return failure();
   }
-  if (std::optional<llvm::SMLoc> deep =
-          kiln::findExcessiveNesting(input->getBuffer())) {
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef()),
-        llvm::SMLoc());
-    sourceMgr.PrintMessage(*deep, llvm::SourceMgr::DK_Error,
-                           kiln::excessiveNestingMessage());
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef()),
+      llvm::SMLoc());
+  if (std::optional<llvm::SMDiagnostic> deep =
+          kiln::findNestingError(sourceMgr)) {
+    deep->print(/*ProgName=*/nullptr, llvm::errs());
     return failure();
   }
   std::unique_ptr<llvm::ToolOutputFile> output =

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TensorText.h"
-#include "kiln/runtime.h"
+#include "kiln/runtime.hpp"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -43,18 +43,18 @@ static cl::opt<unsigned> benchCalls(
 
 namespace {
 
-/// Owns a tensor handle.
-using Tensor = std::unique_ptr<kiln_tensor, decltype(&kiln_tensor_free)>;
-Tensor own(kiln_tensor_t t) { return Tensor(t, kiln_tensor_free); }
+using kiln::Tensor;
 
-/// Prints the error of `status` (freeing it); true if there was one.
-bool failed(kiln_status_t status) {
-  if (!status)
+/// Prints the error of `status` if it is one; true if it was.
+bool failed(const kiln::Status &status) {
+  if (status)
     return false;
-  llvm::errs() << "kiln-run: error: " << kiln_status_message(status) << "\n";
-  kiln_status_free(status);
+  llvm::errs() << "kiln-run: error: " << status.message() << "\n";
   return true;
 }
+
+/// Prints the error of `status` (freeing it); true if there was one.
+bool failed(kiln_status_t status) { return failed(kiln::Status(status)); }
 
 /// `tensor` converted elementwise between f32 and bf16 (`to`), or null
 /// (reported) when it cannot be allocated.
@@ -65,7 +65,7 @@ Tensor convertFloat(kiln_tensor_t tensor, kiln_dtype_t to) {
   kiln_tensor_t converted = nullptr;
   if (failed(kiln_tensor_create(to, rank, kiln_tensor_shape(tensor), nullptr,
                                 0, &converted)))
-    return own(nullptr);
+    return Tensor();
   if (to == KILN_BF16) {
     auto *from = static_cast<const float *>(kiln_tensor_data(tensor));
     auto *into = static_cast<uint16_t *>(kiln_tensor_data(converted));
@@ -77,7 +77,7 @@ Tensor convertFloat(kiln_tensor_t tensor, kiln_dtype_t to) {
     for (size_t i = 0; i < count; ++i)
       into[i] = kiln::bf16ToFloat(from[i]);
   }
-  return own(converted);
+  return Tensor(converted);
 }
 
 /// The entry's arguments from the .npz at `path`, named arg0, arg1, ...
@@ -97,7 +97,7 @@ bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
     return false;
   std::map<std::string, Tensor> byName;
   for (size_t i = 0; i < count; ++i) {
-    byName.emplace(names[i], own(tensors[i]));
+    byName.emplace(names[i], Tensor(tensors[i]));
     tensors[i] = nullptr;
   }
   kiln_npz_free(count, names, tensors);
@@ -144,7 +144,7 @@ bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
     results.clear();
     if (ok)
       for (kiln_tensor_t result : raw)
-        results.push_back(own(result));
+        results.push_back(Tensor(result));
     return ok;
   };
   if (!once())
@@ -179,13 +179,12 @@ bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Run a function of a kiln program\n");
-  kiln_module_t module = nullptr;
+  kiln::Module owner;
   bool isSource = llvm::StringRef(inputFile).ends_with(".mlir");
-  if (failed(isSource ? kiln_module_compile(inputFile.c_str(), &module)
-                      : kiln_module_load(inputFile.c_str(), &module)))
+  if (failed(isSource ? kiln::Module::compile(inputFile, owner)
+                      : kiln::Module::load(inputFile, owner)))
     return 1;
-  std::unique_ptr<kiln_module, decltype(&kiln_module_free)> owner(
-      module, kiln_module_free);
+  kiln_module_t module = owner.get();
   if (kiln_module_entry_num_args(module, entryName.c_str()) < 0) {
     llvm::errs() << "kiln-run: error: " << inputFile << " has no entry '"
                  << entryName << "'";

@@ -65,6 +65,8 @@ public:
   }
 
   kiln_tensor_t get() const { return handle_.get(); }
+  /// Whether it holds a tensor.
+  explicit operator bool() const { return handle_ != nullptr; }
   kiln_dtype_t dtype() const { return kiln_tensor_dtype(get()); }
   std::vector<int64_t> shape() const {
     const int64_t *dims = kiln_tensor_shape(get());

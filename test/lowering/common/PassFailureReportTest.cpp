@@ -1,4 +1,4 @@
-//===- LoweringTest.cpp - the lowering library's C++ API -------------------===//
+//===- PassFailureReportTest.cpp - naming the pass that failed ------------===//
 //
 // A pass that fails without a diagnostic is still reported, by name.
 //
