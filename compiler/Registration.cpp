@@ -11,6 +11,7 @@
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
 #include "lowering/linalg/Passes.h"
+#include "passes/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -19,6 +20,7 @@
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<KilnDialect>();
+  registerAllKilnRules(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
@@ -26,6 +28,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void kiln::registerAllPassesAndPipelines() {
   mlir::registerAllPasses();
+  registerAllKilnPasses();
   registerKilnLoweringLinalgPasses();
   registerKilnLoweringCommonPasses();
   registerKilnLoweringCpuPasses();

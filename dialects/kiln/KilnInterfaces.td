@@ -23,6 +23,16 @@ def Kiln_TransformOpInterface : OpInterface<"TransformOpInterface"> {
     transformations. Lowerings leave such ops alone and the contract checks
     report them.
   }];
+  let methods = [
+    InterfaceMethod<[{
+        The function this op transforms (its `callee`), or null for an op
+        that only tags a value.
+      }],
+      "::mlir::FlatSymbolRefAttr", "getTransformedCallee", (ins), [{}], [{
+        return $_op->template getAttrOfType<::mlir::FlatSymbolRefAttr>(
+            "callee");
+      }]>
+  ];
 }
 
 def Kiln_JvpOpInterface : OpInterface<"JvpOpInterface"> {

@@ -15,8 +15,8 @@ namespace {
 /// Why `op` can be left behind, for the diagnostic.
 StringRef reasonFor(Operation *op) {
   if (isa<kiln::TransformOpInterface>(op))
-    return "transformation ops must be expanded first, which Kiln does not "
-           "do yet";
+    return "kiln-expand-transforms does not expand this transformation yet "
+           "(it expands kiln.jvp)";
   return "no pattern of this stage lowers it";
 }
 

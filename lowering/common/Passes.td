@@ -12,8 +12,9 @@ def KilnCheckContract : Pass<"kiln-check-contract", "::mlir::ModuleOp"> {
     location with the stage's name, e.g.
 
     ```
-    error: 'kiln.grad' was left unlowered by convert-kiln-to-linalg: transformation
-    ops must be expanded first, which Kiln does not do yet
+    error: 'kiln.grad' was left unlowered by convert-kiln-to-linalg:
+    kiln-expand-transforms does not expand this transformation yet (it
+    expands kiln.jvp)
     ```
   }];
   let options = [

@@ -8,6 +8,7 @@
 #include "Passes.h"
 #include "lowering/common/Passes.h"
 #include "lowering/linalg/Passes.h"
+#include "passes/expand/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -23,6 +24,7 @@ using namespace mlir;
 
 void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                                   const KilnToCpuPipelineOptions &options) {
+  pm.addPass(createKilnExpandTransforms());
   pm.addPass(createKilnPrepareEntries());
   pm.addPass(createConvertKilnToLinalg());
   pm.addPass(createKilnCheckContract(

@@ -43,6 +43,10 @@ const llvm::StringSet<> kLinear = {
     "kiln.take",         "kiln.scatter_add",   "kiln.cond",
     "kiln.while"};
 
+/// Ops forward mode does not differentiate yet: region-carrying control
+/// flow (the autodiff issue adds it).
+const llvm::StringSet<> kNoJvpYet = {"kiln.cond", "kiln.while"};
+
 class OpRulesTest : public ::testing::Test {
 protected:
   OpRulesTest() {
@@ -114,10 +118,14 @@ TEST_F(OpRulesTest, TransformationOpsNameTheirCallee) {
 
 TEST_F(OpRulesTest, EveryPrimitiveHasEachRuleOnceItsEngineExists) {
   auto all = [](RegisteredOperationName) { return true; };
+  auto differentiated = [](RegisteredOperationName op) {
+    return !kNoJvpYet.contains(op.getStringRef());
+  };
   auto linear = [](RegisteredOperationName op) {
     return kLinear.contains(op.getStringRef());
   };
-  EXPECT_EQ(missing<kiln::JvpOpInterface>(all), std::vector<std::string>());
+  EXPECT_EQ(missing<kiln::JvpOpInterface>(differentiated),
+            std::vector<std::string>());
   EXPECT_EQ(missing<kiln::TransposeOpInterface>(linear),
             std::vector<std::string>());
   EXPECT_EQ(missing<kiln::BatchingOpInterface>(all),

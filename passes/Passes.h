@@ -1,0 +1,25 @@
+//===- Passes.h - every pass and rule on kiln IR ----------------*- C++ -*-===//
+//
+// The transformations on `kiln` IR: kiln-expand-transforms and the per-op
+// rules its engines attach to the kiln ops as external models.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_PASSES_H
+#define KILN_PASSES_PASSES_H
+
+#include "passes/expand/Passes.h"
+#include "passes/grad/Jvp.h"
+
+namespace kiln {
+
+/// Registers every pass on kiln IR.
+inline void registerAllKilnPasses() { registerKilnExpandPasses(); }
+
+/// Attaches every engine's per-op rules to the kiln ops.
+inline void registerAllKilnRules(mlir::DialectRegistry &registry) {
+  registerJvpRules(registry);
+}
+
+} // namespace kiln
+
+#endif // KILN_PASSES_PASSES_H

@@ -1,0 +1,164 @@
+//===- Jvp.cpp - forward-mode differentiation of functions ----------------===//
+//
+// JAX's jvp at the IR level: each op of a function is copied, then its rule
+// (JvpOpInterface) builds its results' tangents from its operands'. A null
+// tangent is a symbolic zero: ops whose operands all have zero tangents
+// get no rule applied, and zeros are materialized only where a function
+// returns one. Calls differentiate their callee once and call its JVP.
+//
+//===----------------------------------------------------------------------===//
+#include "Jvp.h"
+#include "kiln/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+/// A tensor of zeros of `type`.
+Value zeros(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return ConstantOp::create(b, loc, tensor,
+                            cast<ElementsAttr>(b.getZeroAttr(tensor)));
+}
+
+/// Whether values of `type` carry derivatives (float tensors do; integer
+/// and boolean ones have zero tangents, as JAX's float0).
+bool isDifferentiable(Type type) {
+  return isa<FloatType>(getElementTypeOrSelf(type));
+}
+
+/// Copies the ops of one function into its JVP, tracking tangents.
+class JvpEmitter {
+public:
+  JvpEmitter(OpBuilder &b, JvpBuilder &jvps) : b(b), jvps(jvps) {}
+
+  /// Emits `op` and its tangents; fails with an error at `op`.
+  LogicalResult emit(Operation &op) {
+    if (auto call = dyn_cast<func::CallOp>(op))
+      return emitCall(call);
+    if (isa<TransformOpInterface>(op))
+      return op.emitOpError("is not expanded by kiln-expand-transforms yet, "
+                            "so the function holding it cannot be "
+                            "differentiated");
+    Operation *copy = b.clone(op, primals);
+    SmallVector<Value> operandTangents;
+    for (Value operand : op.getOperands())
+      operandTangents.push_back(tangents.lookup(operand));
+    if (!llvm::any_of(op.getResultTypes(), isDifferentiable) ||
+        !dependsOnTangents(op, operandTangents))
+      return success();
+    auto rule = dyn_cast<JvpOpInterface>(copy);
+    if (!rule)
+      return op.emitOpError("has no forward-mode (JVP) rule");
+    SmallVector<Value> resultTangents;
+    if (failed(rule.buildJvp(b, operandTangents, resultTangents)))
+      return failure();
+    for (auto [result, tangent] :
+         llvm::zip_equal(op.getResults(), resultTangents))
+      if (tangent && isDifferentiable(result.getType()))
+        tangents[result] = tangent;
+    return success();
+  }
+
+  /// Whether a result of `op` may have a nonzero tangent: an operand, or a
+  /// value its regions use from above, has one.
+  bool dependsOnTangents(Operation &op, ArrayRef<Value> operandTangents) {
+    if (llvm::any_of(operandTangents, [](Value t) { return bool(t); }))
+      return true;
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op.getRegions(), captured);
+    return llvm::any_of(captured, [&](Value v) { return tangents.count(v); });
+  }
+
+  /// A call: the callee's JVP on the primals and their tangents.
+  LogicalResult emitCall(func::CallOp call) {
+    auto callee = dyn_cast_or_null<func::FuncOp>(
+        SymbolTable::lookupNearestSymbolFrom(call, call.getCalleeAttr()));
+    if (!callee || callee.isExternal())
+      return call.emitOpError("calls @")
+             << call.getCallee()
+             << ", which has no body to differentiate";
+    FailureOr<func::FuncOp> jvp = jvps.getOrBuild(callee);
+    if (failed(jvp))
+      return failure();
+    SmallVector<Value> operands;
+    for (Value operand : call.getOperands())
+      operands.push_back(primals.lookup(operand));
+    for (Value operand : call.getOperands())
+      operands.push_back(tangentOrZeros(operand, call.getLoc()));
+    auto copy = func::CallOp::create(b, call.getLoc(), *jvp, operands);
+    unsigned n = call.getNumResults();
+    for (unsigned i = 0; i < n; ++i) {
+      primals.map(call.getResult(i), copy.getResult(i));
+      if (isDifferentiable(call.getResult(i).getType()))
+        tangents[call.getResult(i)] = copy.getResult(n + i);
+    }
+    return success();
+  }
+
+  /// The tangent of the original value `v`, zeros if it has none.
+  Value tangentOrZeros(Value v, Location loc) {
+    if (Value t = tangents.lookup(v))
+      return t;
+    return zeros(b, loc, v.getType());
+  }
+
+  IRMapping primals;
+  DenseMap<Value, Value> tangents;
+
+private:
+  OpBuilder &b;
+  JvpBuilder &jvps;
+};
+
+} // namespace
+
+FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {
+  if (func::FuncOp done = built.lookup(fn))
+    return done;
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitOpError("cannot be differentiated: its body is not one "
+                          "block");
+  FunctionType type = fn.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  llvm::append_range(inputs, type.getInputs());
+  llvm::append_range(results, type.getResults());
+  OpBuilder b(fn);
+  b.setInsertionPointAfter(fn);
+  auto jvp = func::FuncOp::create(b, fn.getLoc(), (fn.getName() + "_jvp").str(),
+                                  b.getFunctionType(inputs, results));
+  jvp.setPrivate();
+  symbols.insert(jvp); // Renames it if the name is taken.
+  built[fn] = jvp;
+
+  Block *entry = jvp.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  JvpEmitter emitter(b, *this);
+  unsigned n = fn.getNumArguments();
+  for (unsigned i = 0; i < n; ++i) {
+    BlockArgument arg = fn.getArgument(i);
+    emitter.primals.map(arg, entry->getArgument(i));
+    if (isDifferentiable(arg.getType()))
+      emitter.tangents[arg] = entry->getArgument(n + i);
+  }
+  for (Operation &op : fn.getBody().front().without_terminator())
+    if (failed(emitter.emit(op))) {
+      built.erase(fn);
+      jvp.erase();
+      return failure();
+    }
+  Operation *terminator = fn.getBody().front().getTerminator();
+  SmallVector<Value> returned;
+  for (Value v : terminator->getOperands())
+    returned.push_back(emitter.primals.lookup(v));
+  for (Value v : terminator->getOperands())
+    returned.push_back(emitter.tangentOrZeros(v, terminator->getLoc()));
+  func::ReturnOp::create(b, terminator->getLoc(), returned);
+  return jvp;
+}

@@ -1,0 +1,405 @@
+//===- JvpRules.cpp - the forward-mode rule of every kiln op --------------===//
+//
+// JAX's JVP rules (jax/_src/lax/lax.py, slicing.py), attached to the kiln ops
+// as external models. Rules receive their operands' tangents (null: zero)
+// and are applied to the op's copy in the JVP function, with the builder
+// after it. Four shapes of rule cover the dialect:
+//   - zero: the result is piecewise constant (sign, floor, compare, iota...);
+//   - linear: the op applied to the tangents of the operands it is linear
+//     in, its other operands (indices, predicates) unchanged (convert is
+//     linear between float types; from integers its tangent is zero);
+//   - bilinear: op(ta, b) + op(a, tb) (mul, dot_general);
+//   - a formula in the operands and result (exp, tanh, max, ...).
+//
+//===----------------------------------------------------------------------===//
+#include "Jvp.h"
+#include "kiln/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers building kiln ops
+//===----------------------------------------------------------------------===//
+
+/// A tensor of `type` filled with `value`.
+Value splat(OpBuilder &b, Location loc, Type type, double value) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto element = cast<FloatType>(tensor.getElementType());
+  return ConstantOp::create(
+      b, loc, tensor,
+      DenseElementsAttr::get(tensor, FloatAttr::get(element, value)));
+}
+
+Value zeros(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return ConstantOp::create(b, loc, tensor,
+                            cast<ElementsAttr>(b.getZeroAttr(tensor)));
+}
+
+/// a + b where either may be a symbolic zero (null).
+Value addTangents(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (!lhs)
+    return rhs;
+  if (!rhs)
+    return lhs;
+  return AddOp::create(b, loc, lhs, rhs);
+}
+
+Value mul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return MulOp::create(b, loc, lhs, rhs);
+}
+
+/// t * factor, or zero for a zero tangent.
+Value scale(OpBuilder &b, Location loc, Value t, Value factor) {
+  return t ? mul(b, loc, t, factor) : Value();
+}
+
+Value compare(OpBuilder &b, Location loc, ComparisonDirection direction,
+              Value lhs, Value rhs) {
+  return CompareOp::create(b, loc, direction, lhs, rhs);
+}
+
+//===----------------------------------------------------------------------===//
+// Rule shapes
+//===----------------------------------------------------------------------===//
+
+/// The result is locally constant: its tangent is zero.
+template <typename OpTy>
+struct ZeroJvp : JvpOpInterface::ExternalModel<ZeroJvp<OpTy>, OpTy> {
+  LogicalResult buildJvp(Operation *op, OpBuilder &, ValueRange,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    resultTangents.append(op->getNumResults(), Value());
+    return success();
+  }
+};
+
+/// The op is linear in the operands `LinearOperands` selects and constant
+/// in the others: its tangent is the op applied to those operands'
+/// tangents (zeros where they have none).
+template <typename OpTy, bool (*LinearOperands)(unsigned)>
+struct LinearJvp
+    : JvpOpInterface::ExternalModel<LinearJvp<OpTy, LinearOperands>, OpTy> {
+  LogicalResult buildJvp(Operation *op, OpBuilder &b, ValueRange tangents,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    IRMapping operands;
+    for (auto [i, tangent] : llvm::enumerate(tangents))
+      if (LinearOperands(i))
+        operands.map(op->getOperand(i),
+                     tangent ? tangent
+                             : zeros(b, op->getLoc(),
+                                     op->getOperand(i).getType()));
+    llvm::append_range(resultTangents, b.clone(*op, operands)->getResults());
+    return success();
+  }
+};
+
+bool allOperands(unsigned) { return true; }
+bool firstOperand(unsigned i) { return i == 0; }
+bool firstTwoOperands(unsigned i) { return i < 2; }
+bool notFirstOperand(unsigned i) { return i != 0; }
+bool operandAndUpdates(unsigned i) { return i == 0 || i == 2; }
+
+/// op(ta, b) + op(a, tb) for an op linear in each of its two operands.
+template <typename OpTy>
+struct BilinearJvp : JvpOpInterface::ExternalModel<BilinearJvp<OpTy>, OpTy> {
+  LogicalResult buildJvp(Operation *op, OpBuilder &b, ValueRange tangents,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    Value sum;
+    for (unsigned i : {0u, 1u}) {
+      if (!tangents[i])
+        continue;
+      Operation *term = b.clone(*op);
+      term->setOperand(i, tangents[i]);
+      sum = addTangents(b, op->getLoc(), sum, term->getResult(0));
+    }
+    resultTangents.push_back(sum);
+    return success();
+  }
+};
+
+/// A unary op whose derivative is `Derivative(x, y)`: t * f'(x).
+using UnaryDerivative = Value (*)(OpBuilder &, Location, Value x, Value y);
+
+template <typename OpTy, UnaryDerivative Derivative>
+struct UnaryJvp
+    : JvpOpInterface::ExternalModel<UnaryJvp<OpTy, Derivative>, OpTy> {
+  LogicalResult buildJvp(Operation *op, OpBuilder &b, ValueRange tangents,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    Location loc = op->getLoc();
+    Value d = Derivative(b, loc, op->getOperand(0), op->getResult(0));
+    resultTangents.push_back(scale(b, loc, tangents[0], d));
+    return success();
+  }
+};
+
+/// A binary op whose partial derivatives are `Partials(x, y, z)` (z the
+/// result): t_x * d/dx + t_y * d/dy, skipping zero tangents.
+using BinaryPartials = std::pair<Value, Value> (*)(OpBuilder &, Location,
+                                                   Value x, Value y, Value z,
+                                                   bool needX, bool needY);
+
+template <typename OpTy, BinaryPartials Partials>
+struct BinaryJvp
+    : JvpOpInterface::ExternalModel<BinaryJvp<OpTy, Partials>, OpTy> {
+  LogicalResult buildJvp(Operation *op, OpBuilder &b, ValueRange tangents,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    Location loc = op->getLoc();
+    auto [dx, dy] = Partials(b, loc, op->getOperand(0), op->getOperand(1),
+                             op->getResult(0), bool(tangents[0]),
+                             bool(tangents[1]));
+    resultTangents.push_back(addTangents(b, loc, scale(b, loc, tangents[0], dx),
+                                         scale(b, loc, tangents[1], dy)));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Derivatives of the elementwise ops (as jax.lax defines them)
+//===----------------------------------------------------------------------===//
+
+Value dAbs(OpBuilder &b, Location loc, Value x, Value) {
+  return SignOp::create(b, loc, x);
+}
+Value dExp(OpBuilder &, Location, Value, Value y) { return y; }
+Value dExpm1(OpBuilder &b, Location loc, Value, Value y) {
+  return AddOp::create(b, loc, y, splat(b, loc, y.getType(), 1.0));
+}
+Value dLog(OpBuilder &b, Location loc, Value x, Value) {
+  return DivOp::create(b, loc, splat(b, loc, x.getType(), 1.0), x);
+}
+Value dLog1p(OpBuilder &b, Location loc, Value x, Value) {
+  Value one = splat(b, loc, x.getType(), 1.0);
+  return DivOp::create(b, loc, one, AddOp::create(b, loc, x, one));
+}
+Value dTanh(OpBuilder &b, Location loc, Value, Value y) {
+  return SubOp::create(b, loc, splat(b, loc, y.getType(), 1.0),
+                       mul(b, loc, y, y));
+}
+Value dLogistic(OpBuilder &b, Location loc, Value, Value y) {
+  return mul(b, loc, y,
+             SubOp::create(b, loc, splat(b, loc, y.getType(), 1.0), y));
+}
+Value dSqrt(OpBuilder &b, Location loc, Value, Value y) {
+  return DivOp::create(b, loc, splat(b, loc, y.getType(), 0.5), y);
+}
+Value dRsqrt(OpBuilder &b, Location loc, Value x, Value y) {
+  // d/dx x^(-1/2) = -y / (2x).
+  return DivOp::create(b, loc, mul(b, loc, y, splat(b, loc, y.getType(), -0.5)),
+                       x);
+}
+Value dSin(OpBuilder &b, Location loc, Value x, Value) {
+  return CosOp::create(b, loc, x);
+}
+Value dCos(OpBuilder &b, Location loc, Value x, Value) {
+  return NegOp::create(b, loc, SinOp::create(b, loc, x));
+}
+
+std::pair<Value, Value> dDiv(OpBuilder &b, Location loc, Value x, Value y,
+                             Value z, bool needX, bool needY) {
+  // d/dx = 1/y, d/dy = -z/y.
+  Value dx = needX ? DivOp::create(b, loc, splat(b, loc, y.getType(), 1.0), y)
+                   : Value();
+  Value dy = needY ? NegOp::create(b, loc, DivOp::create(b, loc, z, y))
+                   : Value();
+  return {dx, dy};
+}
+
+std::pair<Value, Value> dRem(OpBuilder &b, Location loc, Value x, Value y,
+                             Value, bool needX, bool needY) {
+  // rem(x, y) = x - y * trunc(x / y): d/dx = 1, d/dy = -trunc(x / y).
+  Value dx = needX ? splat(b, loc, x.getType(), 1.0) : Value();
+  Value dy;
+  if (needY) {
+    Value quotient = DivOp::create(b, loc, x, y);
+    Value truncated =
+        mul(b, loc, SignOp::create(b, loc, quotient),
+            FloorOp::create(b, loc, AbsOp::create(b, loc, quotient)));
+    dy = NegOp::create(b, loc, truncated);
+  }
+  return {dx, dy};
+}
+
+/// JAX's max/min rule: the chosen operand gets the tangent; ties split it
+/// half and half.
+std::pair<Value, Value> dChooser(OpBuilder &b, Location loc, Value x, Value y,
+                                 Value z, bool, bool) {
+  Type type = z.getType();
+  Value one = splat(b, loc, type, 1.0), half = splat(b, loc, type, 0.5),
+        zero = splat(b, loc, type, 0.0);
+  Value xChosen = compare(b, loc, ComparisonDirection::EQ, x, z);
+  Value yChosen = compare(b, loc, ComparisonDirection::EQ, y, z);
+  Value dx = SelectOp::create(b, loc, xChosen,
+                              SelectOp::create(b, loc, yChosen, half, one),
+                              zero);
+  Value dy = SelectOp::create(
+      b, loc, yChosen, SelectOp::create(b, loc, xChosen, half, one), zero);
+  return {dx, dy};
+}
+
+std::pair<Value, Value> dPow(OpBuilder &b, Location loc, Value x, Value y,
+                             Value z, bool needX, bool needY) {
+  Type type = z.getType();
+  Value zero = splat(b, loc, type, 0.0), one = splat(b, loc, type, 1.0);
+  Value dx, dy;
+  if (needX) {
+    // y * x^(y-1), and 0 where y = 0 (JAX: x^0 is constant even at x = 0).
+    Value power = PowOp::create(b, loc, x, SubOp::create(b, loc, y, one));
+    dx = SelectOp::create(b, loc,
+                          compare(b, loc, ComparisonDirection::EQ, y, zero),
+                          zero, mul(b, loc, y, power));
+  }
+  if (needY) {
+    // log(x) * x^y, with log(1) where x = 0 (JAX's _replace_zero).
+    Value safe = SelectOp::create(
+        b, loc, compare(b, loc, ComparisonDirection::EQ, x, zero), one, x);
+    dy = mul(b, loc, LogOp::create(b, loc, safe), z);
+  }
+  return {dx, dy};
+}
+
+std::pair<Value, Value> dAtan2(OpBuilder &b, Location loc, Value x, Value y,
+                               Value, bool needX, bool needY) {
+  // atan2(x, y): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2).
+  Value norm = AddOp::create(b, loc, mul(b, loc, x, x), mul(b, loc, y, y));
+  Value dx = needX ? DivOp::create(b, loc, y, norm) : Value();
+  Value dy =
+      needY ? DivOp::create(b, loc, NegOp::create(b, loc, x), norm) : Value();
+  return {dx, dy};
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions that choose or multiply
+//===----------------------------------------------------------------------===//
+
+/// The result of a reduction broadcast back to its operand's shape.
+Value broadcastBack(OpBuilder &b, Location loc, Value reduced,
+                    RankedTensorType operand, ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < operand.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      kept.push_back(d);
+  auto type = operand.clone(cast<RankedTensorType>(reduced.getType())
+                                .getElementType());
+  return BroadcastInDimOp::create(b, loc, type, reduced, kept);
+}
+
+/// reduce_max / reduce_min: the tangents at the chosen positions, averaged
+/// over ties (JAX's _reduce_chooser_jvp_rule).
+template <typename OpTy>
+struct ReduceChooserJvp
+    : JvpOpInterface::ExternalModel<ReduceChooserJvp<OpTy>, OpTy> {
+  LogicalResult buildJvp(Operation *op, OpBuilder &b, ValueRange tangents,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    auto reduce = cast<OpTy>(op);
+    Location loc = op->getLoc();
+    auto operandType = cast<RankedTensorType>(reduce.getOperand().getType());
+    ArrayRef<int64_t> dims = reduce.getDimensions();
+    Value chosen = compare(
+        b, loc, ComparisonDirection::EQ, reduce.getOperand(),
+        broadcastBack(b, loc, reduce.getResult(), operandType, dims));
+    Value indicator =
+        SelectOp::create(b, loc, chosen, splat(b, loc, operandType, 1.0),
+                         splat(b, loc, operandType, 0.0));
+    Value counts = ReduceSumOp::create(b, loc, indicator, dims);
+    Value picked = ReduceSumOp::create(b, loc, mul(b, loc, tangents[0], indicator),
+                                       dims);
+    resultTangents.push_back(DivOp::create(b, loc, picked, counts));
+    return success();
+  }
+};
+
+/// reduce_prod: sum of t_i times the product of the other elements, exact
+/// where elements are zero (no division by them). Its own derivative is
+/// right away from zeros only: where an element is zero, the JVP of this
+/// JVP misses the terms of the products that exclude two elements (JAX
+/// avoids this with cumulative products, which need a scan primitive).
+struct ReduceProdJvp
+    : JvpOpInterface::ExternalModel<ReduceProdJvp, ReduceProdOp> {
+  LogicalResult buildJvp(Operation *op, OpBuilder &b, ValueRange tangents,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    auto reduce = cast<ReduceProdOp>(op);
+    Location loc = op->getLoc();
+    Value x = reduce.getOperand();
+    auto type = cast<RankedTensorType>(x.getType());
+    ArrayRef<int64_t> dims = reduce.getDimensions();
+    Value zero = splat(b, loc, type, 0.0), one = splat(b, loc, type, 1.0);
+    Value isZero = compare(b, loc, ComparisonDirection::EQ, x, zero);
+    // The product of the nonzero elements and the number of zeros.
+    Value nonzero = SelectOp::create(b, loc, isZero, one, x);
+    Value product = broadcastBack(
+        b, loc, ReduceProdOp::create(b, loc, nonzero, dims), type, dims);
+    Value zerosCount = broadcastBack(
+        b, loc,
+        ReduceSumOp::create(b, loc, SelectOp::create(b, loc, isZero, one, zero),
+                            dims),
+        type, dims);
+    // The product of the others: product / x without zeros; product at the
+    // only zero; 0 when there are two zeros or more.
+    Value noZero = compare(b, loc, ComparisonDirection::EQ, zerosCount, zero);
+    Value oneZero = compare(b, loc, ComparisonDirection::EQ, zerosCount, one);
+    Value others = SelectOp::create(
+        b, loc, noZero, DivOp::create(b, loc, product, nonzero),
+        SelectOp::create(
+            b, loc, oneZero,
+            SelectOp::create(b, loc, isZero, product, zero), zero));
+    resultTangents.push_back(
+        ReduceSumOp::create(b, loc, mul(b, loc, tangents[0], others), dims));
+    return success();
+  }
+};
+
+template <typename... Ops>
+void attachZero(MLIRContext *context) {
+  (Ops::template attachInterface<ZeroJvp<Ops>>(*context), ...);
+}
+
+template <bool (*Linear)(unsigned), typename... Ops>
+void attachLinear(MLIRContext *context) {
+  (Ops::template attachInterface<LinearJvp<Ops, Linear>>(*context), ...);
+}
+
+} // namespace
+
+void kiln::registerJvpRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
+    attachZero<SignOp, FloorOp, CeilOp, NotOp, AndOp, OrOp, XorOp, CompareOp,
+               ArgmaxOp, IotaOp, ConstantOp>(context);
+    attachLinear<allOperands, NegOp, AddOp, SubOp, BroadcastInDimOp, ReshapeOp,
+                 TransposeOp, SliceOp, ReverseOp, ConcatenateOp, PadOp,
+                 ReduceSumOp, ConvertOp>(context);
+    attachLinear<firstOperand, DynamicSliceOp, TakeOp>(context);
+    attachLinear<firstTwoOperands, DynamicUpdateSliceOp>(context);
+    attachLinear<operandAndUpdates, ScatterAddOp>(context);
+    attachLinear<notFirstOperand, SelectOp>(context);
+    MulOp::attachInterface<BilinearJvp<MulOp>>(*context);
+    DotGeneralOp::attachInterface<BilinearJvp<DotGeneralOp>>(*context);
+    AbsOp::attachInterface<UnaryJvp<AbsOp, dAbs>>(*context);
+    ExpOp::attachInterface<UnaryJvp<ExpOp, dExp>>(*context);
+    Expm1Op::attachInterface<UnaryJvp<Expm1Op, dExpm1>>(*context);
+    LogOp::attachInterface<UnaryJvp<LogOp, dLog>>(*context);
+    Log1pOp::attachInterface<UnaryJvp<Log1pOp, dLog1p>>(*context);
+    TanhOp::attachInterface<UnaryJvp<TanhOp, dTanh>>(*context);
+    LogisticOp::attachInterface<UnaryJvp<LogisticOp, dLogistic>>(*context);
+    SqrtOp::attachInterface<UnaryJvp<SqrtOp, dSqrt>>(*context);
+    RsqrtOp::attachInterface<UnaryJvp<RsqrtOp, dRsqrt>>(*context);
+    SinOp::attachInterface<UnaryJvp<SinOp, dSin>>(*context);
+    CosOp::attachInterface<UnaryJvp<CosOp, dCos>>(*context);
+    DivOp::attachInterface<BinaryJvp<DivOp, dDiv>>(*context);
+    RemOp::attachInterface<BinaryJvp<RemOp, dRem>>(*context);
+    MaxOp::attachInterface<BinaryJvp<MaxOp, dChooser>>(*context);
+    MinOp::attachInterface<BinaryJvp<MinOp, dChooser>>(*context);
+    PowOp::attachInterface<BinaryJvp<PowOp, dPow>>(*context);
+    Atan2Op::attachInterface<BinaryJvp<Atan2Op, dAtan2>>(*context);
+    ReduceMaxOp::attachInterface<ReduceChooserJvp<ReduceMaxOp>>(*context);
+    ReduceMinOp::attachInterface<ReduceChooserJvp<ReduceMinOp>>(*context);
+    ReduceProdOp::attachInterface<ReduceProdJvp>(*context);
+  });
+}

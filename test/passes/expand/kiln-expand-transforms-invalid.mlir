@@ -1,0 +1,56 @@
+// RUN: kiln-opt %s --kiln-expand-transforms --split-input-file -verify-diagnostics
+
+// Region-carrying control flow has no forward-mode rule yet.
+func.func private @f(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.cond' op has no forward-mode (JVP) rule}}
+  %0 = kiln.cond %p -> (tensor<f32>) {
+    kiln.yield %x : tensor<f32>
+  } else {
+    kiln.yield %x : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @main(%p: tensor<i1>, %x: tensor<f32>, %tp: tensor<i1>, %t: tensor<f32>) -> tensor<f32> {
+  %0:2 = kiln.jvp @f(%p, %x, %tp, %t) : (tensor<i1>, tensor<f32>, tensor<i1>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0#1 : tensor<f32>
+}
+
+// -----
+
+// A transformation the pass does not expand yet cannot be differentiated.
+func.func private @loss(%x: tensor<f32>) -> tensor<f32> {
+  %0 = kiln.mul %x, %x : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.grad' op is not expanded by kiln-expand-transforms yet, so the function holding it cannot be differentiated}}
+  %0 = kiln.grad @loss(%x) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @main(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+  %0:2 = kiln.jvp @f(%x, %t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0#1 : tensor<f32>
+}
+
+// -----
+
+// A function that reaches itself through a transformation.
+// expected-error @+1 {{function @f reaches @f, which reaches it back: recursive functions cannot be transformed}}
+func.func @f(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+  %0:2 = kiln.jvp @f(%x, %t, %x, %t) : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0#0 : tensor<f32>
+}
+
+// -----
+
+// A call of a function without a body.
+func.func private @external(%x: tensor<f32>) -> tensor<f32>
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'func.call' op calls @external, which has no body to differentiate}}
+  %0 = call @external(%x) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @main(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+  %0:2 = kiln.jvp @f(%x, %t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0#1 : tensor<f32>
+}
