@@ -6,8 +6,10 @@
 #include "kiln/KilnDialect.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
+#include "lowering/gpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -87,15 +89,52 @@ kiln::CpuStage cpuStage(kiln::Stage stage) {
   }
 }
 
+/// The GPU pipeline's last stage for `stage` (not Stage::Kiln).
+kiln::GpuStage gpuStage(kiln::Stage stage) {
+  switch (stage) {
+  case kiln::Stage::Linalg:
+    return kiln::GpuStage::Linalg;
+  case kiln::Stage::Loops:
+    return kiln::GpuStage::Gpu;
+  default:
+    return kiln::GpuStage::LLVM;
+  }
+}
+
+/// Sets kiln-to-nvvm-pipeline's options `gpu` from `options`.
+void setNvvmOptions(const kiln::CompileOptions &options,
+                    kiln::KilnToNvvmPipelineOptions &gpu) {
+  gpu.stopAfter = gpuStage(options.stopAfter);
+  gpu.chip = options.chip;
+  gpu.features = options.features;
+  switch (options.gpuBinary) {
+  case kiln::GpuBinary::Fatbin:
+    gpu.format = kiln::GpuBinaryFormat::Fatbin;
+    break;
+  case kiln::GpuBinary::Cubin:
+    gpu.format = kiln::GpuBinaryFormat::Cubin;
+    break;
+  case kiln::GpuBinary::Ptx:
+    gpu.format = kiln::GpuBinaryFormat::Ptx;
+    break;
+  }
+}
+
 /// Lowers `module` as far as `options` says.
 LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
   if (options.stopAfter == kiln::Stage::Kiln)
     return success();
   PassManager pm(module.getContext());
   kiln::addPassFailureReport(pm);
-  kiln::KilnToCpuPipelineOptions cpu;
-  cpu.stopAfter = cpuStage(options.stopAfter);
-  kiln::buildKilnToCpuPipeline(pm, cpu);
+  if (options.target == kiln::Target::Nvptx) {
+    kiln::KilnToNvvmPipelineOptions gpu;
+    setNvvmOptions(options, gpu);
+    kiln::buildKilnToNvvmPipeline(pm, gpu);
+  } else {
+    kiln::KilnToCpuPipelineOptions cpu;
+    cpu.stopAfter = cpuStage(options.stopAfter);
+    kiln::buildKilnToCpuPipeline(pm, cpu);
+  }
   return pm.run(module);
 }
 } // namespace
@@ -122,11 +161,28 @@ llvm::Error kiln::compileSource(MLIRContext &context, llvm::StringRef path,
                          ? 0
                          : 1;
             }) == 0;
-  if (ok)
+  if (ok) {
+    if (options.target == Target::Nvptx) {
+      program.manifest.device = "cuda";
+      program.manifest.chip = options.chip;
+    }
     return llvm::Error::success();
+  }
   if (diagnostics.empty())
     diagnostics = path.str() + ": cannot be compiled";
   while (!diagnostics.empty() && diagnostics.back() == '\n')
     diagnostics.pop_back();
   return llvm::createStringError(diagnostics);
+}
+
+std::vector<std::pair<std::string, std::string>>
+kiln::gpuObjects(const CompiledProgram &program) {
+  std::vector<std::pair<std::string, std::string>> objects;
+  Operation *module = program.module.get();
+  module->walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      objects.emplace_back(binary.getName().str(),
+                           cast<gpu::ObjectAttr>(object).getObject().str());
+  });
+  return objects;
 }

@@ -20,6 +20,9 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace kiln {
 
@@ -27,6 +30,19 @@ namespace kiln {
 enum class Target {
   /// The host CPU, through kiln-to-cpu-pipeline.
   Cpu,
+  /// NVIDIA GPUs, through kiln-to-nvvm-pipeline: host code for this CPU
+  /// that launches kernels compiled for `CompileOptions::chip`.
+  Nvptx,
+};
+
+/// What an NVPTX compilation makes of the kernels.
+enum class GpuBinary {
+  /// The cubin for the chip and the PTX, which newer chips JIT.
+  Fatbin,
+  /// The cubin alone.
+  Cubin,
+  /// PTX alone.
+  Ptx,
 };
 
 /// How far compilation goes; each stage ends in IR one can print.
@@ -35,7 +51,8 @@ enum class Stage {
   Kiln,
   /// linalg, tensor, arith, math and scf on tensors.
   Linalg,
-  /// Bufferized loops over memrefs.
+  /// Bufferized loops over memrefs (for NVPTX: kernels in gpu.module and
+  /// the host code launching them).
   Loops,
   /// The LLVM dialect with the runtime's entry wrappers.
   LLVM,
@@ -45,6 +62,10 @@ enum class Stage {
 struct CompileOptions {
   Target target = Target::Cpu;
   Stage stopAfter = Stage::LLVM;
+  /// For NVPTX: the GPU, its PTX features and what its kernels become.
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  GpuBinary gpuBinary = GpuBinary::Fatbin;
 };
 
 /// A kiln program lowered as far as asked, with its entries.
@@ -62,6 +83,11 @@ void registerAllPassesAndPipelines();
 
 /// Registers what compileSource needs in `context`.
 void prepareContext(mlir::MLIRContext &context);
+
+/// The kernels of a program lowered for NVPTX: the name of each gpu.module
+/// and its compiled object (PTX text, cubin or fatbin, as compiled).
+std::vector<std::pair<std::string, std::string>>
+gpuObjects(const CompiledProgram &program);
 
 /// Initializes LLVM's native target, once per process.
 void initializeNativeTarget();

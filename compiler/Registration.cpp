@@ -10,6 +10,7 @@
 #include "kiln/KilnDialect.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
+#include "lowering/gpu/Passes.h"
 #include "lowering/linalg/Passes.h"
 #include "passes/Passes.h"
 
@@ -33,4 +34,6 @@ void kiln::registerAllPassesAndPipelines() {
   registerKilnLoweringCommonPasses();
   registerKilnLoweringCpuPasses();
   registerKilnToCpuPipeline();
+  registerKilnLoweringGpuPasses();
+  registerKilnToNvvmPipeline();
 }

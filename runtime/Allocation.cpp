@@ -3,26 +3,24 @@
 // Compiled code allocates its intermediate buffers through MLIR's generic
 // allocation functions (finalize-memref-to-llvm's use-generic-functions),
 // which the runtime defines here. A failed allocation does not return null
-// into code that would write through it: it jumps back to the call that
-// runs the entry, which reports it. (Buffers the call had allocated before
-// are then not freed.)
+// into code that would write through it: it abandons the call, jumping back
+// to the runEntry that runs it, which reports it; so do device errors.
+// (Buffers the call had allocated before are then not freed.)
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
 #include <csetjmp>
+#include <string>
+#include <utility>
 #include <cstdlib>
 #include <dlfcn.h>
 
 namespace {
 /// Where a failed allocation jumps in this thread, when a call is running.
 thread_local std::jmp_buf *activeCall = nullptr;
-thread_local uint64_t failedBytes = 0;
-
-[[noreturn]] void allocationFailed(uint64_t bytes) {
-  failedBytes = bytes;
-  std::longjmp(*activeCall, 1);
-}
+/// Why the running call was abandoned, or what failed outside any call.
+thread_local std::string failure;
 
 void *allocate(uint64_t alignment, uint64_t bytes) {
   void *data = nullptr;
@@ -31,7 +29,8 @@ void *allocate(uint64_t alignment, uint64_t bytes) {
   if (posix_memalign(&data, alignment, bytes ? bytes : 1) != 0)
     data = nullptr;
   if (!data && activeCall)
-    allocationFailed(bytes);
+    kiln::runtime::abandonCall("out of memory allocating a buffer of " +
+                std::to_string(bytes) + " bytes");
   return data;
 }
 } // namespace
@@ -44,14 +43,24 @@ void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t bytes) {
 void _mlir_memref_to_llvm_free(void *data) { std::free(data); }
 }
 
+void kiln::runtime::abandonCall(const std::string &why) {
+  if (failure.empty())
+    failure = why;
+  if (activeCall)
+    std::longjmp(*activeCall, 1);
+}
+
+std::string kiln::runtime::takeFailure() { return std::exchange(failure, {}); }
+
 bool kiln::runtime::runEntry(EntryFunction function, void **args,
-                             uint64_t &bytes) {
+                             std::string &why) {
   std::jmp_buf jump;
   std::jmp_buf *outer = activeCall;
   activeCall = &jump;
+  failure.clear();
   if (setjmp(jump) != 0) {
     activeCall = outer;
-    bytes = failedBytes;
+    why = takeFailure();
     return false;
   }
   function(args);

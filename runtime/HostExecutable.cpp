@@ -75,9 +75,8 @@ kiln_status_t HostExecutable::invoke(size_t index,
   std::vector<void *> packed;
   for (auto &desc : descriptors)
     packed.push_back(desc.data());
-  uint64_t bytes = 0;
-  if (!runEntry(functions[index], packed.data(), bytes))
-    return error(names[index] + ": out of memory allocating a buffer of " +
-                 std::to_string(bytes) + " bytes");
+  std::string why;
+  if (!runEntry(functions[index], packed.data(), why))
+    return error(names[index] + ": " + why);
   return nullptr;
 }

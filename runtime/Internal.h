@@ -20,6 +20,9 @@ struct kiln_status {
 
 struct kiln_tensor {
   kiln_dtype_t dtype;
+  /// Where `data` lives: host memory, or device memory (never read on the
+  /// host).
+  kiln_device_t device = KILN_DEVICE_CPU;
   std::vector<int64_t> shape;
   size_t byteLength;
   /// 64-byte aligned, at least one cache line even when empty.
@@ -48,6 +51,11 @@ kiln_status_t tensorByteLength(kiln_dtype_t dtype,
 kiln_tensor_t newTensor(kiln_dtype_t dtype, std::vector<int64_t> shape,
                         size_t byteLength, bool zeroFill = true);
 
+/// An uninitialized tensor on `device` in `out`, or why it cannot be had.
+kiln_status_t newTensorOn(kiln_device_t device, kiln_dtype_t dtype,
+                          std::vector<int64_t> shape, size_t byteLength,
+                          kiln_tensor_t &out);
+
 /// Makes every byte of an i1 tensor 0 or 1 (numpy reads any nonzero byte of
 /// a bool array as True); other dtypes are left alone.
 void normalizeBooleans(kiln_tensor_t tensor);
@@ -56,9 +64,17 @@ void normalizeBooleans(kiln_tensor_t tensor);
 /// memref descriptor of one argument, then of one result (out-parameter).
 using EntryFunction = void (*)(void **args);
 
-/// Runs `function` on `args`; false if a buffer of `bytes` bytes the code
-/// allocates cannot be had (the call is then abandoned).
-bool runEntry(EntryFunction function, void **args, uint64_t &bytes);
+/// Runs `function` on `args`; false, saying `why`, if the call was
+/// abandoned (a buffer it allocates cannot be had, a device error).
+bool runEntry(EntryFunction function, void **args, std::string &why);
+
+/// Abandons the running call because of `why`, jumping back to runEntry.
+/// Outside a call (a constructor while an artifact loads) it records `why`
+/// for takeFailure and returns.
+void abandonCall(const std::string &why);
+
+/// The first failure recorded outside a call since the last take, or "".
+std::string takeFailure();
 
 /// Makes the allocation functions compiled code calls visible to the code
 /// that dlopen and the JIT load.

@@ -6,6 +6,7 @@
 //   arg f32 4 8        (dtype, then each dimension)
 //   result i32
 //   end
+//   device cuda sm_90  (optional; the default is the CPU)
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
@@ -67,6 +68,8 @@ kiln::runtime::encodeSignature(const EntrySignature &entry) {
 std::string kiln::runtime::serializeManifest(const Manifest &manifest) {
   std::ostringstream os;
   os << kHeader << "\n";
+  if (manifest.device != "cpu")
+    os << "device " << manifest.device << " " << manifest.chip << "\n";
   for (const EntrySignature &entry : manifest.entries) {
     os << "entry " << entry.name << "\n";
     for (auto [kind, specs] : {std::pair{"arg", &entry.args},
@@ -97,7 +100,11 @@ kiln_status_t kiln::runtime::parseManifest(const std::string &text,
     auto fail = [&](const std::string &why) {
       return error("manifest line " + std::to_string(number) + ": " + why);
     };
-    if (kind == "entry") {
+    if (kind == "device") {
+      if (entry || !(words >> manifest.device >> manifest.chip) ||
+          words >> word || manifest.device != "cuda")
+        return fail("expected 'device cuda CHIP' before the entries");
+    } else if (kind == "entry") {
       if (entry)
         return fail("entry before the previous one's end");
       manifest.entries.push_back({});

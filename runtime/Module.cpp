@@ -12,6 +12,9 @@ using namespace kiln::runtime;
 struct kiln_module {
   std::unique_ptr<Executable> executable;
   Manifest manifest;
+  kiln_device_t device() const {
+    return manifest.device == "cuda" ? KILN_DEVICE_CUDA : KILN_DEVICE_CPU;
+  }
 };
 
 kiln_status_t kiln::runtime::newModule(std::unique_ptr<Executable> executable,
@@ -44,11 +47,16 @@ private:
   void *handle;
 };
 
-/// Checks one argument against its spec; `what` is "arg1" etc.
+/// Checks one argument against its spec and the entry's `device`; `what`
+/// is "arg1" etc.
 kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
-                            const std::string &what) {
+                            kiln_device_t device, const std::string &what) {
   if (!tensor)
     return error(what + ": is null");
+  if (tensor->device != device)
+    return error(what + ": is on " + kiln_device_name(tensor->device) +
+                 " but the entry runs on " + kiln_device_name(device) +
+                 "; copy it there with kiln_tensor_copy_to");
   if (tensor->dtype != spec.dtype)
     return error(what + ": expected dtype " + kiln_dtype_name(spec.dtype) +
                  ", got " + kiln_dtype_name(tensor->dtype));
@@ -67,8 +75,9 @@ kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
     return error(what + ": expected " + std::to_string(bytes) +
                  " bytes, got " + std::to_string(tensor->byteLength));
   // Compiled code assumes booleans are 0 or 1; data written through
-  // kiln_tensor_data may break that.
-  if (spec.dtype == KILN_I1) {
+  // kiln_tensor_data may break that (device tensors were checked on the
+  // way there).
+  if (spec.dtype == KILN_I1 && device == KILN_DEVICE_CPU) {
     auto *data = static_cast<const unsigned char *>(tensor->data.get());
     for (size_t i = 0; i < bytes; ++i)
       if (data[i] > 1)
@@ -146,10 +155,16 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   if (kiln_status_t status = checkSharedObject(file.c_str()))
     return status;
   exportAllocationFunctions();
+  takeFailure();
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return error(std::string("cannot load ") + path + ": " + dlerror());
   auto object = std::make_unique<SharedObject>(handle);
+  // A GPU artifact loads its kernels in a constructor, which cannot fail
+  // any other way.
+  std::string failed = takeFailure();
+  if (!failed.empty())
+    return error(std::string("cannot load ") + path + ": " + failed);
   const char *text = object->manifestText();
   if (!text)
     return error(std::string(path) + " is not a Kiln artifact: it has no "
@@ -164,6 +179,10 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
 }
 
 void kiln_module_free(kiln_module_t module) { delete module; }
+
+kiln_device_t kiln_module_device(kiln_module_t module) {
+  return module ? module->device() : KILN_DEVICE_CPU;
+}
 
 size_t kiln_module_entry_count(kiln_module_t module) {
   return module ? module->manifest.entries.size() : 0;
@@ -257,15 +276,17 @@ kiln_status_t checkCall(kiln_module_t module, const char *entry,
   if (numResults && !results)
     return error("results: must not be null");
   for (size_t i = 0; i < numArgs; ++i)
-    if (kiln_status_t status = checkArgument(args[i], signature->args[i],
-                                             "arg" + std::to_string(i)))
+    if (kiln_status_t status =
+            checkArgument(args[i], signature->args[i], module->device(),
+                          "arg" + std::to_string(i)))
       return status;
   if (!checkResults)
     return nullptr;
   for (size_t i = 0; i < numResults; ++i) {
     std::string what = "result" + std::to_string(i);
     if (kiln_status_t status =
-            checkArgument(results[i], signature->results[i], what))
+            checkArgument(results[i], signature->results[i],
+                          module->device(), what))
       return status;
     for (size_t j = 0; j < numArgs; ++j)
       if (results[i] == args[j])
@@ -309,11 +330,14 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
             tensorByteLength(spec.dtype, spec.shape, "result", bytes))
       return status;
     // The compiled code writes every element of its results.
-    outputs.emplace_back(newTensor(spec.dtype, spec.shape, bytes,
-                                   /*zeroFill=*/false));
-    if (!outputs.back())
-      return error("out of memory allocating a result of " +
-                   std::to_string(bytes) + " bytes");
+    kiln_tensor_t output = nullptr;
+    if (kiln_status_t status = newTensorOn(module->device(), spec.dtype,
+                                           spec.shape, bytes, output)) {
+      std::string why = status->message;
+      kiln_status_free(status);
+      return error("result" + std::to_string(outputs.size()) + ": " + why);
+    }
+    outputs.emplace_back(output);
   }
   std::vector<kiln_tensor_t> raw;
   for (auto &output : outputs)

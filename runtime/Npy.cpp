@@ -222,5 +222,9 @@ kiln_status_t kiln_npy_read(const char *path, kiln_tensor_t *out) {
 kiln_status_t kiln_npy_write(const char *path, kiln_tensor_t tensor) {
   if (!tensor)
     return error("tensor: must not be null");
+  if (tensor->device != KILN_DEVICE_CPU)
+    return error(std::string("tensor: is on ") +
+                 kiln_device_name(tensor->device) +
+                 "; copy it to the cpu first (kiln_tensor_copy_to)");
   return writeFile(path, writeNpy(tensor));
 }

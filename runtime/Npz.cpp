@@ -283,6 +283,10 @@ kiln_status_t kiln_npz_write(const char *path, size_t count,
     if (!why.empty())
       return error("names[" + std::to_string(i) + "]: '" + names[i] + "' " +
                    why);
+    if (tensors[i]->device != KILN_DEVICE_CPU)
+      return error("tensors[" + std::to_string(i) + "]: is on " +
+                   kiln_device_name(tensors[i]->device) +
+                   "; copy it to the cpu first (kiln_tensor_copy_to)");
     written.insert(names[i]);
     std::string name = std::string(names[i]) + ".npy";
     std::string image = writeNpy(tensors[i]);

@@ -1,5 +1,6 @@
 //===- Tensor.cpp - status, dtypes and host tensors -----------------------===//
 #include "Internal.h"
+#include "cuda/CudaDriver.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -80,7 +81,8 @@ kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
     return nullptr;
   if (zeroFill)
     std::memset(data, 0, byteLength);
-  auto *tensor = new kiln_tensor{dtype, std::move(shape), byteLength};
+  auto *tensor =
+      new kiln_tensor{dtype, KILN_DEVICE_CPU, std::move(shape), byteLength};
   tensor->data = {data, std::free};
   return tensor;
 }
@@ -141,7 +143,83 @@ const int64_t *kiln_tensor_shape(kiln_tensor_t tensor) {
 }
 
 void *kiln_tensor_data(kiln_tensor_t tensor) {
-  return tensor ? tensor->data.get() : nullptr;
+  return tensor && tensor->device == KILN_DEVICE_CPU ? tensor->data.get()
+                                                     : nullptr;
+}
+
+kiln_device_t kiln_tensor_device(kiln_tensor_t tensor) {
+  return tensor ? tensor->device : KILN_DEVICE_CPU;
+}
+
+const char *kiln_device_name(kiln_device_t device) {
+  switch (device) {
+  case KILN_DEVICE_CPU:
+    return "cpu";
+  case KILN_DEVICE_CUDA:
+    return "cuda";
+  }
+  return "invalid";
+}
+
+kiln_status_t kiln_device_check(kiln_device_t device) {
+  switch (device) {
+  case KILN_DEVICE_CPU:
+    return nullptr;
+  case KILN_DEVICE_CUDA:
+    return cuda::ready();
+  }
+  return error("device: invalid device " + std::to_string(int(device)));
+}
+
+kiln_status_t kiln::runtime::newTensorOn(kiln_device_t device,
+                                         kiln_dtype_t dtype,
+                                         std::vector<int64_t> shape,
+                                         size_t byteLength,
+                                         kiln_tensor_t &out) {
+  if (device == KILN_DEVICE_CPU) {
+    out = newTensor(dtype, std::move(shape), byteLength, /*zeroFill=*/false);
+    return out ? nullptr
+               : error("out of memory allocating " +
+                       std::to_string(byteLength) + " bytes");
+  }
+  if (kiln_status_t status = kiln_device_check(device))
+    return status;
+  void *data = nullptr;
+  if (kiln_status_t status = cuda::allocate(byteLength, &data))
+    return status;
+  out = new kiln_tensor{dtype, KILN_DEVICE_CUDA, std::move(shape), byteLength};
+  out->data = {data, cuda::release};
+  return nullptr;
+}
+
+kiln_status_t kiln_tensor_copy_to(kiln_tensor_t tensor, kiln_device_t device,
+                                  kiln_tensor_t *out) {
+  if (!out)
+    return error("out: must not be null");
+  *out = nullptr;
+  if (!tensor)
+    return error("tensor: must not be null");
+  kiln_tensor_t copy = nullptr;
+  if (kiln_status_t status = newTensorOn(device, tensor->dtype, tensor->shape,
+                                         tensor->byteLength, copy))
+    return status;
+  std::unique_ptr<kiln_tensor> owner(copy);
+  void *to = copy->data.get();
+  const void *from = tensor->data.get();
+  size_t bytes = tensor->byteLength;
+  kiln_status_t status = nullptr;
+  if (tensor->device == KILN_DEVICE_CPU && device == KILN_DEVICE_CPU)
+    std::memcpy(to, from, bytes);
+  else if (tensor->device == KILN_DEVICE_CPU)
+    status = cuda::copyToDevice(to, from, bytes);
+  else if (device == KILN_DEVICE_CPU)
+    status = cuda::copyToHost(to, from, bytes);
+  else
+    status = error("tensor: copies between two GPUs are not supported");
+  if (status)
+    return status;
+  *out = owner.release();
+  return nullptr;
 }
 
 size_t kiln_tensor_byte_length(kiln_tensor_t tensor) {

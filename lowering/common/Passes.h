@@ -2,7 +2,8 @@
 //
 // What every host's pipeline shares: preparing public functions as entries,
 // the packed entry wrappers and signatures the runtime calls (its ABI), the
-// contract check ending each stage, and naming the pass that failed.
+// contract check ending each stage, the pipeline halves every target
+// shares, and naming the pass that failed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LOWERING_COMMON_PASSES_H
@@ -10,11 +11,13 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class OpPassManager;
 class PassManager;
 } // namespace mlir
 
@@ -42,6 +45,17 @@ inline constexpr llvm::StringLiteral kEntryAlignmentAttrName =
 /// The runtime's dtype code (kiln_dtype_t) of a tensor element type, or -1
 /// if the runtime has none for it.
 int64_t runtimeDtypeCode(mlir::Type type);
+
+/// The front half every target shares: transformations expanded, entries
+/// prepared, kiln lowered to linalg on tensors (checked), canonicalized and,
+/// with `fuseElementwise`, elementwise chains fused.
+void buildKilnToLinalgPipeline(mlir::OpPassManager &pm, bool fuseElementwise);
+
+/// Bufferization as every target's runtime ABI wants it: buffers at function
+/// boundaries with identity layouts, every result in its own buffer and
+/// promoted to an out-parameter the caller allocates, deallocations placed,
+/// and copies as linalg.copy.
+void buildBufferizationPipeline(mlir::OpPassManager &pm);
 
 /// Makes every pass failure in `pm` report the pass and the op it ran on.
 void addPassFailureReport(mlir::PassManager &pm);

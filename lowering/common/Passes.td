@@ -101,4 +101,24 @@ def KilnCopyRepeatedResults
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    Bufferization copies strided views with `memref.copy`, which the LLVM
+    lowering turns into calls of `memrefCopy` from MLIR's C runner
+    library. Compiled Kiln code needs nothing from outside but the
+    runtime's allocation functions, so the copies become `linalg.copy`,
+    which lowers to loops like any other linalg op.
+
+    Example:
+
+    ```mlir
+    memref.copy %a, %b : memref<2xf32, strided<[2]>> to memref<2xf32>
+    // becomes
+    linalg.copy ins(%a : memref<2xf32, strided<[2]>>) outs(%b : memref<2xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // KILN_LOWERING_COMMON_PASSES_TD

@@ -7,13 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
 #include "lowering/common/Passes.h"
-#include "lowering/linalg/Passes.h"
-#include "passes/expand/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -24,14 +20,7 @@ using namespace mlir;
 
 void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                                   const KilnToCpuPipelineOptions &options) {
-  pm.addPass(createKilnExpandTransforms());
-  pm.addPass(createKilnPrepareEntries());
-  pm.addPass(createConvertKilnToLinalg());
-  pm.addPass(createKilnCheckContract(
-      {{"arith", "func", "linalg", "math", "scf", "tensor"}, "convert-kiln-to-linalg"}));
-  pm.addPass(createCanonicalizerPass());
-  if (options.fuseElementwise)
-    pm.addPass(createKilnFuseElementwise());
+  buildKilnToLinalgPipeline(pm, options.fuseElementwise);
   if (options.stopAfter == CpuStage::Linalg)
     return;
 
@@ -40,26 +29,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
        options.cacheTileM, options.cacheTileN, options.cacheTileK}));
   pm.addPass(createCanonicalizerPass());
 
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  // kiln.while carries values whose buffers may change every iteration.
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // Tiled loops bufferize to copies between identical subviews; CSE makes
-  // them identical values, which canonicalization then erases.
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createKilnCopyRepeatedResults());
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
-
-  pm.addPass(createKilnCopiesToLinalg());
+  buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createKilnLowerVectors({options.streamingBytes}));
   pm.addPass(createCSEPass());

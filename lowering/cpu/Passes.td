@@ -49,26 +49,6 @@ def KilnWidenNarrowMath : Pass<"kiln-widen-narrow-math"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
-def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
-  let summary = "Rewrite memref.copy as linalg.copy";
-  let description = [{
-    Bufferization copies strided views with `memref.copy`, which the LLVM
-    lowering turns into calls of `memrefCopy` from MLIR's C runner
-    library. Compiled Kiln code needs nothing from outside but the
-    runtime's allocation functions, so the copies become `linalg.copy`,
-    which lowers to loops like any other linalg op.
-
-    Example:
-
-    ```mlir
-    memref.copy %a, %b : memref<2xf32, strided<[2]>> to memref<2xf32>
-    // becomes
-    linalg.copy ins(%a : memref<2xf32, strided<[2]>>) outs(%b : memref<2xf32>)
-    ```
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
-}
-
 def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
   let summary = "Tile linalg ops on tensors for the CPU and vectorize the tiles";
   let description = [{

@@ -4,6 +4,10 @@
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace kiln::runtime;
@@ -34,12 +38,43 @@ private:
 
 } // namespace
 
-kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
+namespace {
+/// Compiles `path` for the GPU into a temporary artifact and loads it: the
+/// kernels are a CUDA binary that the artifact's constructor loads.
+kiln_status_t compileForCuda(const char *path, kiln_module_t *out) {
+  if (kiln_status_t status = kiln_device_check(KILN_DEVICE_CUDA))
+    return status;
+  MLIRContext context;
+  kiln::prepareContext(context);
+  kiln::CompileOptions options;
+  options.target = kiln::Target::Nvptx;
+  if (const char *chip = std::getenv("KILN_CUDA_CHIP"))
+    options.chip = chip;
+  kiln::CompiledProgram program;
+  if (llvm::Error failure = kiln::compileSource(context, path, options, program))
+    return error(llvm::toString(std::move(failure)));
+  llvm::SmallString<128> artifact;
+  if (std::error_code code = llvm::sys::fs::createTemporaryFile(
+          "kiln-cuda", "so", artifact))
+    return error("cannot create a temporary artifact: " + code.message());
+  llvm::FileRemover remover(artifact);
+  if (llvm::Error failure = kiln::writeArtifact(program, artifact))
+    return error(llvm::toString(std::move(failure)));
+  return kiln_module_load(artifact.c_str(), out);
+}
+} // namespace
+
+kiln_status_t kiln_module_compile_for(const char *path, kiln_device_t device,
+                                      kiln_module_t *out) {
   if (!out)
     return error("out: must not be null");
   *out = nullptr;
   if (!path)
     return error("path: must not be null");
+  if (device == KILN_DEVICE_CUDA)
+    return compileForCuda(path, out);
+  if (device != KILN_DEVICE_CPU)
+    return error("device: invalid device " + std::to_string(int(device)));
   kiln::initializeNativeTarget();
   exportAllocationFunctions();
   auto context = std::make_unique<MLIRContext>();
@@ -65,4 +100,8 @@ kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
   auto executable =
       std::make_unique<JitExecutable>(std::move(context), std::move(*engine));
   return newModule(std::move(executable), std::move(program.manifest), out);
+}
+
+kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out) {
+  return kiln_module_compile_for(path, KILN_DEVICE_CPU, out);
 }

@@ -1,6 +1,14 @@
 """Runs kiln programs through kiln-run and compares their results with
-references computed independently in numpy."""
+references computed independently in numpy.
+
+With $KILN_GPU_BUNDLE set to a folder, every checked program is also
+compiled for NVIDIA GPUs (kiln-compile --target=nvptx) into that folder
+with its arguments, its numpy reference and its tolerance, for
+scripts/gpu/run_cases.py to run on a machine with a GPU (see
+scripts/gpu-check.sh)."""
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,13 +50,49 @@ def run(program, entry, args, extra=()):
             return [f[f"out{i}"] for i in range(len(f.files))], done.stderr, 0
 
 
+def _bundle(name, program, entry, args, expected, rtol, atol):
+    """Adds a GPU case to $KILN_GPU_BUNDLE (case-N.so, .in.npz, .ref.npz and
+    a line of cases.jsonl); a program that does not compile for the GPU is
+    recorded with the compiler's message."""
+    folder = os.environ["KILN_GPU_BUNDLE"]
+    os.makedirs(folder, exist_ok=True)
+    listing = os.path.join(folder, "cases.jsonl")
+    index = sum(1 for _ in open(listing)) if os.path.exists(listing) else 0
+    stem = os.path.join(folder, f"case-{index}")
+    compiler = shutil.which("kiln-compile") or os.path.join(
+        os.path.dirname(KILN_RUN), "kiln-compile")
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "program.mlir")
+        with open(source, "w") as f:
+            f.write(program)
+        done = subprocess.run([compiler, source, "--target=nvptx",
+                               "-o", stem + ".so"],
+                              capture_output=True, text=True)
+    np.savez(stem + ".in.npz", **{f"arg{i}": a for i, a in enumerate(args)})
+    np.savez(stem + ".ref.npz",
+             **{f"out{i}": np.asarray(e) for i, e in enumerate(expected)})
+    case = {"name": name, "stem": os.path.basename(stem), "entry": entry,
+            "rtol": rtol, "atol": atol,
+            "compile_error": done.stderr if done.returncode else None}
+    with open(listing, "a") as f:
+        f.write(json.dumps(case) + "\n")
+
+
 def check(name, program, entry, args, expected, rtol=0.0, atol=0.0):
     """Runs and compares every result with `expected` (NaN equals NaN);
     records a failure instead of stopping."""
+    if os.environ.get("KILN_GPU_BUNDLE"):
+        _bundle(name, program, entry, args, expected, rtol, atol)
     results, stderr, status = run(program, entry, args)
     if status != 0:
         _failures.append(f"{name}: kiln-run failed ({status}):\n{stderr}")
         return
+    compare(name, results, expected, rtol, atol)
+
+
+def compare(name, results, expected, rtol=0.0, atol=0.0):
+    """Compares every result with `expected` (NaN equals NaN); records a
+    failure instead of stopping."""
     if len(results) != len(expected):
         _failures.append(f"{name}: {len(results)} results, expected "
                          f"{len(expected)}")

@@ -1,10 +1,13 @@
 //===- kiln-compile.cpp - compile a kiln program to an artifact -----------===//
 //
-// kiln-compile FILE -o OUT [--emit=artifact|kiln|linalg|loops|llvm|llvm-ir|asm]
+// kiln-compile FILE -o OUT [--target=cpu|nvptx] [--chip=sm_90]
+//              [--emit=artifact|kiln|linalg|loops|llvm|llvm-ir|asm|ptx|cubin]
 //
 // The artifact is a shared object holding the program's native code and its
-// manifest of entry signatures, which kiln-run and the runtime load. The
-// other --emit values print the program at an earlier stage instead.
+// manifest of entry signatures, which kiln-run and the runtime load; for
+// NVPTX its host code carries the kernels as a CUDA binary. The other --emit
+// values print the program at an earlier stage instead, or (ptx, cubin) the
+// kernels alone.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
@@ -12,6 +15,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -19,7 +23,9 @@ using namespace kiln;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { Artifact, Kiln, Linalg, Loops, LLVMDialect, LLVMIR, Asm };
+enum class Emit {
+  Artifact, Kiln, Linalg, Loops, LLVMDialect, LLVMIR, Asm, Ptx, Cubin
+};
 
 cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                cl::desc("<program .mlir>"));
@@ -34,7 +40,27 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Loops, "loops", "loops over memrefs"),
                clEnumValN(Emit::LLVMDialect, "llvm", "the LLVM dialect"),
                clEnumValN(Emit::LLVMIR, "llvm-ir", "optimized LLVM IR"),
-               clEnumValN(Emit::Asm, "asm", "assembly for the host CPU")));
+               clEnumValN(Emit::Asm, "asm", "assembly for the host CPU"),
+               clEnumValN(Emit::Ptx, "ptx",
+                          "the kernels' PTX, one gpu.module after another"),
+               clEnumValN(Emit::Cubin, "cubin",
+                          "the kernels' cubins, as OUT/MODULE.cubin")));
+cl::opt<Target> target(
+    "target", cl::init(Target::Cpu), cl::desc("What to compile for"),
+    cl::values(clEnumValN(Target::Cpu, "cpu", "the host CPU"),
+               clEnumValN(Target::Nvptx, "nvptx", "NVIDIA GPUs")));
+cl::opt<std::string> chip("chip", cl::init("sm_90"),
+                          cl::desc("The NVIDIA GPU (--target=nvptx)"));
+cl::opt<std::string> features("features", cl::init("+ptx80"),
+                              cl::desc("PTX features (--target=nvptx)"));
+cl::opt<GpuBinary> gpuBinary(
+    "gpu-binary", cl::init(GpuBinary::Fatbin),
+    cl::desc("What an NVPTX artifact carries"),
+    cl::values(clEnumValN(GpuBinary::Fatbin, "fatbin",
+                          "the cubin and the PTX (newer chips JIT it)"),
+               clEnumValN(GpuBinary::Cubin, "cubin", "the cubin alone"),
+               clEnumValN(GpuBinary::Ptx, "ptx",
+                          "PTX alone (the driver compiles it at load)")));
 
 /// The stage that --emit needs.
 Stage stageFor(Emit what) {
@@ -59,8 +85,30 @@ bool failed(llvm::Error error) {
   return true;
 }
 
+/// Writes each kernel module's cubin to DIR/MODULE.cubin.
+llvm::Error writeCubins(const CompiledProgram &program, llvm::StringRef dir) {
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError(error, "cannot create " + dir);
+  for (auto &[name, object] : gpuObjects(program)) {
+    std::string error;
+    std::string path = (dir + "/" + name + ".cubin").str();
+    auto output = mlir::openOutputFile(path, &error);
+    if (!output)
+      return llvm::createStringError(error);
+    output->os() << object;
+    output->keep();
+  }
+  return llvm::Error::success();
+}
+
 /// Writes the non-artifact --emit forms of `program` to `os`.
 llvm::Error print(const CompiledProgram &program, llvm::raw_pwrite_stream &os) {
+  if (emit == Emit::Ptx) {
+    for (auto &[name, ptx] : gpuObjects(program))
+      os << "// kiln-compile: gpu.module @" << name << " for " << chip << "\n"
+         << ptx << "\n";
+    return llvm::Error::success();
+  }
   if (emit != Emit::LLVMIR && emit != Emit::Asm) {
     program.module.get()->print(os);
     return llvm::Error::success();
@@ -85,10 +133,23 @@ int main(int argc, char **argv) {
   CompiledProgram program;
   CompileOptions options;
   options.stopAfter = stageFor(emit);
+  options.target = target;
+  options.chip = chip;
+  options.features = features;
+  options.gpuBinary = emit == Emit::Ptx     ? GpuBinary::Ptx
+                      : emit == Emit::Cubin ? GpuBinary::Cubin
+                                            : gpuBinary.getValue();
+  if ((emit == Emit::Ptx || emit == Emit::Cubin) && target != Target::Nvptx) {
+    llvm::errs() << "kiln-compile: error: --emit=ptx and --emit=cubin need "
+                    "--target=nvptx\n";
+    return 1;
+  }
   if (failed(compileSource(context, inputFile, options, program)))
     return 1;
   if (emit == Emit::Artifact)
     return failed(writeArtifact(program, outputFile)) ? 1 : 0;
+  if (emit == Emit::Cubin)
+    return failed(writeCubins(program, outputFile)) ? 1 : 0;
   std::string error;
   auto output = mlir::openOutputFile(outputFile, &error);
   if (!output) {

@@ -1,55 +1,166 @@
 //===- kiln-run.cpp - run a function of a kiln program --------------------===//
 //
 // kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz] [--print]
-//          [--bench N]
+//          [--bench N] [--device cpu|cuda]
 //
-// FILE is a .mlir source (compiled in process) or an artifact from
-// kiln-compile. Arguments come from IN.npz arrays arg0, arg1, ...; results go
-// to OUT.npz as out0, out1, ... and/or are printed. numpy has no bf16: a bf16
-// argument is given as float32 (rounded to nearest even) and a bf16 result
-// is written as float32.
+// FILE is a .mlir source (compiled in process for --device, the CPU by
+// default) or an artifact from kiln-compile (which says where it runs).
+// Arguments come from IN.npz arrays arg0, arg1, ...; results go to OUT.npz
+// as out0, out1, ... and/or are printed. numpy has no bf16: a bf16 argument
+// is given as float32 (rounded to nearest even) and a bf16 result is
+// written as float32. Arguments are copied to the entry's device once and
+// results back once; --bench times the calls alone.
+//
+// kiln-run links only the runtime core: it opens the compiler
+// (libkiln_runtime_jit.so, beside libkiln_runtime.so) only for a .mlir
+// source, so artifacts run on machines without LLVM.
 //
 //===----------------------------------------------------------------------===//
 #include "TensorText.h"
 #include "kiln/runtime.hpp"
 
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace cl = llvm::cl;
-
-static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<program .mlir or artifact>"));
-static cl::opt<std::string> entryName("entry", cl::Required,
-                                      cl::desc("The function to run"));
-static cl::opt<std::string> inputPath("input",
-                                      cl::desc("A .npz of arg0, arg1, ..."));
-static cl::opt<std::string> outputPath("output",
-                                       cl::desc("Write out0, ... to this .npz"));
-static cl::opt<bool> printResults("print", cl::desc("Print the results"));
-static cl::opt<unsigned> benchCalls(
-    "bench", cl::init(0),
-    cl::desc("Call N times and report the median time per call"));
-
 namespace {
 
 using kiln::Tensor;
+
+/// The command line.
+struct Options {
+  std::string inputFile, entryName, inputPath, outputPath;
+  bool printResults = false;
+  unsigned benchCalls = 0;
+  /// Where a .mlir source runs; an artifact says where it runs.
+  kiln_device_t device = KILN_DEVICE_CPU;
+  bool deviceGiven = false;
+};
+Options options;
+
+const char *const kUsage =
+    "usage: kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz]\n"
+    "                [--print] [--bench N] [--device cpu|cuda]\n"
+    "Run a function of a kiln program (.mlir source or artifact).\n";
+
+/// Parses argv into `options`; prints the problem and returns false if it
+/// is malformed.
+bool parseCommandLine(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    size_t equals = arg.find('=');
+    bool inlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+    if (inlineValue) {
+      value = arg.substr(equals + 1);
+      arg = arg.substr(0, equals);
+    }
+    auto takeValue = [&]() -> bool {
+      if (inlineValue)
+        return true;
+      if (i + 1 >= argc) {
+        std::cerr << "kiln-run: error: " << arg << " needs a value\n";
+        return false;
+      }
+      value = argv[++i];
+      return true;
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--print") {
+      options.printResults = true;
+    } else if (arg == "--entry" || arg == "--input" || arg == "--output" ||
+               arg == "--bench" || arg == "--device") {
+      if (!takeValue())
+        return false;
+      if (arg == "--entry")
+        options.entryName = value;
+      else if (arg == "--input")
+        options.inputPath = value;
+      else if (arg == "--output")
+        options.outputPath = value;
+      else if (arg == "--bench") {
+        char *end = nullptr;
+        unsigned long calls = std::strtoul(value.c_str(), &end, 10);
+        if (value.empty() || *end || calls > 1000000000) {
+          std::cerr << "kiln-run: error: --bench: '" << value
+                    << "' is not a number of calls\n";
+          return false;
+        }
+        options.benchCalls = unsigned(calls);
+      } else if (value == "cpu" || value == "cuda") {
+        options.device = value == "cpu" ? KILN_DEVICE_CPU : KILN_DEVICE_CUDA;
+        options.deviceGiven = true;
+      } else {
+        std::cerr << "kiln-run: error: --device: '" << value
+                  << "' is not a device (cpu, cuda)\n";
+        return false;
+      }
+    } else if (arg.rfind("-", 0) == 0 && arg.size() > 1) {
+      std::cerr << "kiln-run: error: unknown option '" << argv[i] << "'\n"
+                << kUsage;
+      return false;
+    } else if (options.inputFile.empty()) {
+      options.inputFile = arg;
+    } else {
+      std::cerr << "kiln-run: error: more than one FILE ('"
+                << options.inputFile << "', '" << arg << "')\n";
+      return false;
+    }
+  }
+  if (options.inputFile.empty() || options.entryName.empty()) {
+    std::cerr << "kiln-run: error: FILE and --entry NAME are required\n"
+              << kUsage;
+    return false;
+  }
+  return true;
+}
+
+/// Compiles the .mlir source at `path` for `device` with the compiler
+/// library beside the runtime core.
+kiln_status_t compileSource(const std::string &path, kiln_device_t device,
+                            kiln_module_t *out) {
+  using CompileFor = kiln_status_t (*)(const char *, kiln_device_t,
+                                       kiln_module_t *);
+  std::string library = "libkiln_runtime_jit.so";
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&kiln_module_load), &info) &&
+      info.dli_fname) {
+    std::string core = info.dli_fname;
+    size_t slash = core.rfind('/');
+    if (slash != std::string::npos)
+      library = core.substr(0, slash + 1) + library;
+  }
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  auto compile = handle ? reinterpret_cast<CompileFor>(
+                              dlsym(handle, "kiln_module_compile_for"))
+                        : nullptr;
+  if (!compile) {
+    const char *why = dlerror();
+    std::fprintf(stderr,
+                 "kiln-run: error: %s is a source, and the Kiln compiler "
+                 "cannot be loaded here (%s): compile it with kiln-compile "
+                 "and run the artifact\n",
+                 path.c_str(), why ? why : library.c_str());
+    std::exit(1);
+  }
+  // The compiler stays loaded: the module's code may live in it (JIT).
+  return compile(path.c_str(), device, out);
+}
 
 /// Prints the error of `status` if it is one; true if it was.
 bool failed(const kiln::Status &status) {
   if (status)
     return false;
-  llvm::errs() << "kiln-run: error: " << status.message() << "\n";
+  std::cerr << "kiln-run: error: " << status.message() << "\n";
   return true;
 }
 
@@ -82,18 +193,18 @@ Tensor convertFloat(kiln_tensor_t tensor, kiln_dtype_t to) {
 
 /// The entry's arguments from the .npz at `path`, named arg0, arg1, ...
 bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
-  int64_t numArgs = kiln_module_entry_num_args(module, entryName.c_str());
-  if (inputPath.empty()) {
+  int64_t numArgs = kiln_module_entry_num_args(module, options.entryName.c_str());
+  if (options.inputPath.empty()) {
     if (numArgs == 0)
       return true;
-    llvm::errs() << "kiln-run: error: " << entryName << " takes " << numArgs
+    std::cerr << "kiln-run: error: " << options.entryName << " takes " << numArgs
                  << " arguments: give them as arg0, ... in --input IN.npz\n";
     return false;
   }
   size_t count;
   char **names;
   kiln_tensor_t *tensors;
-  if (failed(kiln_npz_read(inputPath.c_str(), &count, &names, &tensors)))
+  if (failed(kiln_npz_read(options.inputPath.c_str(), &count, &names, &tensors)))
     return false;
   std::map<std::string, Tensor> byName;
   for (size_t i = 0; i < count; ++i) {
@@ -105,15 +216,15 @@ bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
     std::string name = "arg" + std::to_string(i);
     auto found = byName.find(name);
     if (found == byName.end()) {
-      llvm::errs() << "kiln-run: error: " << inputPath << " has no array "
-                   << name << " (" << entryName << " takes " << numArgs
+      std::cerr << "kiln-run: error: " << options.inputPath << " has no array "
+                   << name << " (" << options.entryName << " takes " << numArgs
                    << " arguments)\n";
       return false;
     }
     kiln_dtype_t dtype;
     int64_t rank;
     const int64_t *shape;
-    failed(kiln_module_entry_arg(module, entryName.c_str(), i, &dtype, &rank,
+    failed(kiln_module_entry_arg(module, options.entryName.c_str(), i, &dtype, &rank,
                                  &shape));
     Tensor arg = std::move(found->second);
     if (dtype == KILN_BF16 && kiln_tensor_dtype(arg.get()) == KILN_F32 &&
@@ -123,9 +234,9 @@ bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
     byName.erase(found);
   }
   if (!byName.empty()) {
-    llvm::errs() << "kiln-run: error: " << inputPath << " has array '"
+    std::cerr << "kiln-run: error: " << options.inputPath << " has array '"
                  << byName.begin()->first << "', which is not an argument of "
-                 << entryName << " (it takes arg0 to arg" << numArgs - 1
+                 << options.entryName << " (it takes arg0 to arg" << numArgs - 1
                  << ")\n";
     return false;
   }
@@ -136,10 +247,10 @@ bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
 /// reporting the median time.
 bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
           std::vector<Tensor> &results) {
-  size_t numResults = kiln_module_entry_num_results(module, entryName.c_str());
+  size_t numResults = kiln_module_entry_num_results(module, options.entryName.c_str());
   std::vector<kiln_tensor_t> raw(numResults);
   auto once = [&] {
-    bool ok = !failed(kiln_module_call(module, entryName.c_str(), args.size(),
+    bool ok = !failed(kiln_module_call(module, options.entryName.c_str(), args.size(),
                                        args.data(), numResults, raw.data()));
     results.clear();
     if (ok)
@@ -149,16 +260,16 @@ bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
   };
   if (!once())
     return false;
-  if (benchCalls == 0)
+  if (options.benchCalls == 0)
     return true;
   // Later calls write into the first call's results, as a caller that keeps
   // its buffers would.
   for (size_t i = 0; i < numResults; ++i)
     raw[i] = results[i].get();
   std::vector<double> seconds;
-  for (unsigned i = 0; i < benchCalls; ++i) {
+  for (unsigned i = 0; i < options.benchCalls; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (failed(kiln_module_call_into(module, entryName.c_str(), args.size(),
+    if (failed(kiln_module_call_into(module, options.entryName.c_str(), args.size(),
                                      args.data(), numResults, raw.data())))
       return false;
     seconds.push_back(std::chrono::duration<double>(
@@ -167,41 +278,63 @@ bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
   }
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2,
                    seconds.end());
-  llvm::outs() << llvm::format("%s: median %.6f ms per call over %u calls\n",
-                               entryName.c_str(),
-                               seconds[seconds.size() / 2] * 1e3,
-                               unsigned(benchCalls));
+  std::printf("%s: median %.6f ms per call over %u calls\n",
+              options.entryName.c_str(), seconds[seconds.size() / 2] * 1e3,
+              options.benchCalls);
+  std::fflush(stdout);
+  return true;
+}
+
+/// Replaces each of `tensors` by its copy on `device` (if elsewhere).
+bool moveTo(std::vector<Tensor> &tensors, kiln_device_t device) {
+  for (Tensor &tensor : tensors) {
+    if (kiln_tensor_device(tensor.get()) == device)
+      continue;
+    kiln_tensor_t copy = nullptr;
+    if (failed(kiln_tensor_copy_to(tensor.get(), device, &copy)))
+      return false;
+    tensor = Tensor(copy);
+  }
   return true;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "Run a function of a kiln program\n");
-  kiln::Module owner;
-  bool isSource = llvm::StringRef(inputFile).ends_with(".mlir");
-  if (failed(isSource ? kiln::Module::compile(inputFile, owner)
-                      : kiln::Module::load(inputFile, owner)))
+  if (!parseCommandLine(argc, argv))
     return 1;
+  const std::string &file = options.inputFile;
+  kiln_module_t raw = nullptr;
+  bool isSource = file.size() >= 5 && file.compare(file.size() - 5, 5, ".mlir") == 0;
+  if (failed(isSource ? compileSource(file, options.device, &raw)
+                      : kiln_module_load(file.c_str(), &raw)))
+    return 1;
+  kiln::Module owner(raw);
   kiln_module_t module = owner.get();
-  if (kiln_module_entry_num_args(module, entryName.c_str()) < 0) {
-    llvm::errs() << "kiln-run: error: " << inputFile << " has no entry '"
-                 << entryName << "'";
+  kiln_device_t device = kiln_module_device(module);
+  if (options.deviceGiven && device != options.device) {
+    std::cerr << "kiln-run: error: " << file << " runs on "
+              << kiln_device_name(device) << ", not on "
+              << kiln_device_name(options.device) << "\n";
+    return 1;
+  }
+  if (kiln_module_entry_num_args(module, options.entryName.c_str()) < 0) {
+    std::cerr << "kiln-run: error: " << file << " has no entry '"
+              << options.entryName << "'";
     size_t count = kiln_module_entry_count(module);
     for (size_t i = 0; i < count; ++i)
-      llvm::errs() << (i ? ", " : "; its entries are: ")
-                   << kiln_module_entry_name(module, i);
-    llvm::errs() << "\n";
+      std::cerr << (i ? ", " : "; its entries are: ")
+                << kiln_module_entry_name(module, i);
+    std::cerr << "\n";
     return 1;
   }
   std::vector<Tensor> args, results;
-  if (!readArguments(module, args))
+  if (!readArguments(module, args) || !moveTo(args, device))
     return 1;
   std::vector<kiln_tensor_t> rawArgs;
   for (Tensor &arg : args)
     rawArgs.push_back(arg.get());
-  if (!call(module, rawArgs, results))
+  if (!call(module, rawArgs, results) || !moveTo(results, KILN_DEVICE_CPU))
     return 1;
 
   std::vector<std::string> names;
@@ -210,19 +343,20 @@ int main(int argc, char **argv) {
     if (kiln_tensor_dtype(results[i].get()) == KILN_BF16 &&
         !(results[i] = convertFloat(results[i].get(), KILN_F32)))
       return 1;
-    if (printResults)
-      llvm::outs() << names[i] << " = " << kiln::formatTensor(results[i].get())
-                   << "\n";
+    if (options.printResults)
+      std::cout << names[i] << " = " << kiln::formatTensor(results[i].get())
+                << "\n";
   }
-  if (!outputPath.empty()) {
+  if (!options.outputPath.empty()) {
     std::vector<const char *> cNames;
     std::vector<kiln_tensor_t> rawResults;
     for (size_t i = 0; i < results.size(); ++i) {
       cNames.push_back(names[i].c_str());
       rawResults.push_back(results[i].get());
     }
-    if (failed(kiln_npz_write(outputPath.c_str(), results.size(), cNames.data(),
-                              rawResults.data(), /*compress=*/1)))
+    if (failed(kiln_npz_write(options.outputPath.c_str(), results.size(),
+                              cNames.data(), rawResults.data(),
+                              /*compress=*/1)))
       return 1;
   }
   return 0;

@@ -34,6 +34,10 @@ struct EntrySignature {
 /// What a compiled module holds: its entries, in source order.
 struct Manifest {
   std::vector<EntrySignature> entries;
+  /// Where the entries run: "cpu", or "cuda" (their buffers are device
+  /// memory) for the GPU `chip` ("sm_90").
+  std::string device = "cpu";
+  std::string chip;
 };
 
 /// The manifest as the text kiln-compile embeds in an artifact.

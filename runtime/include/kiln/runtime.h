@@ -58,6 +58,20 @@ const char *kiln_dtype_name(kiln_dtype_t dtype);
 /* Bytes per element of a dtype, or 0 for an invalid one. */
 size_t kiln_dtype_size(kiln_dtype_t dtype);
 
+/* Where tensors live and entries run. */
+typedef enum kiln_device {
+  KILN_DEVICE_CPU = 0,
+  /* An NVIDIA GPU through the CUDA driver (libcuda.so.1, loaded at run
+   * time); device $KILN_CUDA_DEVICE, else 0. */
+  KILN_DEVICE_CUDA = 1,
+} kiln_device_t;
+
+/* "cpu", "cuda", or "invalid". */
+const char *kiln_device_name(kiln_device_t device);
+/* NULL if `device` can be used here; else a status saying why not (for
+ * CUDA: no driver, no device). */
+kiln_status_t kiln_device_check(kiln_device_t device);
+
 typedef struct kiln_tensor *kiln_tensor_t;
 
 /* Creates a host tensor of `dtype` and `shape` (`rank` entries, each >= 0).
@@ -74,8 +88,15 @@ kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor);
 int64_t kiln_tensor_rank(kiln_tensor_t tensor);
 /* The shape (kiln_tensor_rank entries); valid while the tensor lives. */
 const int64_t *kiln_tensor_shape(kiln_tensor_t tensor);
-/* The elements in row-major order, 64-byte aligned. */
+/* The elements in row-major order, 64-byte aligned; NULL for a tensor that
+ * is not in host memory (copy it to KILN_DEVICE_CPU first). */
 void *kiln_tensor_data(kiln_tensor_t tensor);
+/* Where the tensor's elements live (KILN_DEVICE_CPU for NULL). */
+kiln_device_t kiln_tensor_device(kiln_tensor_t tensor);
+/* A copy of `tensor` on `device` (host <-> GPU, or a plain copy). Device
+ * tensors stay there between calls of modules that run on that device. */
+kiln_status_t kiln_tensor_copy_to(kiln_tensor_t tensor, kiln_device_t device,
+                                  kiln_tensor_t *out);
 size_t kiln_tensor_byte_length(kiln_tensor_t tensor);
 
 /*===-- .npy / .npz files ------------------------------------------------===*/
@@ -106,7 +127,14 @@ typedef struct kiln_module *kiln_module_t;
 kiln_status_t kiln_module_load(const char *path, kiln_module_t *out);
 /* Compiles a .mlir source file in process (kiln_runtime_jit library). */
 kiln_status_t kiln_module_compile(const char *path, kiln_module_t *out);
+/* The same for `device` (kiln_runtime_jit library): for CUDA, for the chip
+ * $KILN_CUDA_CHIP names, else sm_90. */
+kiln_status_t kiln_module_compile_for(const char *path, kiln_device_t device,
+                                      kiln_module_t *out);
 void kiln_module_free(kiln_module_t module);
+/* Where the module's entries run: their arguments must be on that device,
+ * and kiln_module_call puts the results there (KILN_DEVICE_CPU for NULL). */
+kiln_device_t kiln_module_device(kiln_module_t module);
 
 /* The entry points, in the order of the source (none for a NULL module). */
 size_t kiln_module_entry_count(kiln_module_t module);

@@ -84,6 +84,10 @@ private:
 /// An owned compiled module.
 class Module {
 public:
+  Module() = default;
+  /// Takes ownership of `module`.
+  explicit Module(kiln_module_t module) : handle_(module, kiln_module_free) {}
+
   /// Loads an artifact written by kiln-compile.
   static Status load(const std::string &path, Module &out) {
     kiln_module_t module = nullptr;

@@ -9,7 +9,7 @@ using namespace mlir;
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNCOPIESTOLINALG
-#include "lowering/cpu/Passes.h.inc"
+#include "lowering/common/Passes.h.inc"
 } // namespace kiln
 
 namespace {

@@ -1,0 +1,5 @@
+// Row sums of a 4096x4096 f32 matrix.
+func.func @rowsum(%x: tensor<4096x4096xf32>) -> tensor<4096xf32> {
+  %0 = kiln.reduce_sum %x, dims = [1] : (tensor<4096x4096xf32>) -> tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+}
