@@ -20,3 +20,10 @@ llvm_config.add_tool_substitutions(
 # numpy is installed for Debian's interpreter, not for every python3 on PATH.
 config.substitutions.append(("%numpy_python", "/usr/bin/python3"))
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
+# GPU compilation needs the CUDA toolkit's ptxas and libdevice; tests of it
+# say REQUIRES: cuda-toolkit and are skipped (reported UNSUPPORTED) without.
+cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+if os.path.exists(os.path.join(cuda_home, "bin", "ptxas")):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%ptxas", os.path.join(cuda_home, "bin",
+                                                        "ptxas")))

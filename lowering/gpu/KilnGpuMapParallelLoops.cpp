@@ -17,17 +17,13 @@ namespace kiln {
 } // namespace kiln
 
 namespace {
-/// Maps every dimension of `loop` to `processor`s: the first to
-/// `processor`, the others (if any) to sequential loops.
+/// Maps the one dimension of `loop` to `processor`.
 LogicalResult mapLoop(scf::ParallelOp loop, gpu::Processor processor) {
   MLIRContext *context = loop.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
-  SmallVector<gpu::ParallelLoopDimMappingAttr> mapping;
-  for (unsigned i = 0; i < loop.getNumLoops(); ++i)
-    mapping.push_back(gpu::ParallelLoopDimMappingAttr::get(
-        context, i == 0 ? processor : gpu::Processor::Sequential, identity,
-        identity));
-  return gpu::setMappingAttr(loop, mapping);
+  return gpu::setMappingAttr(
+      loop, {gpu::ParallelLoopDimMappingAttr::get(context, processor,
+                                                   identity, identity)});
 }
 
 struct KilnGpuMapParallelLoopsPass
@@ -48,12 +44,16 @@ struct KilnGpuMapParallelLoopsPass
 
   LogicalResult mapToBlocksAndThreads(IRRewriter &rewriter,
                                       scf::ParallelOp loop) {
-    // Nested loops run in their thread: only the outermost is distributed.
-    SmallVector<scf::ParallelOp> nested;
-    loop.getBody()->walk([&](scf::ParallelOp inner) { nested.push_back(inner); });
-    for (scf::ParallelOp inner : nested)
-      if (failed(mapLoop(inner, gpu::Processor::Sequential)))
-        return inner.emitOpError("cannot be mapped to a sequential loop");
+    // Kiln's linalg lowering makes one loop per op; a nest would need its
+    // inner loops made sequential, which convert-parallel-loops-to-gpu
+    // does not do under the bounds check tiling adds.
+    WalkResult nested = loop.getBody()->walk([](scf::ParallelOp inner) {
+      inner.emitOpError("is nested in another scf.parallel, which "
+                        "kiln-gpu-map-parallel-loops does not map yet");
+      return WalkResult::interrupt();
+    });
+    if (nested.wasInterrupted())
+      return failure();
     if (loop.getNumLoops() > 1) {
       std::vector<unsigned> all(loop.getNumLoops());
       std::iota(all.begin(), all.end(), 0);

@@ -12,8 +12,9 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
     row-major, so that neighbouring threads touch neighbouring elements of
     the innermost dimension (coalesced accesses) whatever the rank, and
     tiled by `block-size`: the tile loop goes to block x, the loop inside a
-    tile to thread x. Nested `scf.parallel` loops run sequentially in their
-    thread. `convert-parallel-loops-to-gpu` then makes `gpu.launch` ops.
+    tile to thread x. `convert-parallel-loops-to-gpu` then makes
+    `gpu.launch` ops. A nest of `scf.parallel` loops is reported (Kiln's
+    linalg lowering makes one loop per op).
 
     Example:
 
