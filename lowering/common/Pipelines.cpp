@@ -1,0 +1,45 @@
+//===- Pipelines.cpp - the pipeline halves every target shares ------------===//
+#include "Passes.h"
+#include "lowering/linalg/Passes.h"
+#include "passes/expand/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise) {
+  pm.addPass(createKilnExpandTransforms());
+  pm.addPass(createKilnPrepareEntries());
+  pm.addPass(createConvertKilnToLinalg());
+  pm.addPass(createKilnCheckContract(
+      {{"arith", "func", "linalg", "math", "scf", "tensor"},
+       "convert-kiln-to-linalg"}));
+  pm.addPass(createCanonicalizerPass());
+  if (fuseElementwise)
+    pm.addPass(createKilnFuseElementwise());
+}
+
+void kiln::buildBufferizationPipeline(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  // kiln.while carries values whose buffers may change every iteration.
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Tiled loops bufferize to copies between identical subviews; CSE makes
+  // them identical values, which canonicalization then erases.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createKilnCopyRepeatedResults());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createKilnCopiesToLinalg());
+}
