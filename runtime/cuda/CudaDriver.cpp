@@ -143,26 +143,34 @@ kiln_status_t check(const char *call, CUresult code) {
   return error(std::string(call) + " failed: " + errorText(driver(), code));
 }
 
-/// In compiled code: abandons the call on a driver error (or records it
-/// for kiln_module_load when no call runs).
-void require(const char *call, CUresult code) {
-  if (kiln_status_t status = check(call, code)) {
-    std::string message = status->message;
-    kiln_status_free(status);
-    abandonCall(message);
-  }
+/// In compiled code: abandons the call with `status`'s message (or records
+/// it for kiln_module_load when no call runs), freeing it; false if there
+/// was a failure.
+bool succeeded(kiln_status_t status) {
+  if (!status)
+    return true;
+  std::string message = status->message;
+  kiln_status_free(status);
+  abandonCall(message);
+  return false;
 }
+
+/// In compiled code: abandons the call on a driver error.
+void require(const char *call, CUresult code) { succeeded(check(call, code)); }
 
 /// In compiled code: the driver, ready on this thread, or null when it is
 /// not (outside a call; inside one, the call is abandoned).
 Driver *use() {
-  if (kiln_status_t status = kiln::runtime::cuda::ready()) {
-    std::string message = status->message;
-    kiln_status_free(status);
-    abandonCall(message);
-    return nullptr;
-  }
-  return &driver();
+  return succeeded(kiln::runtime::cuda::ready()) ? &driver() : nullptr;
+}
+
+/// Whether the driver is ready on this thread, for cleanups that have no
+/// one to report to.
+bool usable() {
+  kiln_status_t status = kiln::runtime::cuda::ready();
+  bool ready = !status;
+  kiln_status_free(status);
+  return ready;
 }
 
 /// Streams are reused: the host code asks for one per call and per region.
@@ -195,7 +203,7 @@ kiln_status_t kiln::runtime::cuda::allocate(size_t bytes, void **device) {
 }
 
 void kiln::runtime::cuda::release(void *device) {
-  if (device && !ready())
+  if (device && usable())
     driver().cuMemFree(reinterpret_cast<CUdeviceptr>(device));
 }
 
@@ -230,7 +238,7 @@ void *mgpuModuleLoad(void *data, uint64_t /*size*/) {
 
 void mgpuModuleUnload(void *module) {
   // At exit the driver may already be gone; nothing is left to report to.
-  if (module && !kiln::runtime::cuda::ready())
+  if (module && usable())
     driver().cuModuleUnload(module);
 }
 
