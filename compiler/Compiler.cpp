@@ -6,7 +6,6 @@
 #include "kiln/KilnDialect.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
-#include "lowering/gpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -107,17 +106,7 @@ void setNvvmOptions(const kiln::CompileOptions &options,
   gpu.stopAfter = gpuStage(options.stopAfter);
   gpu.chip = options.chip;
   gpu.features = options.features;
-  switch (options.gpuBinary) {
-  case kiln::GpuBinary::Fatbin:
-    gpu.format = kiln::GpuBinaryFormat::Fatbin;
-    break;
-  case kiln::GpuBinary::Cubin:
-    gpu.format = kiln::GpuBinaryFormat::Cubin;
-    break;
-  case kiln::GpuBinary::Ptx:
-    gpu.format = kiln::GpuBinaryFormat::Ptx;
-    break;
-  }
+  gpu.format = options.gpuBinary;
 }
 
 /// Lowers `module` as far as `options` says.

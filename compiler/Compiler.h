@@ -9,6 +9,7 @@
 #define KILN_COMPILER_COMPILER_H
 
 #include "kiln/manifest.hpp"
+#include "lowering/gpu/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -35,16 +36,6 @@ enum class Target {
   Nvptx,
 };
 
-/// What an NVPTX compilation makes of the kernels.
-enum class GpuBinary {
-  /// The cubin for the chip and the PTX, which newer chips JIT.
-  Fatbin,
-  /// The cubin alone.
-  Cubin,
-  /// PTX alone.
-  Ptx,
-};
-
 /// How far compilation goes; each stage ends in IR one can print.
 enum class Stage {
   /// Parsed and verified kiln.
@@ -65,7 +56,7 @@ struct CompileOptions {
   /// For NVPTX: the GPU, its PTX features and what its kernels become.
   std::string chip = "sm_90";
   std::string features = "+ptx80";
-  GpuBinary gpuBinary = GpuBinary::Fatbin;
+  GpuBinaryFormat gpuBinary = GpuBinaryFormat::Fatbin;
 };
 
 /// A kiln program lowered as far as asked, with its entries.

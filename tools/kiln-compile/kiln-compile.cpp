@@ -53,13 +53,13 @@ cl::opt<std::string> chip("chip", cl::init("sm_90"),
                           cl::desc("The NVIDIA GPU (--target=nvptx)"));
 cl::opt<std::string> features("features", cl::init("+ptx80"),
                               cl::desc("PTX features (--target=nvptx)"));
-cl::opt<GpuBinary> gpuBinary(
-    "gpu-binary", cl::init(GpuBinary::Fatbin),
+cl::opt<GpuBinaryFormat> gpuBinary(
+    "gpu-binary", cl::init(GpuBinaryFormat::Fatbin),
     cl::desc("What an NVPTX artifact carries"),
-    cl::values(clEnumValN(GpuBinary::Fatbin, "fatbin",
+    cl::values(clEnumValN(GpuBinaryFormat::Fatbin, "fatbin",
                           "the cubin and the PTX (newer chips JIT it)"),
-               clEnumValN(GpuBinary::Cubin, "cubin", "the cubin alone"),
-               clEnumValN(GpuBinary::Ptx, "ptx",
+               clEnumValN(GpuBinaryFormat::Cubin, "cubin", "the cubin alone"),
+               clEnumValN(GpuBinaryFormat::Ptx, "ptx",
                           "PTX alone (the driver compiles it at load)")));
 
 /// The stage that --emit needs.
@@ -136,8 +136,8 @@ int main(int argc, char **argv) {
   options.target = target;
   options.chip = chip;
   options.features = features;
-  options.gpuBinary = emit == Emit::Ptx     ? GpuBinary::Ptx
-                      : emit == Emit::Cubin ? GpuBinary::Cubin
+  options.gpuBinary = emit == Emit::Ptx     ? GpuBinaryFormat::Ptx
+                      : emit == Emit::Cubin ? GpuBinaryFormat::Cubin
                                             : gpuBinary.getValue();
   if ((emit == Emit::Ptx || emit == Emit::Cubin) && target != Target::Nvptx) {
     llvm::errs() << "kiln-compile: error: --emit=ptx and --emit=cubin need "
