@@ -9,6 +9,7 @@
 
 #include "passes/expand/Passes.h"
 #include "passes/grad/Jvp.h"
+#include "passes/grad/Vjp.h"
 
 namespace kiln {
 
@@ -18,6 +19,7 @@ inline void registerAllKilnPasses() { registerKilnExpandPasses(); }
 /// Attaches every engine's per-op rules to the kiln ops.
 inline void registerAllKilnRules(mlir::DialectRegistry &registry) {
   registerJvpRules(registry);
+  registerTransposeRules(registry);
 }
 
 } // namespace kiln

@@ -57,15 +57,6 @@ static bool isValidDotResultType(Type operand, Type result) {
          result.getIntOrFloatBitWidth() > operand.getIntOrFloatBitWidth();
 }
 
-/// The dimensions of `shape` that are neither batching nor contracting.
-static SmallVector<int64_t> freeDimensions(ArrayRef<int64_t> shape,
-                                           ArrayRef<int64_t> batching,
-                                           ArrayRef<int64_t> contracting) {
-  SmallVector<int64_t> used(batching);
-  llvm::append_range(used, contracting);
-  return dropDimensions(shape, used);
-}
-
 LogicalResult DotGeneralOp::verify() {
   auto emit = [&] { return emitOpError(); };
   RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
@@ -88,14 +79,10 @@ LogicalResult DotGeneralOp::verify() {
            << resultElement << " is neither the operands' "
            << lhs.getElementType() << " nor a wider type of the same kind";
 
-  SmallVector<int64_t> shape;
-  for (int64_t dim : lhsBatch)
-    shape.push_back(lhs.getDimSize(dim));
-  llvm::append_range(shape,
-                     freeDimensions(lhs.getShape(), lhsBatch, lhsContract));
-  llvm::append_range(shape,
-                     freeDimensions(rhs.getShape(), rhsBatch, rhsContract));
-  auto expected = RankedTensorType::get(shape, resultElement);
+  auto expected = RankedTensorType::get(
+      dotGeneralShape(lhs.getShape(), rhs.getShape(), lhsBatch, rhsBatch,
+                      lhsContract, rhsContract),
+      resultElement);
   if (expected != getType())
     return emitOpError("result type should be ")
            << expected << " (batch, then lhs free, then rhs free dimensions)"

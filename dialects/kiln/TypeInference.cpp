@@ -51,6 +51,23 @@ SmallVector<int64_t> dropDimensions(ArrayRef<int64_t> shape,
   return kept;
 }
 
+SmallVector<int64_t> dotGeneralShape(ArrayRef<int64_t> lhs,
+                                     ArrayRef<int64_t> rhs,
+                                     ArrayRef<int64_t> lhsBatch,
+                                     ArrayRef<int64_t> rhsBatch,
+                                     ArrayRef<int64_t> lhsContract,
+                                     ArrayRef<int64_t> rhsContract) {
+  SmallVector<int64_t> shape;
+  for (int64_t dim : lhsBatch)
+    shape.push_back(lhs[dim]);
+  SmallVector<int64_t> lhsUsed(lhsBatch), rhsUsed(rhsBatch);
+  llvm::append_range(lhsUsed, lhsContract);
+  llvm::append_range(rhsUsed, rhsContract);
+  llvm::append_range(shape, dropDimensions(lhs, lhsUsed));
+  llvm::append_range(shape, dropDimensions(rhs, rhsUsed));
+  return shape;
+}
+
 std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
   std::optional<int64_t> count = 1;
   for (int64_t size : shape)

@@ -48,6 +48,13 @@ mlir::LogicalResult verifyRankMatches(EmitError emitError, llvm::StringRef what,
 llvm::SmallVector<int64_t> dropDimensions(llvm::ArrayRef<int64_t> shape,
                                           llvm::ArrayRef<int64_t> dims);
 
+/// The shape of `kiln.dot_general`'s result: the batching dimensions (in
+/// lhs order), then lhs's free dimensions, then rhs's, each in order.
+llvm::SmallVector<int64_t> dotGeneralShape(
+    llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
+    llvm::ArrayRef<int64_t> lhsBatch, llvm::ArrayRef<int64_t> rhsBatch,
+    llvm::ArrayRef<int64_t> lhsContract, llvm::ArrayRef<int64_t> rhsContract);
+
 /// The number of elements of `shape`, or nullopt if it overflows int64.
 std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 

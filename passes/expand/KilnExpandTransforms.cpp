@@ -1,8 +1,10 @@
 //===- KilnExpandTransforms.cpp - the kiln-expand-transforms pass ---------===//
 #include "Passes.h"
-#include "passes/grad/Jvp.h"
+#include "passes/grad/Vjp.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <functional>
 
@@ -45,7 +47,20 @@ struct KilnExpandTransformsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    kiln::JvpBuilder jvps(symbols);
+    OpPassManager simplify(func::FuncOp::getOperationName());
+    simplify.addPass(createCanonicalizerPass());
+    simplify.addPass(createCSEPass());
+    // Generated functions are simplified as soon as they are built, so that
+    // what builds on them (reverse mode splits a JVP) sees their final form.
+    kiln::JvpBuilder jvps(symbols, [&](func::FuncOp fn) {
+      return runPipeline(simplify, fn);
+    });
+    kiln::VjpBuilder vjps(symbols, jvps);
+    auto buildExpansion = [&](Operation *op) -> FailureOr<func::FuncOp> {
+      if (auto jvp = dyn_cast<kiln::JvpOp>(op))
+        return jvps.getOrBuild(symbols.lookup<func::FuncOp>(jvp.getCallee()));
+      return vjps.getOrBuild(op);
+    };
     enum class State { Unvisited, OnPath, Done };
     DenseMap<Operation *, State> state;
     // Expands the functions `fn` references, then the ops in `fn`.
@@ -61,22 +76,46 @@ struct KilnExpandTransformsPass
         if (state[callee] == State::Unvisited && failed(expand(callee)))
           return failure();
       }
-      SmallVector<kiln::JvpOp> jvpOps;
-      fn.walk([&](kiln::JvpOp op) { jvpOps.push_back(op); });
-      for (kiln::JvpOp op : jvpOps) {
-        FailureOr<func::FuncOp> jvp =
-            jvps.getOrBuild(symbols.lookup<func::FuncOp>(op.getCallee()));
-        if (failed(jvp)) // The failing op has said why.
+      SmallVector<Operation *> ops;
+      fn.walk([&](Operation *op) {
+        if (isa<kiln::JvpOp, kiln::VjpOp, kiln::GradOp, kiln::ValueAndGradOp>(
+                op))
+          ops.push_back(op);
+      });
+      for (Operation *op : ops) {
+        FailureOr<func::FuncOp> expansion = buildExpansion(op);
+        if (failed(expansion)) // The failing op has said why.
           return failure();
-        replaceByCall(op, *jvp);
+        replaceByCall(op, *expansion);
       }
       state[fn] = State::Done;
       return success();
     };
     // Generated functions are added while walking; they need no expansion.
-    for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>()))
+    auto given = llvm::to_vector(module.getOps<func::FuncOp>());
+    for (func::FuncOp fn : given)
       if (state[fn] == State::Unvisited && failed(expand(fn)))
         return signalPassFailure();
+    eraseUnusedGenerated(module, given);
+  }
+
+  /// Removes the generated functions nothing calls any more (a JVP that
+  /// reverse mode split).
+  void eraseUnusedGenerated(ModuleOp module, ArrayRef<func::FuncOp> given) {
+    llvm::DenseSet<Operation *> user(given.begin(), given.end());
+    SmallVector<func::FuncOp> generated;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (!user.contains(fn))
+        generated.push_back(fn);
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (func::FuncOp &fn : generated)
+        if (fn && SymbolTable::symbolKnownUseEmpty(fn, module)) {
+          fn.erase();
+          fn = nullptr;
+          erased = true;
+        }
+    }
   }
 };
 

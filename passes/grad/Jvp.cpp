@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Jvp.h"
+#include "RuleBuilders.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -19,19 +20,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-
-/// A tensor of zeros of `type`.
-Value zeros(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return ConstantOp::create(b, loc, tensor,
-                            cast<ElementsAttr>(b.getZeroAttr(tensor)));
-}
-
-/// Whether values of `type` carry derivatives (float tensors do; integer
-/// and boolean ones have zero tangents, as JAX's float0).
-bool isDifferentiable(Type type) {
-  return isa<FloatType>(getElementTypeOrSelf(type));
-}
 
 /// Copies the ops of one function into its JVP, tracking tangents.
 class JvpEmitter {
@@ -136,6 +124,7 @@ FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {
   jvp.setPrivate();
   symbols.insert(jvp); // Renames it if the name is taken.
   built[fn] = jvp;
+  jvpFunctions.insert(jvp);
 
   Block *entry = jvp.addEntryBlock();
   b.setInsertionPointToStart(entry);
@@ -150,6 +139,7 @@ FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {
   for (Operation &op : fn.getBody().front().without_terminator())
     if (failed(emitter.emit(op))) {
       built.erase(fn);
+      jvpFunctions.erase(jvp);
       jvp.erase();
       return failure();
     }
@@ -160,5 +150,7 @@ FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {
   for (Value v : terminator->getOperands())
     returned.push_back(emitter.tangentOrZeros(v, terminator->getLoc()));
   func::ReturnOp::create(b, terminator->getLoc(), returned);
+  if (failed(tidy(jvp)))
+    return failure();
   return jvp;
 }

@@ -5,6 +5,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <functional>
 
 namespace mlir {
 class DialectRegistry;
@@ -15,7 +18,11 @@ namespace kiln {
 /// Builds and remembers the forward-mode derivatives of functions.
 class JvpBuilder {
 public:
-  explicit JvpBuilder(mlir::SymbolTable &symbols) : symbols(symbols) {}
+  /// Simplifies a generated function before anything builds on it.
+  using Tidy = std::function<mlir::LogicalResult(mlir::func::FuncOp)>;
+
+  JvpBuilder(mlir::SymbolTable &symbols, Tidy tidy)
+      : symbols(symbols), tidy(std::move(tidy)) {}
 
   /// The function `NAME_jvp` computing `fn` and its JVP: it takes `fn`'s
   /// arguments, then one tangent per argument, and returns `fn`'s results,
@@ -24,9 +31,17 @@ public:
   /// Fails, with an error at the op, if an op has no forward-mode rule.
   mlir::FailureOr<mlir::func::FuncOp> getOrBuild(mlir::func::FuncOp fn);
 
+  /// Whether `fn` is a JVP this builder made.
+  bool isJvp(mlir::func::FuncOp fn) const { return jvpFunctions.count(fn); }
+
+  /// Simplifies `fn`, a function just generated.
+  mlir::LogicalResult finish(mlir::func::FuncOp fn) { return tidy(fn); }
+
 private:
   mlir::SymbolTable &symbols;
+  Tidy tidy;
   llvm::DenseMap<mlir::Operation *, mlir::func::FuncOp> built;
+  llvm::DenseSet<mlir::Operation *> jvpFunctions;
 };
 
 /// Attaches the forward-mode rules (JvpOpInterface) to every kiln op.

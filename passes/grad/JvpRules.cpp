@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Jvp.h"
+#include "RuleBuilders.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,30 +29,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Helpers building kiln ops
 //===----------------------------------------------------------------------===//
-
-/// A tensor of `type` filled with `value`.
-Value splat(OpBuilder &b, Location loc, Type type, double value) {
-  auto tensor = cast<RankedTensorType>(type);
-  auto element = cast<FloatType>(tensor.getElementType());
-  return ConstantOp::create(
-      b, loc, tensor,
-      DenseElementsAttr::get(tensor, FloatAttr::get(element, value)));
-}
-
-Value zeros(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return ConstantOp::create(b, loc, tensor,
-                            cast<ElementsAttr>(b.getZeroAttr(tensor)));
-}
-
-/// a + b where either may be a symbolic zero (null).
-Value addTangents(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  if (!lhs)
-    return rhs;
-  if (!rhs)
-    return lhs;
-  return AddOp::create(b, loc, lhs, rhs);
-}
 
 Value mul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return MulOp::create(b, loc, lhs, rhs);
@@ -118,7 +95,7 @@ struct BilinearJvp : JvpOpInterface::ExternalModel<BilinearJvp<OpTy>, OpTy> {
         continue;
       Operation *term = b.clone(*op);
       term->setOperand(i, tangents[i]);
-      sum = addTangents(b, op->getLoc(), sum, term->getResult(0));
+      sum = addOrZero(b, op->getLoc(), sum, term->getResult(0));
     }
     resultTangents.push_back(sum);
     return success();
@@ -155,7 +132,7 @@ struct BinaryJvp
     auto [dx, dy] = Partials(b, loc, op->getOperand(0), op->getOperand(1),
                              op->getResult(0), bool(tangents[0]),
                              bool(tangents[1]));
-    resultTangents.push_back(addTangents(b, loc, scale(b, loc, tangents[0], dx),
+    resultTangents.push_back(addOrZero(b, loc, scale(b, loc, tangents[0], dx),
                                          scale(b, loc, tangents[1], dy)));
     return success();
   }
@@ -278,18 +255,6 @@ std::pair<Value, Value> dAtan2(OpBuilder &b, Location loc, Value x, Value y,
 //===----------------------------------------------------------------------===//
 // Reductions that choose or multiply
 //===----------------------------------------------------------------------===//
-
-/// The result of a reduction broadcast back to its operand's shape.
-Value broadcastBack(OpBuilder &b, Location loc, Value reduced,
-                    RankedTensorType operand, ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> kept;
-  for (int64_t d = 0; d < operand.getRank(); ++d)
-    if (!llvm::is_contained(dims, d))
-      kept.push_back(d);
-  auto type = operand.clone(cast<RankedTensorType>(reduced.getType())
-                                .getElementType());
-  return BroadcastInDimOp::create(b, loc, type, reduced, kept);
-}
 
 /// reduce_max / reduce_min: the tangents at the chosen positions, averaged
 /// over ties (JAX's _reduce_chooser_jvp_rule).

@@ -23,8 +23,8 @@ func.func private @loss(%x: tensor<f32>) -> tensor<f32> {
   return %0 : tensor<f32>
 }
 func.func private @f(%x: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'kiln.grad' op is not expanded by kiln-expand-transforms yet, so the function holding it cannot be differentiated}}
-  %0 = kiln.grad @loss(%x) : (tensor<f32>) -> tensor<f32>
+  // expected-error @+1 {{'kiln.checkpoint' op is not expanded by kiln-expand-transforms yet, so the function holding it cannot be differentiated}}
+  %0 = kiln.checkpoint @loss(%x) : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
 func.func @main(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {

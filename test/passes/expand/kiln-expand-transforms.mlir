@@ -23,16 +23,16 @@ func.func @main(%x: tensor<4xf32>, %t: tensor<4xf32>) -> (tensor<4xf32>, tensor<
 // -----
 
 // Symbolic zeros: a constant and an integer argument have no tangent, so
-// ops on them only get no rule applied; a result with a zero tangent
-// returns a materialized zero.
+// ops on them only get no rule applied (and fold, as generated functions
+// are simplified); a result with a zero tangent returns a materialized
+// zero.
 // CHECK-LABEL: func.func private @g_jvp
 // CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[N:.*]]: tensor<3xi32>, %[[TX:.*]]: tensor<3xf32>, %{{.*}}: tensor<3xi32>)
-// CHECK: %[[C:.*]] = kiln.constant dense<2.000000e+00>
-// CHECK-NEXT: %[[S:.*]] = kiln.sin %[[C]]
+// CHECK-NEXT: %[[Z:.*]] = kiln.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT: %[[S:.*]] = kiln.constant dense<0.909297{{.*}}> : tensor<3xf32>
 // CHECK-NEXT: %[[M:.*]] = kiln.mul %[[X]], %[[S]]
 // CHECK-NEXT: %[[TM:.*]] = kiln.mul %[[TX]], %[[S]]
 // CHECK-NEXT: %[[F:.*]] = kiln.convert %[[N]]
-// CHECK-NEXT: %[[Z:.*]] = kiln.constant dense<0.000000e+00> : tensor<3xf32>
 // CHECK-NEXT: return %[[M]], %[[F]], %[[TM]], %[[Z]]
 func.func private @g(%x: tensor<3xf32>, %n: tensor<3xi32>) -> (tensor<3xf32>, tensor<3xf32>) {
   %c = kiln.constant dense<2.0> : tensor<3xf32>
@@ -110,16 +110,15 @@ func.func @main(%x: tensor<f32>, %t: tensor<f32>, %s: tensor<f32>, %u: tensor<f3
 // widths, select with the same predicate); dot_general is bilinear.
 // CHECK-LABEL: func.func private @lin_jvp
 // CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x2xf32>, %[[P:.*]]: tensor<2x2xi1>, %[[TA:.*]]: tensor<2x3xf32>, %[[TB:.*]]: tensor<3x2xf32>, %{{.*}}: tensor<2x2xi1>)
+// CHECK: %[[Z:.*]] = kiln.constant dense<0.000000e+00> : tensor<2x2xf64>
 // CHECK: %[[D:.*]] = kiln.dot_general %[[A]], %[[B]]
 // CHECK: %[[D1:.*]] = kiln.dot_general %[[TA]], %[[B]]
 // CHECK: %[[D2:.*]] = kiln.dot_general %[[A]], %[[TB]]
 // CHECK: %[[TD:.*]] = kiln.add %[[D1]], %[[D2]]
 // CHECK: %[[W:.*]] = kiln.convert %[[D]] : (tensor<2x2xf32>) -> tensor<2x2xf64>
 // CHECK: %[[TW:.*]] = kiln.convert %[[TD]] : (tensor<2x2xf32>) -> tensor<2x2xf64>
-// CHECK: %[[Z:.*]] = kiln.constant dense<0.000000e+00> : tensor<2x2xf64>
 // CHECK: %[[S:.*]] = kiln.select %[[P]], %[[W]], %[[Z]]
-// CHECK: %[[Z2:.*]] = kiln.constant dense<0.000000e+00> : tensor<2x2xf64>
-// CHECK: %[[TS:.*]] = kiln.select %[[P]], %[[TW]], %[[Z2]]
+// CHECK: %[[TS:.*]] = kiln.select %[[P]], %[[TW]], %[[Z]]
 // CHECK: return %[[S]], %[[TS]]
 func.func private @lin(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %p: tensor<2x2xi1>) -> tensor<2x2xf64> {
   %d = kiln.dot_general %a, %b, contracting = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
@@ -131,4 +130,112 @@ func.func private @lin(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %p: tensor<2x2x
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %p: tensor<2x2xi1>, %ta: tensor<2x3xf32>, %tb: tensor<3x2xf32>, %tp: tensor<2x2xi1>) -> tensor<2x2xf64> {
   %0:2 = kiln.jvp @lin(%a, %b, %p, %ta, %tb, %tp) : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xi1>, tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xi1>) -> (tensor<2x2xf64>, tensor<2x2xf64>)
   return %0#1 : tensor<2x2xf64>
+}
+
+// -----
+
+// Reverse mode: the gradient of an MLP loss with respect to its weights is
+// the forward pass, then the transposed dots; the loss value itself is
+// never computed and no zero cotangent is added.
+// CHECK-LABEL: func.func private @mlp_grad
+// CHECK-SAME: (%[[W1:.*]]: tensor<4x8xf32>, %[[W2:.*]]: tensor<8x2xf32>, %[[X:.*]]: tensor<16x4xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
+// CHECK-NEXT: %[[TWO:.*]] = kiln.constant dense<2.000000e+00> : tensor<16x2xf32>
+// CHECK-NEXT: %[[ONE:.*]] = kiln.constant dense<1.000000e+00> : tensor<16x8xf32>
+// CHECK-NEXT: %[[H:.*]] = kiln.dot_general %[[X]], %[[W1]]
+// CHECK-NEXT: %[[A:.*]] = kiln.tanh %[[H]]
+// CHECK-NEXT: %[[AA:.*]] = kiln.mul %[[A]], %[[A]]
+// CHECK-NEXT: %[[DA:.*]] = kiln.sub %[[ONE]], %[[AA]]
+// CHECK-NEXT: %[[O:.*]] = kiln.dot_general %[[A]], %[[W2]]
+// CHECK-NEXT: %[[GO:.*]] = kiln.mul %[[O]], %[[TWO]]
+// CHECK-NEXT: %[[GW2T:.*]] = kiln.dot_general %[[GO]], %[[A]], contracting = [0] x [0] : (tensor<16x2xf32>, tensor<16x8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT: %[[GW2:.*]] = kiln.transpose %[[GW2T]], permutation = [1, 0]
+// CHECK-NEXT: %[[GA:.*]] = kiln.dot_general %[[GO]], %[[W2]], contracting = [1] x [1] : (tensor<16x2xf32>, tensor<8x2xf32>) -> tensor<16x8xf32>
+// CHECK-NEXT: %[[GH:.*]] = kiln.mul %[[GA]], %[[DA]]
+// CHECK-NEXT: %[[GW1T:.*]] = kiln.dot_general %[[GH]], %[[X]], contracting = [0] x [0] : (tensor<16x8xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: %[[GW1:.*]] = kiln.transpose %[[GW1T]], permutation = [1, 0]
+// CHECK-NEXT: return %[[GW1]], %[[GW2]]
+// CHECK-NOT: func.func private @mlp_jvp
+// CHECK-LABEL: func.func @main
+// CHECK: call @mlp_grad
+func.func private @mlp(%w1: tensor<4x8xf32>, %w2: tensor<8x2xf32>, %x: tensor<16x4xf32>) -> tensor<f32> {
+  %h = kiln.dot_general %x, %w1, contracting = [1] x [0] : (tensor<16x4xf32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  %a = kiln.tanh %h : tensor<16x8xf32>
+  %o = kiln.dot_general %a, %w2, contracting = [1] x [0] : (tensor<16x8xf32>, tensor<8x2xf32>) -> tensor<16x2xf32>
+  %sq = kiln.mul %o, %o : tensor<16x2xf32>
+  %l = kiln.reduce_sum %sq, dims = [0, 1] : (tensor<16x2xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @main(%w1: tensor<4x8xf32>, %w2: tensor<8x2xf32>, %x: tensor<16x4xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>) {
+  %g:2 = kiln.grad @mlp(%w1, %w2, %x) {argnums = array<i64: 0, 1>} : (tensor<4x8xf32>, tensor<8x2xf32>, tensor<16x4xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
+  return %g#0, %g#1 : tensor<4x8xf32>, tensor<8x2xf32>
+}
+
+// -----
+
+// A called function is split once into a forward half (its results, then
+// the residuals its backward half needs) and a backward half, shared by
+// value_and_grad and grad; has_aux returns the other results unchanged.
+// CHECK-LABEL: func.func private @h_fwd
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT: %[[S:.*]] = kiln.sin %[[X]]
+// CHECK-NEXT: %[[C:.*]] = kiln.cos %[[X]]
+// CHECK-NEXT: return %[[S]], %[[C]]
+// CHECK-LABEL: func.func private @h_bwd
+// CHECK-SAME: (%[[CT:.*]]: tensor<3xf32>, %[[R:.*]]: tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[M:.*]] = kiln.mul %[[CT]], %[[R]]
+// CHECK-NEXT: return %[[M]]
+// CHECK-LABEL: func.func private @f_value_and_grad
+// CHECK: %[[F:.*]]:2 = call @h_fwd(
+// CHECK: %[[L:.*]] = kiln.reduce_sum %[[F]]#0
+// CHECK: %[[B:.*]] = call @h_bwd(%{{.*}}, %[[F]]#1)
+// CHECK: return %[[L]], %[[F]]#0, %[[B]]
+// CHECK-LABEL: func.func private @f_grad
+// CHECK: %[[F:.*]]:2 = call @h_fwd(
+// CHECK: %[[B:.*]] = call @h_bwd(%{{.*}}, %[[F]]#1)
+// CHECK: return %[[B]], %[[F]]#0
+// CHECK-NOT: @h_fwd_
+// CHECK-NOT: @h_bwd_
+func.func private @h(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.sin %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
+  %0 = call @h(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = kiln.reduce_sum %0, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %1, %0 : tensor<f32>, tensor<3xf32>
+}
+func.func @main(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %g:2 = kiln.grad @f(%x) {has_aux = true} : (tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  %v:3 = kiln.value_and_grad @f(%x) {has_aux = true} : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>)
+  return %v#0, %v#2, %g#0, %g#1 : tensor<f32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Higher order: the JVP and the VJP of a function that takes a gradient
+// (Hessian-vector products) differentiate the generated gradient in turn.
+// CHECK-LABEL: func.func private @sq_grad(
+// CHECK-LABEL: func.func private @sq_grad_jvp(
+// CHECK-LABEL: func.func private @sq_grad_fwd(
+// CHECK-LABEL: func.func private @sq_grad_bwd(
+// CHECK-LABEL: func.func private @dsq(
+// CHECK: call @sq_grad(
+// CHECK-LABEL: func.func private @dsq_vjp(
+// CHECK: call @sq_grad_fwd(
+// CHECK: call @sq_grad_bwd(
+// CHECK-LABEL: func.func private @dsq_jvp(
+// CHECK: call @sq_grad_jvp(
+func.func private @sq(%x: tensor<2xf32>) -> tensor<f32> {
+  %0 = kiln.mul %x, %x : tensor<2xf32>
+  %1 = kiln.reduce_sum %0, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+func.func private @dsq(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = kiln.grad @sq(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %t: tensor<2xf32>, %u: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0:2 = kiln.jvp @dsq(%x, %t) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %1:2 = kiln.vjp @dsq(%x, %u) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %0#1, %1#1 : tensor<2xf32>, tensor<2xf32>
 }

@@ -1,6 +1,8 @@
-# Forward mode (kiln.jvp) of every differentiable primitive, first and
-# second order, against central finite differences of the primal program
-# in f64 (JAX's check_grads method), on random inputs and directions.
+# Forward mode (kiln.jvp) and reverse mode (kiln.vjp) of every
+# differentiable primitive, first and second order, against central finite
+# differences of the primal program in f64 (JAX's check_grads method), on
+# random inputs, directions and cotangents: a VJP is checked by the
+# dot-product test <vjp(u), t> = <u, (f(x + ht) - f(x - ht)) / 2h>.
 # RUN: %numpy_python %s kiln-run
 import os
 import subprocess
@@ -18,10 +20,15 @@ RTOL = 1e-6
 
 def program(body, args, result):
     """@f(args) -> result from `body` (using %a0, ... and ending in %r),
-    @jvp = kiln.jvp @f, @g = the tangent of @jvp alone, and @jvp2 =
-    kiln.jvp @g (second order)."""
+    @jvp = kiln.jvp @f, @g = the tangent of @jvp alone, @jvp2 = kiln.jvp @g
+    and @vjp2 = kiln.vjp @g (second order), @vjp = kiln.vjp @f with respect
+    to the float arguments."""
     types = [ttype(a.shape, a.dtype) for a in args]
     n = len(args)
+    floats = [i for i, a in enumerate(args) if a.dtype.kind == "f"]
+    argnums = ", ".join(str(i) for i in floats)
+    argnums2 = ", ".join(str(i) for i in floats + [n + i for i in floats])
+    grads = ", ".join(types[i] for i in floats)
 
     def params(prefix, count, offset=0):
         return ", ".join(f"%{prefix}{i}: {types[(offset + i) % n]}"
@@ -53,6 +60,14 @@ func.func @jvp2({params("a", n)}, {params("t", n)}, {params("s", n)}, {params("u
   %y, %ty = kiln.jvp @g({names("a", n)}, {names("t", n)}, {names("s", n)}, {names("u", n)}) : ({sig4}) -> ({result}, {result})
   return %y, %ty : {result}, {result}
 }}
+func.func @vjp({params("a", n)}, %ct: {result}) -> ({result}, {grads}) {{
+  %r:{1 + len(floats)} = kiln.vjp @f({names("a", n)}, %ct) {{argnums = array<i64: {argnums}>}} : ({", ".join(types)}, {result}) -> ({result}, {grads})
+  return %r#0, {", ".join(f"%r#{k + 1}" for k in range(len(floats)))} : {result}, {grads}
+}}
+func.func @vjp2({params("a", n)}, {params("t", n)}, %ct: {result}) -> ({result}, {grads}, {grads}) {{
+  %r:{1 + 2 * len(floats)} = kiln.vjp @g({names("a", n)}, {names("t", n)}, %ct) {{argnums = array<i64: {argnums2}>}} : ({sig2}, {result}) -> ({result}, {grads}, {grads})
+  return {", ".join(f"%r#{k}" for k in range(1 + 2 * len(floats)))} : {result}, {grads}, {grads}
+}}
 """
 
 
@@ -81,6 +96,10 @@ def shifted(args, tangents, h):
             for a, t in zip(args, tangents)]
 
 
+def dot(xs, ys):
+    return sum(float(np.sum(x * y)) for x, y in zip(xs, ys))
+
+
 def close(name, got, want):
     scale = max(np.max(np.abs(want), initial=0.0), 1.0)
     error = np.max(np.abs(got - want), initial=0.0) / scale
@@ -104,7 +123,15 @@ def case(name, body, args, result, second_order=True):
         close(f"{name} primal", y, run(artifact, "primal", args)[0])
         plus = run(artifact, "primal", shifted(args, t, STEP))[0]
         minus = run(artifact, "primal", shifted(args, t, -STEP))[0]
-        close(f"{name} jvp", ty, (plus - minus) / (2 * STEP))
+        fd = (plus - minus) / (2 * STEP)
+        close(f"{name} jvp", ty, fd)
+        # Reverse mode: <vjp(u), t> = <u, J t>.
+        floats = [i for i, a in enumerate(args) if a.dtype.kind == "f"]
+        u = rng.standard_normal(np.shape(y))
+        out = run(artifact, "vjp", args + [u])
+        close(f"{name} vjp primal", out[0], y)
+        close(f"{name} vjp", np.array(dot(out[1:], [t[i] for i in floats])),
+              np.array(dot([u], [fd])))
         if not second_order:
             return
         # Second order: the derivative of the JVP along another direction.
@@ -114,6 +141,14 @@ def case(name, body, args, result, second_order=True):
         plus = run(artifact, "g", shifted(args, s, STEP) + t)[0]
         minus = run(artifact, "g", shifted(args, s, -STEP) + t)[0]
         close(f"{name} jvp of jvp", tty, (plus - minus) / (2 * STEP))
+        # vjp of jvp, along (s, s2) for the primals and the tangents.
+        s2 = [direction(a) for a in args]
+        out = run(artifact, "vjp2", args + t + [u])
+        plus = run(artifact, "g", shifted(args, s, STEP) + shifted(t, s2, STEP))[0]
+        minus = run(artifact, "g", shifted(args, s, -STEP) + shifted(t, s2, -STEP))[0]
+        close(f"{name} vjp of jvp",
+              np.array(dot(out[1:], [s[i] for i in floats] + [s2[i] for i in floats])),
+              np.array(dot([u], [(plus - minus) / (2 * STEP)])))
 
 
 def shape():

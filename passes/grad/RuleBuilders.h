@@ -1,0 +1,37 @@
+//===- RuleBuilders.h - ops the differentiation rules build ----*- C++ -*-===//
+//
+// Small builders shared by the engines and the per-op rules of forward and
+// reverse mode. A null Value stands for a symbolic zero (JAX's `Zero`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_GRAD_RULEBUILDERS_H
+#define KILN_PASSES_GRAD_RULEBUILDERS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace kiln {
+
+/// Whether values of `type` carry derivatives (float tensors do; integer
+/// and boolean ones have zero tangents, as JAX's float0).
+bool isDifferentiable(mlir::Type type);
+
+/// A float tensor of `type` filled with `value`.
+mlir::Value splat(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                  double value);
+
+/// A tensor of zeros of `type`.
+mlir::Value zeros(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
+
+/// `lhs + rhs` where either may be a symbolic zero (null).
+mlir::Value addOrZero(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                      mlir::Value rhs);
+
+/// `reduced`, the result of reducing a tensor of type `operand` over
+/// `dims`, broadcast back to `operand`'s shape.
+mlir::Value broadcastBack(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value reduced, mlir::RankedTensorType operand,
+                          llvm::ArrayRef<int64_t> dims);
+
+} // namespace kiln
+
+#endif // KILN_PASSES_GRAD_RULEBUILDERS_H
