@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22
-          lld-22 zlib1g-dev ninja-build ccache cmake python3-numpy
+          lld-22 zlib1g-dev ninja-build ccache cmake python3-numpy python3-torch
           libgtest-dev libopenblas-dev libdnnl-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -20,6 +20,8 @@ llvm_config.add_tool_substitutions(
 # numpy is installed for Debian's interpreter, not for every python3 on PATH.
 config.substitutions.append(("%numpy_python", "/usr/bin/python3"))
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
+config.substitutions.append(("%kiln_lib_dir",
+                             os.path.join(config.kiln_obj_root, "lib")))
 # GPU compilation needs the CUDA toolkit's ptxas and libdevice; tests of it
 # say REQUIRES: cuda-toolkit and are skipped (reported UNSUPPORTED) without.
 cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"

@@ -1,7 +1,8 @@
-// The README's demo: the MLP forward pass compiles, runs, and agrees with
-// numpy.
-// RUN: %numpy_python %kiln_src_root/scripts/demo/make_data.py %t.in.npz %t.ref.npz
-// RUN: kiln-compile %kiln_src_root/scripts/demo/mlp.mlir -o %t.kmod
-// RUN: kiln-run %t.kmod --entry predict --input %t.in.npz --output %t.out.npz
-// RUN: %numpy_python %kiln_src_root/scripts/demo/compare.py %t.out.npz %t.ref.npz | FileCheck %s
-// CHECK: predicted classes agreeing with numpy: 100.0%
+// The README's demo: the MLP's gradients agree with PyTorch's autograd, and
+// SGD through the runtime's C API drives the loss down and fits the spirals.
+// RUN: kiln-compile %kiln_src_root/scripts/demo/train.mlir -o %t.kmod
+// RUN: %numpy_python %kiln_src_root/scripts/demo/train.py %kiln_lib_dir %kiln_src_root/scripts/demo/train.mlir %t.kmod --steps 300 | FileCheck %s
+// CHECK: first step: loss 1.06{{[0-9]+}}; loss and gradients against PyTorch's autograd (f64): {{[0-9.]+}}e-{{1[0-9]}} relative in f64
+// CHECK: step    0  loss 1.06
+// CHECK: step  299  loss 0.0
+// CHECK: training accuracy after 300 steps: 9{{[5-9]}}.{{[0-9]}}%
