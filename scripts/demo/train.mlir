@@ -69,37 +69,6 @@ func.func @loss_and_grads(%w1: tensor<2x64xf32>, %b1: tensor<64xf32>,
         tensor<64xf32>, tensor<64x3xf32>, tensor<3xf32>
 }
 
-func.func private @sgd_2(%p: tensor<2x64xf32>, %g: tensor<2x64xf32>, %lr: tensor<f32>) -> tensor<2x64xf32> {
-  %r = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<2x64xf32>
-  %s = kiln.mul %g, %r : tensor<2x64xf32>
-  %n = kiln.sub %p, %s : tensor<2x64xf32>
-  return %n : tensor<2x64xf32>
-}
-func.func private @sgd_64(%p: tensor<64xf32>, %g: tensor<64xf32>, %lr: tensor<f32>) -> tensor<64xf32> {
-  %r = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<64xf32>
-  %s = kiln.mul %g, %r : tensor<64xf32>
-  %n = kiln.sub %p, %s : tensor<64xf32>
-  return %n : tensor<64xf32>
-}
-func.func private @sgd_64x64(%p: tensor<64x64xf32>, %g: tensor<64x64xf32>, %lr: tensor<f32>) -> tensor<64x64xf32> {
-  %r = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<64x64xf32>
-  %s = kiln.mul %g, %r : tensor<64x64xf32>
-  %n = kiln.sub %p, %s : tensor<64x64xf32>
-  return %n : tensor<64x64xf32>
-}
-func.func private @sgd_64x3(%p: tensor<64x3xf32>, %g: tensor<64x3xf32>, %lr: tensor<f32>) -> tensor<64x3xf32> {
-  %r = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<64x3xf32>
-  %s = kiln.mul %g, %r : tensor<64x3xf32>
-  %n = kiln.sub %p, %s : tensor<64x3xf32>
-  return %n : tensor<64x3xf32>
-}
-func.func private @sgd_3(%p: tensor<3xf32>, %g: tensor<3xf32>, %lr: tensor<f32>) -> tensor<3xf32> {
-  %r = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<3xf32>
-  %s = kiln.mul %g, %r : tensor<3xf32>
-  %n = kiln.sub %p, %s : tensor<3xf32>
-  return %n : tensor<3xf32>
-}
-
 // One SGD step with learning rate %lr: the new parameters, then the loss
 // before the step.
 func.func @train_step(%w1: tensor<2x64xf32>, %b1: tensor<64xf32>,
@@ -115,12 +84,24 @@ func.func @train_step(%w1: tensor<2x64xf32>, %b1: tensor<64xf32>,
          tensor<64x3xf32>, tensor<3xf32>, tensor<300x2xf32>, tensor<300x3xf32>)
       -> (tensor<f32>, tensor<2x64xf32>, tensor<64xf32>, tensor<64x64xf32>,
           tensor<64xf32>, tensor<64x3xf32>, tensor<3xf32>)
-  %n1 = call @sgd_2(%w1, %g1, %lr) : (tensor<2x64xf32>, tensor<2x64xf32>, tensor<f32>) -> tensor<2x64xf32>
-  %nb1 = call @sgd_64(%b1, %gb1, %lr) : (tensor<64xf32>, tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
-  %n2 = call @sgd_64x64(%w2, %g2, %lr) : (tensor<64x64xf32>, tensor<64x64xf32>, tensor<f32>) -> tensor<64x64xf32>
-  %nb2 = call @sgd_64(%b2, %gb2, %lr) : (tensor<64xf32>, tensor<64xf32>, tensor<f32>) -> tensor<64xf32>
-  %n3 = call @sgd_64x3(%w3, %g3, %lr) : (tensor<64x3xf32>, tensor<64x3xf32>, tensor<f32>) -> tensor<64x3xf32>
-  %nb3 = call @sgd_3(%b3, %gb3, %lr) : (tensor<3xf32>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %r_n1 = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<2x64xf32>
+  %s_n1 = kiln.mul %g1, %r_n1 : tensor<2x64xf32>
+  %n1 = kiln.sub %w1, %s_n1 : tensor<2x64xf32>
+  %r_nb1 = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<64xf32>
+  %s_nb1 = kiln.mul %gb1, %r_nb1 : tensor<64xf32>
+  %nb1 = kiln.sub %b1, %s_nb1 : tensor<64xf32>
+  %r_n2 = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<64x64xf32>
+  %s_n2 = kiln.mul %g2, %r_n2 : tensor<64x64xf32>
+  %n2 = kiln.sub %w2, %s_n2 : tensor<64x64xf32>
+  %r_nb2 = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<64xf32>
+  %s_nb2 = kiln.mul %gb2, %r_nb2 : tensor<64xf32>
+  %nb2 = kiln.sub %b2, %s_nb2 : tensor<64xf32>
+  %r_n3 = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<64x3xf32>
+  %s_n3 = kiln.mul %g3, %r_n3 : tensor<64x3xf32>
+  %n3 = kiln.sub %w3, %s_n3 : tensor<64x3xf32>
+  %r_nb3 = kiln.broadcast_in_dim %lr, dims = [] : (tensor<f32>) -> tensor<3xf32>
+  %s_nb3 = kiln.mul %gb3, %r_nb3 : tensor<3xf32>
+  %nb3 = kiln.sub %b3, %s_nb3 : tensor<3xf32>
   return %n1, %nb1, %n2, %nb2, %n3, %nb3, %l
       : tensor<2x64xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64xf32>,
         tensor<64x3xf32>, tensor<3xf32>, tensor<f32>
