@@ -24,6 +24,26 @@ def Kiln_ConstantOp : Kiln_Op<"constant", [ConstantLike, Pure,
   let hasFolder = 1;
 }
 
+def Kiln_StopGradientOp : Kiln_Op<"stop_gradient", [Pure,
+    SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "its operand, with a zero derivative";
+  let description = [{
+    Returns its operand unchanged, but differentiation treats the result as
+    a constant: its tangent and its operand's cotangent are zero, as
+    `jax.lax.stop_gradient`. It has no folder, so that simplification before
+    differentiation keeps it; lowering replaces it by its operand.
+
+    Example:
+
+    ```mlir
+    %m = kiln.stop_gradient %max : tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
 def Kiln_IotaOp : Kiln_Op<"iota", [Pure]> {
   let summary = "indices along one dimension";
   let description = [{

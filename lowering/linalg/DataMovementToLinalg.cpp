@@ -306,12 +306,24 @@ struct ReverseToGeneric : OpConversionPattern<ReverseOp> {
   }
 };
 
+/// stop_gradient matters to differentiation only: its operand.
+struct StopGradientToOperand : OpConversionPattern<StopGradientOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getOperand());
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConstantToArith, IotaToGeneric, BroadcastToGeneric,
                ReshapeToTensor, TransposeToLinalg, SliceToTensor,
                DynamicSliceToTensor, DynamicUpdateSliceToTensor,
-               ConcatenateToTensor, PadToTensor, ReverseToGeneric>(
+               ConcatenateToTensor, PadToTensor, ReverseToGeneric,
+               StopGradientToOperand>(
       patterns.getContext());
 }

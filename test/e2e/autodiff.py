@@ -205,6 +205,10 @@ tv, tw = np.array([1.0, 2.0, 4.0]), np.array([8.0, 16.0, 32.0])
 for op in ["max", "min"]:
     special(f"{op} ties", f"  %r = kiln.{op} %a0, %a1 : tensor<3xf64>",
             [v, v.copy()], [tv, tw], "tensor<3xf64>", 0.5 * (tv + tw))
+# stop_gradient: x * stop_gradient(x) has derivative x, where x * x has 2x.
+special("stop_gradient", "  %s = kiln.stop_gradient %a0 : tensor<3xf64>\n"
+        "  %r = kiln.mul %s, %a0 : tensor<3xf64>", [v], [tv], "tensor<3xf64>",
+        v * tv)
 special("abs at 0", "  %r = kiln.abs %a0 : tensor<3xf64>", [v], [tv],
         "tensor<3xf64>", np.sign(v) * tv)
 special("pow with a zero base", "  %r = kiln.pow %a0, %a1 : tensor<3xf64>",

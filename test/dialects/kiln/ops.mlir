@@ -212,6 +212,8 @@ func.func @transforms(%w: tensor<4xf32>, %x: tensor<4xf32>, %m: tensor<4x2xf32>,
   %ck = kiln.checkpoint @f(%x, %m) {policy = #kiln<remat_policy dots_saveable>} : (tensor<4xf32>, tensor<4x2xf32>) -> tensor<2xf32>
   // CHECK: kiln.checkpoint @f(%{{.*}}, %{{.*}}) {names = ["h"], policy = #kiln<remat_policy save_only_these_names>}
   %cn = kiln.checkpoint @f(%x, %m) {policy = #kiln<remat_policy save_only_these_names>, names = ["h"]} : (tensor<4xf32>, tensor<4x2xf32>) -> tensor<2xf32>
+  // CHECK: kiln.stop_gradient %{{.*}} : tensor<4xf32>
+  %sg = kiln.stop_gradient %x : tensor<4xf32>
   // CHECK: kiln.checkpoint_name %{{.*}}, "h" : tensor<4xf32>
   %h = kiln.checkpoint_name %x, "h" : tensor<4xf32>
   return

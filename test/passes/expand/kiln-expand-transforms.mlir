@@ -239,3 +239,22 @@ func.func @main(%x: tensor<2xf32>, %t: tensor<2xf32>, %u: tensor<2xf32>) -> (ten
   %1:2 = kiln.vjp @dsq(%x, %u) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
   return %0#1, %1#1 : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// stop_gradient: its operand is a constant to differentiation, so the
+// gradient of x * stop_gradient(x) is stop_gradient(x), not 2x.
+// CHECK-LABEL: func.func private @sg_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>)
+// CHECK-NEXT: %[[S:.*]] = kiln.stop_gradient %[[X]]
+// CHECK-NEXT: return %[[S]]
+func.func private @sg(%x: tensor<3xf32>) -> tensor<f32> {
+  %s = kiln.stop_gradient %x : tensor<3xf32>
+  %m = kiln.mul %x, %s : tensor<3xf32>
+  %l = kiln.reduce_sum %m, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %g = kiln.grad @sg(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
