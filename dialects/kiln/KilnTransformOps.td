@@ -164,6 +164,27 @@ def Kiln_CheckpointOp : Kiln_TransformOp<"checkpoint", (ins
   }];
 }
 
+def Kiln_CustomVjpOp : Kiln_TransformOp<"custom_vjp", (ins
+    FlatSymbolRefAttr:$fwd, FlatSymbolRefAttr:$bwd)> {
+  let summary = "call a function whose reverse-mode derivative is given";
+  let description = [{
+    Calls the callee on the operands and returns its results, as a function
+    decorated with `jax.custom_vjp`. Reverse mode (`kiln.vjp`, `kiln.grad`,
+    `kiln.value_and_grad` of a function holding it) differentiates it with
+    the user's rule instead of the callee's body: `fwd` takes the same
+    operands and returns the callee's results, then residuals; `bwd` takes
+    the residuals, then one cotangent per result, and returns one cotangent
+    per operand. Forward mode (`kiln.jvp`) of it is an error, as in JAX.
+
+    Example:
+
+    ```mlir
+    %y = kiln.custom_vjp @clip_grad(%x) {fwd = @clip_fwd, bwd = @clip_bwd}
+        : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+}
+
 def Kiln_CheckpointNameOp : Kiln_Op<"checkpoint_name", [Pure,
     Kiln_TransformOpInterface, AllTypesMatch<["operand", "result"]>]> {
   let summary = "tag a value for a `save_only_these_names` remat policy";

@@ -16,23 +16,25 @@
 using namespace mlir;
 using namespace kiln;
 
-/// The func.func `callee` names, or an error on `op`.
+/// The func.func `callee` names, or an error on `op`; `role` names the
+/// attribute in errors.
 static FailureOr<func::FuncOp> lookupCallee(Operation *op,
                                             FlatSymbolRefAttr callee,
-                                            SymbolTableCollection &symbols) {
+                                            SymbolTableCollection &symbols,
+                                            StringRef role = "callee") {
   Operation *symbol = symbols.lookupNearestSymbolFrom(op, callee.getAttr());
   if (!symbol)
-    return op->emitOpError("callee ") << callee << " does not exist";
+    return op->emitOpError(role) << " " << callee << " does not exist";
   auto fn = dyn_cast<func::FuncOp>(symbol);
   if (!fn)
-    return op->emitOpError("callee ")
-           << callee << " is a '" << symbol->getName()
+    return op->emitOpError(role)
+           << " " << callee << " is a '" << symbol->getName()
            << "', not a func.func";
   // Transformations rewrite tensors; the checks below rely on it.
   auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
   if (!llvm::all_of(fn.getArgumentTypes(), isTensor) ||
       !llvm::all_of(fn.getResultTypes(), isTensor))
-    return op->emitOpError("callee ")
+    return op->emitOpError(role) << " "
            << callee << " has type " << fn.getFunctionType()
            << "; transformations need ranked tensor arguments and results";
   return fn;
@@ -378,5 +380,47 @@ LogicalResult CheckpointOp::verifySymbolUses(SymbolTableCollection &symbols) {
 LogicalResult CheckpointNameOp::verify() {
   if (getName().empty())
     return emitOpError("name must not be empty");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// custom_vjp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CustomVjpOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<func::FuncOp> fn = lookupCallee(*this, getCalleeAttr(), symbols);
+  if (failed(fn) ||
+      failed(verifyTypes(*this, "operand", getOperands().getTypes(),
+                         fn->getArgumentTypes(), "the callee's arguments")) ||
+      failed(verifyTypes(*this, "result", getResultTypes(),
+                         fn->getResultTypes(), "the callee's results")))
+    return failure();
+  FailureOr<func::FuncOp> fwd =
+      lookupCallee(*this, getFwdAttr(), symbols, "fwd");
+  if (failed(fwd))
+    return failure();
+  FailureOr<func::FuncOp> bwd =
+      lookupCallee(*this, getBwdAttr(), symbols, "bwd");
+  if (failed(bwd))
+    return failure();
+  TypeRange fwdResults = fwd->getResultTypes();
+  unsigned numResults = fn->getNumResults();
+  if (fwd->getArgumentTypes() != fn->getArgumentTypes() ||
+      fwdResults.size() < numResults ||
+      fwdResults.take_front(numResults) != fn->getResultTypes())
+    return emitOpError("fwd @")
+           << fwd->getName()
+           << " must take the callee's arguments and return its results, "
+              "then the residuals";
+  SmallVector<Type> bwdInputs(fwdResults.drop_front(numResults));
+  llvm::append_range(bwdInputs, fn->getResultTypes());
+  if (TypeRange(bwdInputs) != bwd->getArgumentTypes() ||
+      bwd->getResultTypes() != fn->getArgumentTypes())
+    return emitOpError("bwd @")
+           << bwd->getName() << " must have type "
+           << FunctionType::get(getContext(), bwdInputs,
+                                fn->getArgumentTypes())
+           << ": the residuals of fwd, then one cotangent per result, to one "
+              "cotangent per argument";
   return success();
 }

@@ -30,6 +30,10 @@ SmallVector<func::FuncOp> referencedFunctions(func::FuncOp fn,
     if (auto callee = name ? symbols.lookup<func::FuncOp>(name.getValue())
                            : func::FuncOp())
       referenced.push_back(callee);
+    if (auto custom = dyn_cast<kiln::CustomVjpOp>(op))
+      for (StringRef rule : {custom.getFwd(), custom.getBwd()})
+        if (auto fn = symbols.lookup<func::FuncOp>(rule))
+          referenced.push_back(fn);
   });
   return referenced;
 }
@@ -55,7 +59,9 @@ struct KilnExpandTransformsPass
     kiln::JvpBuilder jvps(symbols, [&](func::FuncOp fn) {
       return runPipeline(simplify, fn);
     });
-    kiln::VjpBuilder vjps(symbols, jvps);
+    kiln::VjpBuilder vjps(symbols, [&](func::FuncOp fn) {
+      return runPipeline(simplify, fn);
+    });
     auto buildExpansion = [&](Operation *op) -> FailureOr<func::FuncOp> {
       if (auto jvp = dyn_cast<kiln::JvpOp>(op))
         return jvps.getOrBuild(symbols.lookup<func::FuncOp>(jvp.getCallee()));
@@ -96,6 +102,12 @@ struct KilnExpandTransformsPass
     for (func::FuncOp fn : given)
       if (state[fn] == State::Unvisited && failed(expand(fn)))
         return signalPassFailure();
+    // What is left of a custom_vjp, once nothing differentiates it any
+    // more, is a call of its function.
+    module.walk([](kiln::CustomVjpOp op) {
+      replaceByCall(op, SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                            op, op.getCalleeAttr()));
+    });
     eraseUnusedGenerated(module, given);
   }
 

@@ -30,6 +30,13 @@ public:
   LogicalResult emit(Operation &op) {
     if (auto call = dyn_cast<func::CallOp>(op))
       return emitCall(call);
+    if (isa<CustomVjpOp>(op)) {
+      FailureOr<func::FuncOp> jvp = jvps.customJvp(&op);
+      if (failed(jvp))
+        return failure();
+      emitJvpCall(&op, *jvp);
+      return success();
+    }
     if (isa<TransformOpInterface>(op))
       return op.emitOpError("is not expanded by kiln-expand-transforms yet, "
                             "so the function holding it cannot be "
@@ -75,19 +82,25 @@ public:
     FailureOr<func::FuncOp> jvp = jvps.getOrBuild(callee);
     if (failed(jvp))
       return failure();
-    SmallVector<Value> operands;
-    for (Value operand : call.getOperands())
-      operands.push_back(primals.lookup(operand));
-    for (Value operand : call.getOperands())
-      operands.push_back(tangentOrZeros(operand, call.getLoc()));
-    auto copy = func::CallOp::create(b, call.getLoc(), *jvp, operands);
-    unsigned n = call.getNumResults();
-    for (unsigned i = 0; i < n; ++i) {
-      primals.map(call.getResult(i), copy.getResult(i));
-      if (isDifferentiable(call.getResult(i).getType()))
-        tangents[call.getResult(i)] = copy.getResult(n + i);
-    }
+    emitJvpCall(call, *jvp);
     return success();
+  }
+
+  /// Replaces `op` by a call of `jvp`, a function from `op`'s operands and
+  /// their tangents to its results and theirs.
+  void emitJvpCall(Operation *op, func::FuncOp jvp) {
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands())
+      operands.push_back(primals.lookup(operand));
+    for (Value operand : op->getOperands())
+      operands.push_back(tangentOrZeros(operand, op->getLoc()));
+    auto copy = func::CallOp::create(b, op->getLoc(), jvp, operands);
+    unsigned n = op->getNumResults();
+    for (unsigned i = 0; i < n; ++i) {
+      primals.map(op->getResult(i), copy.getResult(i));
+      if (isDifferentiable(op->getResult(i).getType()))
+        tangents[op->getResult(i)] = copy.getResult(n + i);
+    }
   }
 
   /// The tangent of the original value `v`, zeros if it has none.
@@ -107,6 +120,14 @@ private:
 
 } // namespace
 
+FailureOr<func::FuncOp> JvpBuilder::customJvp(Operation *customVjp) {
+  if (!custom)
+    return customVjp->emitOpError(
+        "defines reverse mode only: forward-mode differentiation (kiln.jvp) "
+        "of it is not supported, as for JAX's custom_vjp");
+  return custom(customVjp);
+}
+
 FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {
   if (func::FuncOp done = built.lookup(fn))
     return done;
@@ -124,7 +145,7 @@ FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {
   jvp.setPrivate();
   symbols.insert(jvp); // Renames it if the name is taken.
   built[fn] = jvp;
-  jvpFunctions.insert(jvp);
+  sources[jvp] = fn;
 
   Block *entry = jvp.addEntryBlock();
   b.setInsertionPointToStart(entry);
@@ -139,7 +160,7 @@ FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {
   for (Operation &op : fn.getBody().front().without_terminator())
     if (failed(emitter.emit(op))) {
       built.erase(fn);
-      jvpFunctions.erase(jvp);
+      sources.erase(jvp);
       jvp.erase();
       return failure();
     }

@@ -5,7 +5,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
 
@@ -20,9 +19,14 @@ class JvpBuilder {
 public:
   /// Simplifies a generated function before anything builds on it.
   using Tidy = std::function<mlir::LogicalResult(mlir::func::FuncOp)>;
+  /// The function standing for the JVP of a kiln.custom_vjp op when the
+  /// JVP is built for reverse mode (which splits it into the user's rule);
+  /// without one, forward mode of a custom_vjp is an error, as in JAX.
+  using CustomRule =
+      std::function<mlir::FailureOr<mlir::func::FuncOp>(mlir::Operation *)>;
 
-  JvpBuilder(mlir::SymbolTable &symbols, Tidy tidy)
-      : symbols(symbols), tidy(std::move(tidy)) {}
+  JvpBuilder(mlir::SymbolTable &symbols, Tidy tidy, CustomRule custom = {})
+      : symbols(symbols), tidy(std::move(tidy)), custom(std::move(custom)) {}
 
   /// The function `NAME_jvp` computing `fn` and its JVP: it takes `fn`'s
   /// arguments, then one tangent per argument, and returns `fn`'s results,
@@ -31,17 +35,23 @@ public:
   /// Fails, with an error at the op, if an op has no forward-mode rule.
   mlir::FailureOr<mlir::func::FuncOp> getOrBuild(mlir::func::FuncOp fn);
 
-  /// Whether `fn` is a JVP this builder made.
-  bool isJvp(mlir::func::FuncOp fn) const { return jvpFunctions.count(fn); }
+  /// The function whose JVP `jvp` is, if this builder made it.
+  mlir::func::FuncOp sourceOf(mlir::func::FuncOp jvp) const {
+    return sources.lookup(jvp);
+  }
 
   /// Simplifies `fn`, a function just generated.
   mlir::LogicalResult finish(mlir::func::FuncOp fn) { return tidy(fn); }
 
+  /// The function that stands for the JVP of `customVjp`, or an error.
+  mlir::FailureOr<mlir::func::FuncOp> customJvp(mlir::Operation *customVjp);
+
 private:
   mlir::SymbolTable &symbols;
   Tidy tidy;
+  CustomRule custom;
   llvm::DenseMap<mlir::Operation *, mlir::func::FuncOp> built;
-  llvm::DenseSet<mlir::Operation *> jvpFunctions;
+  llvm::DenseMap<mlir::Operation *, mlir::func::FuncOp> sources;
 };
 
 /// Attaches the forward-mode rules (JvpOpInterface) to every kiln op.

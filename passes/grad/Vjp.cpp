@@ -219,11 +219,9 @@ private:
   DenseMap<Value, Value> cotangents, constants;
 };
 
-/// The name of the function `fn` of kind `suffix` (`f_jvp` -> `f_fwd`).
+/// The name of the function derived from `fn` as `suffix` (`f_fwd`).
 std::string derivedName(func::FuncOp fn, StringRef suffix) {
-  StringRef name = fn.getName();
-  name.consume_back("_jvp");
-  return (name + "_" + suffix).str();
+  return (fn.getName() + "_" + suffix).str();
 }
 
 func::FuncOp createFunction(OpBuilder &b, SymbolTable &symbols, Location loc,
@@ -246,19 +244,59 @@ SmallVector<Value> orZeros(OpBuilder &b, Location loc, ArrayRef<Value> values,
 
 } // namespace
 
+FailureOr<func::FuncOp> VjpBuilder::customJvp(Operation *op) {
+  auto custom = cast<CustomVjpOp>(op);
+  std::string key = (custom.getCallee() + "/custom_vjp/" + custom.getFwd() +
+                     "/" + custom.getBwd())
+                        .str();
+  if (func::FuncOp done = built[key])
+    return done;
+  auto fn = symbols.lookup<func::FuncOp>(custom.getCallee());
+  auto fwd = symbols.lookup<func::FuncOp>(custom.getFwd());
+  auto bwd = symbols.lookup<func::FuncOp>(custom.getBwd());
+  TypeRange args = fn.getArgumentTypes(), results = fn.getResultTypes();
+  TypeRange residuals = fwd.getResultTypes().drop_front(results.size());
+  SmallVector<Type> inputs(args), outputs(results), backInputs(results);
+  llvm::append_range(inputs, args);
+  llvm::append_range(outputs, results);
+  llvm::append_range(backInputs, residuals);
+  OpBuilder b(fn);
+  b.setInsertionPointAfter(fn);
+  Location loc = op->getLoc();
+  // Never called: reverse mode replaces calls of it by its split.
+  auto jvp = func::FuncOp::create(b, loc, derivedName(fn, "custom_jvp"),
+                                  b.getFunctionType(inputs, outputs));
+  jvp.setPrivate();
+  symbols.insert(jvp);
+  // The backward half takes the cotangents first; the user's bwd last.
+  func::FuncOp back =
+      createFunction(b, symbols, loc, derivedName(fn, "custom_bwd"),
+                     b.getFunctionType(backInputs, args));
+  b.setInsertionPointToStart(&back.front());
+  SmallVector<Value> operands(
+      back.getArguments().drop_front(results.size()));
+  llvm::append_range(operands, back.getArguments().take_front(results.size()));
+  func::ReturnOp::create(
+      b, loc, func::CallOp::create(b, loc, bwd, operands).getResults());
+  splits[jvp] = {fwd, back};
+  return built[key] = jvp;
+}
+
 FailureOr<VjpBuilder::Split> VjpBuilder::getOrBuildSplit(func::FuncOp jvp) {
   if (auto it = splits.find(jvp); it != splits.end())
     return it->second;
   unsigned n = jvp.getNumArguments() / 2, m = jvp.getNumResults() / 2;
   TypeRange inputs = jvp.getArgumentTypes(), results = jvp.getResultTypes();
+  // Named after the function the JVP differentiates.
+  func::FuncOp source = jvps.sourceOf(jvp);
   OpBuilder b(jvp);
   b.setInsertionPointAfter(jvp);
   Location loc = jvp.getLoc();
   Split split{
-      createFunction(b, symbols, loc, derivedName(jvp, "fwd"),
+      createFunction(b, symbols, loc, derivedName(source, "fwd"),
                      b.getFunctionType(inputs.take_front(n),
                                        results.take_front(m))),
-      createFunction(b, symbols, loc, derivedName(jvp, "bwd"),
+      createFunction(b, symbols, loc, derivedName(source, "bwd"),
                      b.getFunctionType(results.drop_front(m),
                                        inputs.drop_front(n)))};
   auto discard = [&] {

@@ -18,8 +18,10 @@ namespace kiln {
 /// backward function, both reused by every caller.
 class VjpBuilder {
 public:
-  VjpBuilder(mlir::SymbolTable &symbols, JvpBuilder &jvps)
-      : symbols(symbols), jvps(jvps) {}
+  VjpBuilder(mlir::SymbolTable &symbols, JvpBuilder::Tidy tidy)
+      : symbols(symbols),
+        jvps(symbols, std::move(tidy),
+             [this](mlir::Operation *op) { return customJvp(op); }) {}
 
   /// The function replacing `op`, a kiln.vjp, kiln.grad or
   /// kiln.value_and_grad, with the op's operands and results (DESIGN.md's
@@ -28,7 +30,7 @@ public:
   mlir::FailureOr<mlir::func::FuncOp> getOrBuild(mlir::Operation *op);
 
   /// The forward and backward halves of a function's JVP `jvp` (built by
-  /// the JvpBuilder): `forward` takes the function's arguments and returns
+  /// this builder's JvpBuilder): `forward` takes the function's arguments and returns
   /// its results then residuals; `backward` takes one cotangent per result,
   /// then the residuals, and returns one cotangent per argument.
   struct Split {
@@ -37,8 +39,13 @@ public:
   mlir::FailureOr<Split> getOrBuildSplit(mlir::func::FuncOp jvp);
 
 private:
+  /// A declaration standing for the JVP of a kiln.custom_vjp op, whose
+  /// split is the user's rule: `fwd`, and `bwd` with its operands reordered.
+  mlir::FailureOr<mlir::func::FuncOp> customJvp(mlir::Operation *op);
+
   mlir::SymbolTable &symbols;
-  JvpBuilder &jvps;
+  /// JVPs built to be split: a custom_vjp in them stands for its rule.
+  JvpBuilder jvps;
   llvm::DenseMap<mlir::Operation *, Split> splits;
   std::map<std::string, mlir::func::FuncOp> built;
 };

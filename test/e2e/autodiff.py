@@ -218,6 +218,44 @@ special("pow at exponent 0", "  %r = kiln.pow %a0, %a1 : tensor<3xf64>",
         [np.array([0.0, 2.0, 3.0]), np.zeros(3)], [tv, np.zeros(3)],
         "tensor<3xf64>", np.zeros(3))
 
+# custom_vjp: reverse mode uses the user's rule (here twice the true
+# derivative, so that using the callee's body would show), and the primal
+# is the callee's.
+CUSTOM = """
+func.func private @f(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = kiln.sin %x : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+func.func private @f_fwd(%x: tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>) {
+  %0 = kiln.sin %x : tensor<3xf64>
+  %1 = kiln.cos %x : tensor<3xf64>
+  return %0, %1 : tensor<3xf64>, tensor<3xf64>
+}
+func.func private @f_bwd(%c: tensor<3xf64>, %ct: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = kiln.mul %c, %ct : tensor<3xf64>
+  %1 = kiln.add %0, %0 : tensor<3xf64>
+  return %1 : tensor<3xf64>
+}
+func.func private @loss(%x: tensor<3xf64>) -> tensor<f64> {
+  %y = kiln.custom_vjp @f(%x) {fwd = @f_fwd, bwd = @f_bwd} : (tensor<3xf64>) -> tensor<3xf64>
+  %l = kiln.reduce_sum %y, dims = [0] : (tensor<3xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+func.func @main(%x: tensor<3xf64>) -> (tensor<f64>, tensor<3xf64>) {
+  %l, %g = kiln.value_and_grad @loss(%x) : (tensor<3xf64>) -> (tensor<f64>, tensor<3xf64>)
+  return %l, %g : tensor<f64>, tensor<3xf64>
+}
+"""
+with tempfile.TemporaryDirectory() as tmp:
+    source, artifact = os.path.join(tmp, "p.mlir"), os.path.join(tmp, "p.so")
+    with open(source, "w") as f:
+        f.write(CUSTOM)
+    subprocess.run([KILN_COMPILE, source, "-o", artifact], check=True)
+    x = rng.standard_normal(3)
+    value, gradient = run(artifact, "main", [x])
+    close("custom_vjp value", value, np.sum(np.sin(x)))
+    close("custom_vjp gradient", gradient, 2 * np.cos(x))
+
 # rem(x, y) = x - y * trunc(x / y), with x / y in (1.2, 1.8).
 y = positive((3, 2))
 case("rem", "  %r = kiln.rem %a0, %a1 : tensor<3x2xf64>",

@@ -381,3 +381,47 @@ func.func @scan_negative_carries(%c: tensor<f32>) -> tensor<f32> {
   %0 = kiln.scan @missing(%c) {num_carry = -1 : i64, length = 8 : i64} : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func private @fwd(%x: tensor<3xf32>) -> tensor<4xf32> {
+  %0 = kiln.constant dense<0.0> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @bwd(%ct: tensor<3xf32>) -> tensor<3xf32> {
+  return %ct : tensor<3xf32>
+}
+func.func @custom_fwd_results(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'kiln.custom_vjp' op fwd @fwd must take the callee's arguments and return its results, then the residuals}}
+  %0 = kiln.custom_vjp @f(%x) {fwd = @fwd, bwd = @bwd} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func private @fwd(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0 = kiln.constant dense<0.0> : tensor<f32>
+  return %x, %0 : tensor<3xf32>, tensor<f32>
+}
+func.func private @bwd(%ct: tensor<3xf32>, %r: tensor<f32>) -> tensor<3xf32> {
+  return %ct : tensor<3xf32>
+}
+func.func @custom_bwd_order(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'kiln.custom_vjp' op bwd @bwd must have type '(tensor<f32>, tensor<3xf32>) -> tensor<3xf32>': the residuals of fwd, then one cotangent per result, to one cotangent per argument}}
+  %0 = kiln.custom_vjp @f(%x) {fwd = @fwd, bwd = @bwd} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @custom_missing_rule(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'kiln.custom_vjp' op fwd @nowhere does not exist}}
+  %0 = kiln.custom_vjp @custom_missing_rule(%x) {fwd = @nowhere, bwd = @nowhere} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -54,3 +54,25 @@ func.func @main(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
   %0:2 = kiln.jvp @f(%x, %t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %0#1 : tensor<f32>
 }
+
+// -----
+
+// A custom_vjp defines reverse mode only.
+func.func private @cf(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func private @cf_fwd(%x: tensor<3xf32>) -> (tensor<3xf32>) {
+  return %x : tensor<3xf32>
+}
+func.func private @cf_bwd(%ct: tensor<3xf32>) -> tensor<3xf32> {
+  return %ct : tensor<3xf32>
+}
+func.func private @g(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'kiln.custom_vjp' op defines reverse mode only: forward-mode differentiation (kiln.jvp) of it is not supported, as for JAX's custom_vjp}}
+  %y = kiln.custom_vjp @cf(%x) {fwd = @cf_fwd, bwd = @cf_bwd} : (tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+func.func @main(%x: tensor<3xf32>, %t: tensor<3xf32>) -> tensor<3xf32> {
+  %0:2 = kiln.jvp @g(%x, %t) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %0#1 : tensor<3xf32>
+}

@@ -215,9 +215,9 @@ func.func @main(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>
 // Higher order: the JVP and the VJP of a function that takes a gradient
 // (Hessian-vector products) differentiate the generated gradient in turn.
 // CHECK-LABEL: func.func private @sq_grad(
-// CHECK-LABEL: func.func private @sq_grad_jvp(
 // CHECK-LABEL: func.func private @sq_grad_fwd(
 // CHECK-LABEL: func.func private @sq_grad_bwd(
+// CHECK-LABEL: func.func private @sq_grad_jvp(
 // CHECK-LABEL: func.func private @dsq(
 // CHECK: call @sq_grad(
 // CHECK-LABEL: func.func private @dsq_vjp(
@@ -257,4 +257,45 @@ func.func private @sg(%x: tensor<3xf32>) -> tensor<f32> {
 func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
   %g = kiln.grad @sg(%x) : (tensor<3xf32>) -> tensor<3xf32>
   return %g : tensor<3xf32>
+}
+
+// -----
+
+// custom_vjp: reverse mode calls the user's fwd and, on the way back, bwd
+// (through a function taking the cotangents first); the callee's body is
+// not differentiated. Left alone, a custom_vjp is a call of its callee.
+// CHECK-LABEL: func.func private @cf_custom_bwd
+// CHECK-SAME: (%[[CT:.*]]: tensor<3xf32>, %[[R:.*]]: tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[B:.*]] = call @cf_bwd(%[[R]], %[[CT]])
+// CHECK-NEXT: return %[[B]]
+// CHECK-LABEL: func.func private @closs(
+// CHECK-NEXT: call @cf(
+// CHECK-LABEL: func.func private @closs_value_and_grad
+// CHECK: %[[F:.*]]:2 = call @cf_fwd(%{{.*}})
+// CHECK: %[[L:.*]] = kiln.reduce_sum %[[F]]#0
+// CHECK: %[[G:.*]] = call @cf_custom_bwd(%{{.*}}, %[[F]]#1)
+// CHECK: return %[[L]], %[[G]]
+// CHECK-NOT: kiln.custom_vjp
+// CHECK-NOT: @cf_custom_jvp
+func.func private @cf(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.sin %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func private @cf_fwd(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = kiln.sin %x : tensor<3xf32>
+  %1 = kiln.cos %x : tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}
+func.func private @cf_bwd(%c: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.mul %c, %ct : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func private @closs(%x: tensor<3xf32>) -> tensor<f32> {
+  %y = kiln.custom_vjp @cf(%x) {fwd = @cf_fwd, bwd = @cf_bwd} : (tensor<3xf32>) -> tensor<3xf32>
+  %l = kiln.reduce_sum %y, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @main(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
+  %l, %g = kiln.value_and_grad @closs(%x) : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
+  return %l, %g : tensor<f32>, tensor<3xf32>
 }
