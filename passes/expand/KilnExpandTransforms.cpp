@@ -17,23 +17,18 @@ namespace kiln {
 
 namespace {
 
-/// The functions `fn` calls or transforms, in order of appearance.
+/// The functions `fn` calls or transforms (a transformation op may name
+/// several: custom_vjp's fwd and bwd), in order of appearance.
 SmallVector<func::FuncOp> referencedFunctions(func::FuncOp fn,
                                               SymbolTable &symbols) {
   SmallVector<func::FuncOp> referenced;
   fn.walk([&](Operation *op) {
-    FlatSymbolRefAttr name;
-    if (auto call = dyn_cast<func::CallOp>(op))
-      name = call.getCalleeAttr();
-    else if (auto transform = dyn_cast<kiln::TransformOpInterface>(op))
-      name = transform.getTransformedCallee();
-    if (auto callee = name ? symbols.lookup<func::FuncOp>(name.getValue())
-                           : func::FuncOp())
-      referenced.push_back(callee);
-    if (auto custom = dyn_cast<kiln::CustomVjpOp>(op))
-      for (StringRef rule : {custom.getFwd(), custom.getBwd()})
-        if (auto fn = symbols.lookup<func::FuncOp>(rule))
-          referenced.push_back(fn);
+    if (!isa<func::CallOp, kiln::TransformOpInterface>(op))
+      return;
+    for (NamedAttribute attr : op->getAttrs())
+      if (auto name = dyn_cast<FlatSymbolRefAttr>(attr.getValue()))
+        if (auto callee = symbols.lookup<func::FuncOp>(name.getValue()))
+          referenced.push_back(callee);
   });
   return referenced;
 }
@@ -56,12 +51,9 @@ struct KilnExpandTransformsPass
     simplify.addPass(createCSEPass());
     // Generated functions are simplified as soon as they are built, so that
     // what builds on them (reverse mode splits a JVP) sees their final form.
-    kiln::JvpBuilder jvps(symbols, [&](func::FuncOp fn) {
-      return runPipeline(simplify, fn);
-    });
-    kiln::VjpBuilder vjps(symbols, [&](func::FuncOp fn) {
-      return runPipeline(simplify, fn);
-    });
+    auto tidy = [&](func::FuncOp fn) { return runPipeline(simplify, fn); };
+    kiln::JvpBuilder jvps(symbols, tidy);
+    kiln::VjpBuilder vjps(symbols, tidy);
     auto buildExpansion = [&](Operation *op) -> FailureOr<func::FuncOp> {
       if (auto jvp = dyn_cast<kiln::JvpOp>(op))
         return jvps.getOrBuild(symbols.lookup<func::FuncOp>(jvp.getCallee()));

@@ -104,9 +104,13 @@ LogicalResult transposeSelect(Operation *op, OpBuilder &b, Value ct,
   return success();
 }
 
-LogicalResult transposeConvert(Operation *op, OpBuilder &b, Value ct,
-                               ArrayRef<bool>, MutableArrayRef<Value> cts) {
-  cts[0] = ConvertOp::create(b, op->getLoc(), op->getOperand(0).getType(), ct);
+/// convert (between float widths) and reshape: the same op, back to the
+/// operand's type.
+template <typename OpTy>
+LogicalResult transposeToOperandType(Operation *op, OpBuilder &b, Value ct,
+                                     ArrayRef<bool>,
+                                     MutableArrayRef<Value> cts) {
+  cts[0] = OpTy::create(b, op->getLoc(), op->getOperand(0).getType(), ct);
   return success();
 }
 
@@ -134,12 +138,6 @@ LogicalResult transposeBroadcast(Operation *op, OpBuilder &b, Value ct,
   Value sum = summed.empty() ? ct : ReduceSumOp::create(b, loc, ct, summed);
   cts[0] = sum.getType() == operand ? sum
                                     : ReshapeOp::create(b, loc, operand, sum);
-  return success();
-}
-
-LogicalResult transposeReshape(Operation *op, OpBuilder &b, Value ct,
-                               ArrayRef<bool>, MutableArrayRef<Value> cts) {
-  cts[0] = ReshapeOp::create(b, op->getLoc(), op->getOperand(0).getType(), ct);
   return success();
 }
 
@@ -411,9 +409,9 @@ void kiln::registerTransposeRules(DialectRegistry &registry) {
     attach<transposeMul, MulOp>(context);
     attach<transposeDiv, DivOp>(context);
     attach<transposeSelect, SelectOp>(context);
-    attach<transposeConvert, ConvertOp>(context);
+    attach<transposeToOperandType<ConvertOp>, ConvertOp>(context);
     attach<transposeBroadcast, BroadcastInDimOp>(context);
-    attach<transposeReshape, ReshapeOp>(context);
+    attach<transposeToOperandType<ReshapeOp>, ReshapeOp>(context);
     attach<transposeTranspose, TransposeOp>(context);
     attach<transposeReverse, ReverseOp>(context);
     attach<transposeSlice, SliceOp>(context);

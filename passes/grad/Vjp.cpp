@@ -127,17 +127,16 @@ private:
       if (isDifferentiable(call.getResult(m + j).getType()))
         linear.insert(call.getResult(m + j));
     }
-    callResiduals[call] = SmallVector<Value>(copy.getResults().drop_front(m));
+    calls[call] = {split->backward,
+                   SmallVector<Value>(copy.getResults().drop_front(m))};
     return success();
   }
 
   LogicalResult transposeCall(OpBuilder &b, func::CallOp call,
                               ArrayRef<Value> resultCotangents,
                               function_ref<Value(Value)> residual) {
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        call, call.getCalleeAttr());
-    FailureOr<VjpBuilder::Split> split = vjps.getOrBuildSplit(callee);
-    unsigned n = callee.getNumArguments() / 2, m = callee.getNumResults() / 2;
+    const SplitCall &split = calls[call];
+    unsigned n = call.getNumOperands() / 2, m = call.getNumResults() / 2;
     SmallVector<Value> operands;
     for (unsigned j = 0; j < m; ++j) {
       Value ct = resultCotangents[m + j];
@@ -145,10 +144,10 @@ private:
                             : zeros(b, call.getLoc(),
                                     call.getResult(m + j).getType()));
     }
-    for (Value v : callResiduals[call])
+    for (Value v : split.residuals)
       operands.push_back(residual(v));
     auto back =
-        func::CallOp::create(b, call.getLoc(), split->backward, operands);
+        func::CallOp::create(b, call.getLoc(), split.backward, operands);
     for (unsigned i = 0; i < n; ++i)
       if (linear.contains(call.getOperand(n + i)))
         accumulate(b, call.getOperand(n + i), back.getResult(i));
@@ -215,7 +214,13 @@ private:
   /// The JVP's values that are linear in its tangent arguments.
   DenseSet<Value> linear;
   SmallVector<Operation *> linearOps;
-  DenseMap<Operation *, SmallVector<Value>> callResiduals;
+  /// For each call of a callee's JVP: the callee's backward half and the
+  /// residuals its forward half returned.
+  struct SplitCall {
+    func::FuncOp backward;
+    SmallVector<Value> residuals;
+  };
+  DenseMap<Operation *, SplitCall> calls;
   DenseMap<Value, Value> cotangents, constants;
 };
 
