@@ -29,6 +29,37 @@ enum class DotKind {
   BatchedDot,
 };
 
+/// The forward-mode engine as the rules of ops with regions see it
+/// (RegionJvpOpInterface). Values are those of the function being
+/// differentiated; the engine maps them to the JVP function's.
+class JvpRegionEmitter {
+public:
+  virtual ~JvpRegionEmitter() = default;
+
+  /// The JVP function's value for `v`, an operand of the op or a value its
+  /// regions use from above.
+  virtual mlir::Value primal(mlir::Value v) = 0;
+
+  /// The tangent of `v` (null: zero).
+  virtual mlir::Value tangent(mlir::Value v) = 0;
+
+  /// Appends to `dest` the ops of `source` (a block of the op's regions)
+  /// with its arguments bound to `argPrimals` and `argTangents` (null:
+  /// zero), computing tangents only if `withTangents`; appends the values
+  /// its terminator yields to `yielded` and their tangents (null: zero) to
+  /// `yieldedTangents`. Fails with an error at an op it cannot
+  /// differentiate.
+  virtual mlir::LogicalResult
+  emitBlock(mlir::Block &source, mlir::Block &dest, mlir::ValueRange argPrimals,
+            llvm::ArrayRef<mlir::Value> argTangents, bool withTangents,
+            llvm::SmallVectorImpl<mlir::Value> &yielded,
+            llvm::SmallVectorImpl<mlir::Value> &yieldedTangents) = 0;
+
+  /// Whether the JVP is built to be transposed (reverse mode), which needs
+  /// every loop's trip count before it runs.
+  virtual bool forReverseMode() const = 0;
+};
+
 } // namespace kiln
 
 #include "kiln/KilnInterfaces.h.inc"

@@ -57,6 +57,30 @@ def Kiln_JvpOpInterface : OpInterface<"JvpOpInterface"> {
   ];
 }
 
+def Kiln_RegionJvpOpInterface : OpInterface<"RegionJvpOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    The forward-mode rule of an op with regions (`cond`, `while`; JAX's
+    `_cond_jvp`, `_while_loop_jvp`): the op is built anew with regions that
+    carry tangents too. The engine differentiates the regions' blocks for
+    the rule (`JvpRegionEmitter`), so the rule only decides what the new
+    op carries and yields.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, with `builder` in the JVP function, this op's primal results
+        (appended to `results`) and their tangents (to `resultTangents`,
+        null: zero), differentiating its regions through `engine`. Fails
+        with an error at the op when it cannot be differentiated.
+      }],
+      "::mlir::LogicalResult", "buildRegionJvp",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::kiln::JvpRegionEmitter &":$engine,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$results,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$resultTangents)>
+  ];
+}
+
 def Kiln_TransposeOpInterface : OpInterface<"TransposeOpInterface"> {
   let cppNamespace = "::kiln";
   let description = [{

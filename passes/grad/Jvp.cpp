@@ -22,7 +22,7 @@ using namespace kiln;
 namespace {
 
 /// Copies the ops of one function into its JVP, tracking tangents.
-class JvpEmitter {
+class JvpEmitter : public JvpRegionEmitter {
 public:
   JvpEmitter(OpBuilder &b, JvpBuilder &jvps) : b(b), jvps(jvps) {}
 
@@ -41,13 +41,17 @@ public:
       return op.emitOpError("is not expanded by kiln-expand-transforms yet, "
                             "so the function holding it cannot be "
                             "differentiated");
-    Operation *copy = b.clone(op, primals);
     SmallVector<Value> operandTangents;
     for (Value operand : op.getOperands())
       operandTangents.push_back(tangents.lookup(operand));
     if (!llvm::any_of(op.getResultTypes(), isDifferentiable) ||
-        !dependsOnTangents(op, operandTangents))
+        !dependsOnTangents(op, operandTangents)) {
+      b.clone(op, primals);
       return success();
+    }
+    if (auto rule = dyn_cast<RegionJvpOpInterface>(op))
+      return emitRegionOp(rule);
+    Operation *copy = b.clone(op, primals);
     auto rule = dyn_cast<JvpOpInterface>(copy);
     if (!rule)
       return op.emitOpError("has no forward-mode (JVP) rule");
@@ -58,6 +62,59 @@ public:
          llvm::zip_equal(op.getResults(), resultTangents))
       if (tangent && isDifferentiable(result.getType()))
         tangents[result] = tangent;
+    return success();
+  }
+
+  /// An op with regions, which its rule builds anew.
+  LogicalResult emitRegionOp(RegionJvpOpInterface rule) {
+    Operation *op = rule.getOperation();
+    SmallVector<Value> results, resultTangents;
+    if (failed(rule.buildRegionJvp(b, *this, results, resultTangents)))
+      return failure();
+    for (auto [result, primal, tangent] :
+         llvm::zip_equal(op->getResults(), results, resultTangents)) {
+      primals.map(result, primal);
+      if (tangent && isDifferentiable(result.getType()))
+        tangents[result] = tangent;
+    }
+    return success();
+  }
+
+  Value primal(Value v) override { return primals.lookup(v); }
+  Value tangent(Value v) override { return tangents.lookup(v); }
+  bool forReverseMode() const override { return jvps.forReverseMode(); }
+
+  LogicalResult emitBlock(Block &source, Block &dest, ValueRange argPrimals,
+                          ArrayRef<Value> argTangents, bool withTangents,
+                          SmallVectorImpl<Value> &yielded,
+                          SmallVectorImpl<Value> &yieldedTangents) override {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&dest);
+    // A block may be emitted more than once (a loop's tangents grow to a
+    // fixed point): forget what an earlier emission derived.
+    source.walk([&](Operation *op) {
+      for (Value result : op->getResults())
+        tangents.erase(result);
+    });
+    for (auto [arg, primal, tangent] :
+         llvm::zip_equal(source.getArguments(), argPrimals, argTangents)) {
+      primals.map(arg, primal);
+      tangents.erase(arg);
+      if (tangent && withTangents)
+        tangents[arg] = tangent;
+    }
+    for (Operation &op : source.without_terminator()) {
+      if (!withTangents) {
+        b.clone(op, primals);
+        continue;
+      }
+      if (failed(emit(op)))
+        return failure();
+    }
+    for (Value v : source.getTerminator()->getOperands()) {
+      yielded.push_back(primals.lookupOrDefault(v));
+      yieldedTangents.push_back(withTangents ? tangents.lookup(v) : Value());
+    }
     return success();
   }
 

@@ -43,6 +43,9 @@ public:
   /// Simplifies `fn`, a function just generated.
   mlir::LogicalResult finish(mlir::func::FuncOp fn) { return tidy(fn); }
 
+  /// Whether the JVPs are built to be transposed (by reverse mode).
+  bool forReverseMode() const { return bool(custom); }
+
   /// The function that stands for the JVP of `customVjp`, or an error.
   mlir::FailureOr<mlir::func::FuncOp> customJvp(mlir::Operation *customVjp);
 

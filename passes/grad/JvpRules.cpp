@@ -321,6 +321,165 @@ struct ReduceProdJvp
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+/// `tangents[i]`, or zeros of `values[i]`'s type where it is null; built
+/// with `b`.
+SmallVector<Value> tangentsOrZeros(OpBuilder &b, Location loc,
+                                   ValueRange values, ArrayRef<Value> tangents,
+                                   ArrayRef<bool> keep) {
+  SmallVector<Value> result;
+  for (auto [v, t, kept] : llvm::zip_equal(values, tangents, keep))
+    if (kept)
+      result.push_back(t ? t : zeros(b, loc, v.getType()));
+  return result;
+}
+
+/// cond: one cond whose branches compute the results and the tangents of
+/// those that either branch gives a nonzero tangent (JAX's _cond_jvp).
+/// Reverse mode would split it into a forward and a backward cond; it does
+/// not yet.
+struct CondJvp : RegionJvpOpInterface::ExternalModel<CondJvp, CondOp> {
+  LogicalResult buildRegionJvp(Operation *op, OpBuilder &b,
+                               JvpRegionEmitter &engine,
+                               SmallVectorImpl<Value> &results,
+                               SmallVectorImpl<Value> &resultTangents) const {
+    if (engine.forReverseMode())
+      return op->emitOpError(
+          "cannot be differentiated in reverse mode yet: compute both "
+          "branches and choose with kiln.select instead");
+    auto cond = cast<CondOp>(op);
+    Location loc = op->getLoc();
+    unsigned n = op->getNumResults();
+    std::unique_ptr<Block> branches[2] = {std::make_unique<Block>(),
+                                          std::make_unique<Block>()};
+    SmallVector<Value> yielded[2], yieldedTangents[2];
+    Region *sources[2] = {&cond.getTrueBranch(), &cond.getFalseBranch()};
+    for (int i : {0, 1})
+      if (failed(engine.emitBlock(sources[i]->front(), *branches[i], {}, {},
+                                  /*withTangents=*/true, yielded[i],
+                                  yieldedTangents[i])))
+        return failure();
+    SmallVector<bool> carried;
+    SmallVector<Type> types(op->getResultTypes());
+    for (unsigned j = 0; j < n; ++j) {
+      carried.push_back(yieldedTangents[0][j] || yieldedTangents[1][j]);
+      if (carried.back())
+        types.push_back(op->getResult(j).getType());
+    }
+    auto jvp = CondOp::create(b, loc, types, engine.primal(cond.getPred()));
+    OpBuilder inner(b.getContext());
+    for (int i : {0, 1}) {
+      inner.setInsertionPointToEnd(branches[i].get());
+      SmallVector<Value> values(yielded[i]);
+      llvm::append_range(values, tangentsOrZeros(inner, loc, yielded[i],
+                                                 yieldedTangents[i], carried));
+      YieldOp::create(inner, loc, values);
+      jvp->getRegion(i).push_back(branches[i].release());
+    }
+    llvm::append_range(results, jvp.getResults().take_front(n));
+    auto tangentResults = jvp.getResults().drop_front(n);
+    for (unsigned j = 0, k = 0; j < n; ++j)
+      resultTangents.push_back(carried[j] ? tangentResults[k++] : Value());
+    return success();
+  }
+};
+
+/// while (forward mode): the loop carries the tangents of the carried
+/// values that have one, the set grown to a fixed point over the body as
+/// JAX's _while_loop_jvp does. Reverse mode cannot transpose it: its trip
+/// count is known only once it has run.
+struct WhileJvp : RegionJvpOpInterface::ExternalModel<WhileJvp, WhileOp> {
+  LogicalResult buildRegionJvp(Operation *op, OpBuilder &b,
+                               JvpRegionEmitter &engine,
+                               SmallVectorImpl<Value> &results,
+                               SmallVectorImpl<Value> &resultTangents) const {
+    if (engine.forReverseMode())
+      return op->emitOpError(
+          "cannot be differentiated in reverse mode: its trip count is known "
+          "only once it has run; write the loop as kiln.scan, whose length "
+          "is fixed");
+    auto loop = cast<WhileOp>(op);
+    Location loc = op->getLoc();
+    SmallVector<Value> inits, initTangents;
+    SmallVector<bool> carried;
+    for (Value operand : loop.getOperands()) {
+      inits.push_back(engine.primal(operand));
+      initTangents.push_back(engine.tangent(operand));
+      carried.push_back(bool(initTangents.back()));
+    }
+    // Emits the body with the tangents of `carried`; repeats while the body
+    // gives a tangent to a carried value that had none.
+    std::unique_ptr<Block> body;
+    SmallVector<Value> yielded, yieldedTangents;
+    for (bool grown = true; grown;) {
+      body = std::make_unique<Block>();
+      SmallVector<Value> argTangents = addArguments(*body, loop, carried);
+      yielded.clear();
+      yieldedTangents.clear();
+      if (failed(engine.emitBlock(loop.getBody().front(), *body,
+                                  body->getArguments().take_front(
+                                      inits.size()),
+                                  argTangents, /*withTangents=*/true, yielded,
+                                  yieldedTangents)))
+        return failure();
+      grown = false;
+      for (auto [has, t] : llvm::zip_equal(carried, yieldedTangents))
+        if (!has && t)
+          has = grown = true;
+    }
+    // The blocks have no region yet, so the builder is not made from them.
+    OpBuilder inner(b.getContext());
+    inner.setInsertionPointToEnd(body.get());
+    SmallVector<Value> next(yielded);
+    llvm::append_range(next, tangentsOrZeros(inner, loc, yielded,
+                                             yieldedTangents, carried));
+    YieldOp::create(inner, loc, next);
+
+    auto condition = std::make_unique<Block>();
+    addArguments(*condition, loop, carried);
+    SmallVector<Value> predicate, unused;
+    if (failed(engine.emitBlock(loop.getCond().front(), *condition,
+                                condition->getArguments().take_front(
+                                    inits.size()),
+                                SmallVector<Value>(inits.size()),
+                                /*withTangents=*/false, predicate, unused)))
+      return failure();
+    inner.setInsertionPointToEnd(condition.get());
+    YieldOp::create(inner, loc, predicate);
+
+    SmallVector<Value> operands(inits);
+    llvm::append_range(operands,
+                       tangentsOrZeros(b, loc, inits, initTangents, carried));
+    auto jvp = WhileOp::create(b, loc, operands);
+    jvp.getCond().push_back(condition.release());
+    jvp.getBody().push_back(body.release());
+    unsigned n = inits.size();
+    llvm::append_range(results, jvp.getResults().take_front(n));
+    auto tangentResults = jvp.getResults().drop_front(n);
+    for (unsigned j = 0, k = 0; j < n; ++j)
+      resultTangents.push_back(carried[j] ? tangentResults[k++] : Value());
+    return success();
+  }
+
+  /// Gives `block` the loop's carried values, then the tangents of those
+  /// `carried` selects, as arguments; returns one tangent per carried value
+  /// (null where not carried).
+  static SmallVector<Value> addArguments(Block &block, WhileOp loop,
+                                         ArrayRef<bool> carried) {
+    for (Value operand : loop.getOperands())
+      block.addArgument(operand.getType(), operand.getLoc());
+    SmallVector<Value> tangents;
+    for (auto [operand, has] : llvm::zip_equal(loop.getOperands(), carried))
+      tangents.push_back(has ? block.addArgument(operand.getType(),
+                                                 operand.getLoc())
+                             : Value());
+    return tangents;
+  }
+};
+
 template <typename... Ops>
 void attachZero(MLIRContext *context) {
   (Ops::template attachInterface<ZeroJvp<Ops>>(*context), ...);
@@ -366,5 +525,7 @@ void kiln::registerJvpRules(DialectRegistry &registry) {
     ReduceMaxOp::attachInterface<ReduceChooserJvp<ReduceMaxOp>>(*context);
     ReduceMinOp::attachInterface<ReduceChooserJvp<ReduceMinOp>>(*context);
     ReduceProdOp::attachInterface<ReduceProdJvp>(*context);
+    CondOp::attachInterface<CondJvp>(*context);
+    WhileOp::attachInterface<WhileJvp>(*context);
   });
 }

@@ -11,6 +11,7 @@ import tempfile
 import numpy as np
 
 from harness import KILN_RUN, fail, finish, ttype
+from harness import run as run_source
 
 rng = np.random.default_rng(7)
 KILN_COMPILE = os.path.join(os.path.dirname(KILN_RUN), "kiln-compile")
@@ -18,11 +19,11 @@ STEP = 1e-5
 RTOL = 1e-6
 
 
-def program(body, args, result):
+def program(body, args, result, reverse=True):
     """@f(args) -> result from `body` (using %a0, ... and ending in %r),
     @jvp = kiln.jvp @f, @g = the tangent of @jvp alone, @jvp2 = kiln.jvp @g
-    and @vjp2 = kiln.vjp @g (second order), @vjp = kiln.vjp @f with respect
-    to the float arguments."""
+    and, if `reverse`, @vjp2 = kiln.vjp @g (second order) and @vjp =
+    kiln.vjp @f with respect to the float arguments."""
     types = [ttype(a.shape, a.dtype) for a in args]
     n = len(args)
     floats = [i for i, a in enumerate(args) if a.dtype.kind == "f"]
@@ -39,6 +40,16 @@ def program(body, args, result):
 
     sig2 = ", ".join(types * 2)
     sig4 = ", ".join(types * 4)
+    reverse_mode = f"""
+func.func @vjp({params("a", n)}, %ct: {result}) -> ({result}, {grads}) {{
+  %r:{1 + len(floats)} = kiln.vjp @f({names("a", n)}, %ct) {{argnums = array<i64: {argnums}>}} : ({", ".join(types)}, {result}) -> ({result}, {grads})
+  return %r#0, {", ".join(f"%r#{k + 1}" for k in range(len(floats)))} : {result}, {grads}
+}}
+func.func @vjp2({params("a", n)}, {params("t", n)}, %ct: {result}) -> ({result}, {grads}, {grads}) {{
+  %r:{1 + 2 * len(floats)} = kiln.vjp @g({names("a", n)}, {names("t", n)}, %ct) {{argnums = array<i64: {argnums2}>}} : ({sig2}, {result}) -> ({result}, {grads}, {grads})
+  return {", ".join(f"%r#{k}" for k in range(1 + 2 * len(floats)))} : {result}, {grads}, {grads}
+}}
+""" if reverse else ""
     return f"""
 func.func private @f({params("a", n)}) -> {result} {{
 {body}
@@ -60,15 +71,7 @@ func.func @jvp2({params("a", n)}, {params("t", n)}, {params("s", n)}, {params("u
   %y, %ty = kiln.jvp @g({names("a", n)}, {names("t", n)}, {names("s", n)}, {names("u", n)}) : ({sig4}) -> ({result}, {result})
   return %y, %ty : {result}, {result}
 }}
-func.func @vjp({params("a", n)}, %ct: {result}) -> ({result}, {grads}) {{
-  %r:{1 + len(floats)} = kiln.vjp @f({names("a", n)}, %ct) {{argnums = array<i64: {argnums}>}} : ({", ".join(types)}, {result}) -> ({result}, {grads})
-  return %r#0, {", ".join(f"%r#{k + 1}" for k in range(len(floats)))} : {result}, {grads}
-}}
-func.func @vjp2({params("a", n)}, {params("t", n)}, %ct: {result}) -> ({result}, {grads}, {grads}) {{
-  %r:{1 + 2 * len(floats)} = kiln.vjp @g({names("a", n)}, {names("t", n)}, %ct) {{argnums = array<i64: {argnums2}>}} : ({sig2}, {result}) -> ({result}, {grads}, {grads})
-  return {", ".join(f"%r#{k}" for k in range(1 + 2 * len(floats)))} : {result}, {grads}, {grads}
-}}
-"""
+{reverse_mode}"""
 
 
 def run(artifact, entry, args):
@@ -108,11 +111,11 @@ def close(name, got, want):
              f"got  {got}\nwant {want}")
 
 
-def case(name, body, args, result, second_order=True):
+def case(name, body, args, result, second_order=True, reverse=True):
     with tempfile.TemporaryDirectory() as tmp:
         source, artifact = os.path.join(tmp, "p.mlir"), os.path.join(tmp, "p.so")
         with open(source, "w") as f:
-            f.write(program(body, args, result))
+            f.write(program(body, args, result, reverse))
         done = subprocess.run([KILN_COMPILE, source, "-o", artifact],
                               capture_output=True, text=True)
         if done.returncode != 0:
@@ -128,10 +131,12 @@ def case(name, body, args, result, second_order=True):
         # Reverse mode: <vjp(u), t> = <u, J t>.
         floats = [i for i, a in enumerate(args) if a.dtype.kind == "f"]
         u = rng.standard_normal(np.shape(y))
-        out = run(artifact, "vjp", args + [u])
-        close(f"{name} vjp primal", out[0], y)
-        close(f"{name} vjp", np.array(dot(out[1:], [t[i] for i in floats])),
-              np.array(dot([u], [fd])))
+        if reverse:
+            out = run(artifact, "vjp", args + [u])
+            close(f"{name} vjp primal", out[0], y)
+            close(f"{name} vjp",
+                  np.array(dot(out[1:], [t[i] for i in floats])),
+                  np.array(dot([u], [fd])))
         if not second_order:
             return
         # Second order: the derivative of the JVP along another direction.
@@ -141,6 +146,8 @@ def case(name, body, args, result, second_order=True):
         plus = run(artifact, "g", shifted(args, s, STEP) + t)[0]
         minus = run(artifact, "g", shifted(args, s, -STEP) + t)[0]
         close(f"{name} jvp of jvp", tty, (plus - minus) / (2 * STEP))
+        if not reverse:
+            return
         # vjp of jvp, along (s, s2) for the primals and the tangents.
         s2 = [direction(a) for a in args]
         out = run(artifact, "vjp2", args + t + [u])
@@ -246,15 +253,13 @@ func.func @main(%x: tensor<3xf64>) -> (tensor<f64>, tensor<3xf64>) {
   return %l, %g : tensor<f64>, tensor<3xf64>
 }
 """
-with tempfile.TemporaryDirectory() as tmp:
-    source, artifact = os.path.join(tmp, "p.mlir"), os.path.join(tmp, "p.so")
-    with open(source, "w") as f:
-        f.write(CUSTOM)
-    subprocess.run([KILN_COMPILE, source, "-o", artifact], check=True)
-    x = rng.standard_normal(3)
-    value, gradient = run(artifact, "main", [x])
-    close("custom_vjp value", value, np.sum(np.sin(x)))
-    close("custom_vjp gradient", gradient, 2 * np.cos(x))
+x = rng.standard_normal(3)
+results, stderr, status = run_source(CUSTOM, "main", [x])
+if status != 0:
+    fail(f"custom_vjp: kiln-run failed:\n{stderr}")
+else:
+    close("custom_vjp value", results[0], np.sum(np.sin(x)))
+    close("custom_vjp gradient", results[1], 2 * np.cos(x))
 
 # rem(x, y) = x - y * trunc(x / y), with x / y in (1.2, 1.8).
 y = positive((3, 2))
@@ -334,5 +339,38 @@ case("through a call", "  %e = kiln.tanh %a0 : tensor<3xf64>\n"
      "%b: tensor<3xf64>) -> tensor<3xf64> {\n"
      "  %r = kiln.mul %a, %b : tensor<3xf64>",
      [rng.standard_normal(3)], "tensor<3xf64>")
+
+# Control flow in forward mode: a cond on either branch, and a while loop
+# whose carried values gain tangents in its body (u starts constant).
+for taken in [True, False]:
+    t = "tensor<2x3xf64>"
+    case(f"cond taking the {'true' if taken else 'false'} branch",
+         f"""  %r = kiln.cond %a0 -> ({t}) {{
+    %s = kiln.sin %a1 : {t}
+    %m = kiln.mul %s, %a2 : {t}
+    kiln.yield %m : {t}
+  }} else {{
+    %e = kiln.exp %a2 : {t}
+    kiln.yield %e : {t}
+  }}""", [np.array(taken), rng.standard_normal((2, 3)),
+          rng.standard_normal((2, 3))], t, reverse=False)
+case("while", """  %zero = kiln.constant dense<0> : tensor<i32>
+  %one = kiln.constant dense<1> : tensor<i32>
+  %ones = kiln.constant dense<1.0> : tensor<3xf64>
+  %w:3 = kiln.while (%zero, %ones, %a0) : tensor<i32>, tensor<3xf64>, tensor<3xf64> cond {
+  ^bb0(%i: tensor<i32>, %u: tensor<3xf64>, %v: tensor<3xf64>):
+    %p = kiln.compare LT, %i, %a2 : tensor<i32>
+    kiln.yield %p : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>, %u: tensor<3xf64>, %v: tensor<3xf64>):
+    %j = kiln.add %i, %one : tensor<i32>
+    %u2 = kiln.mul %u, %v : tensor<3xf64>
+    %s = kiln.sin %v : tensor<3xf64>
+    %v2 = kiln.mul %s, %a1 : tensor<3xf64>
+    kiln.yield %j, %u2, %v2 : tensor<i32>, tensor<3xf64>, tensor<3xf64>
+  }
+  %r = kiln.add %w#1, %w#2 : tensor<3xf64>""",
+     [rng.standard_normal(3), rng.standard_normal(3),
+      np.array(4, np.int32)], "tensor<3xf64>", reverse=False)
 
 finish()

@@ -1,18 +1,42 @@
 // RUN: kiln-opt %s --kiln-expand-transforms --split-input-file -verify-diagnostics
 
-// Region-carrying control flow has no forward-mode rule yet.
-func.func private @f(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'kiln.cond' op has no forward-mode (JVP) rule}}
-  %0 = kiln.cond %p -> (tensor<f32>) {
-    kiln.yield %x : tensor<f32>
-  } else {
-    kiln.yield %x : tensor<f32>
+// Reverse mode cannot transpose a while loop: its trip count is known only
+// once it has run (as in JAX, where scan is the differentiable loop).
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.while' op cannot be differentiated in reverse mode: its trip count is known only once it has run; write the loop as kiln.scan, whose length is fixed}}
+  %0 = kiln.while (%x) : tensor<f32> cond {
+  ^bb0(%v: tensor<f32>):
+    %big = kiln.constant dense<10.0> : tensor<f32>
+    %p = kiln.compare LT, %v, %big : tensor<f32>
+    kiln.yield %p : tensor<i1>
+  } do {
+  ^bb0(%v: tensor<f32>):
+    %w = kiln.add %v, %v : tensor<f32>
+    kiln.yield %w : tensor<f32>
   }
   return %0 : tensor<f32>
 }
-func.func @main(%p: tensor<i1>, %x: tensor<f32>, %tp: tensor<i1>, %t: tensor<f32>) -> tensor<f32> {
-  %0:2 = kiln.jvp @f(%p, %x, %tp, %t) : (tensor<i1>, tensor<f32>, tensor<i1>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
-  return %0#1 : tensor<f32>
+func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %0 = kiln.grad @f(%x) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Nor, yet, a cond.
+func.func private @f(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.cond' op cannot be differentiated in reverse mode yet: compute both branches and choose with kiln.select instead}}
+  %0 = kiln.cond %p -> (tensor<f32>) {
+    kiln.yield %x : tensor<f32>
+  } else {
+    %y = kiln.mul %x, %x : tensor<f32>
+    kiln.yield %y : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @main(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
+  %0 = kiln.grad @f(%p, %x) {argnums = array<i64: 1>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
 }
 
 // -----

@@ -299,3 +299,78 @@ func.func @main(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
   %l, %g = kiln.value_and_grad @closs(%x) : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
   return %l, %g : tensor<f32>, tensor<3xf32>
 }
+
+// -----
+
+// cond: one cond whose branches yield the results, then the tangents of
+// the results that either branch gives one (the true branch's is zero,
+// materialized there; simplification hoists the constants).
+// CHECK-LABEL: func.func private @choose_jvp
+// CHECK-SAME: (%[[P:.*]]: tensor<i1>, %[[X:.*]]: tensor<3xf32>, %{{.*}}: tensor<i1>, %[[T:.*]]: tensor<3xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = kiln.constant dense<0.000000e+00>
+// CHECK-DAG: %[[ONES:.*]] = kiln.constant dense<1.000000e+00>
+// CHECK: %[[R:.*]]:2 = kiln.cond %[[P]] -> (tensor<3xf32>, tensor<3xf32>) {
+// CHECK: kiln.yield %[[ONES]], %[[ZERO]]
+// CHECK: } else {
+// CHECK: %[[S:.*]] = kiln.sin %[[X]]
+// CHECK: %[[C:.*]] = kiln.cos %[[X]]
+// CHECK: %[[TS:.*]] = kiln.mul %[[T]], %[[C]]
+// CHECK: kiln.yield %[[S]], %[[TS]]
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func private @choose(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.cond %p -> (tensor<3xf32>) {
+    %c = kiln.constant dense<1.0> : tensor<3xf32>
+    kiln.yield %c : tensor<3xf32>
+  } else {
+    %s = kiln.sin %x : tensor<3xf32>
+    kiln.yield %s : tensor<3xf32>
+  }
+  return %0 : tensor<3xf32>
+}
+func.func @main(%p: tensor<i1>, %x: tensor<3xf32>, %tp: tensor<i1>, %t: tensor<3xf32>) -> tensor<3xf32> {
+  %0:2 = kiln.jvp @choose(%p, %x, %tp, %t) : (tensor<i1>, tensor<3xf32>, tensor<i1>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %0#1 : tensor<3xf32>
+}
+
+// -----
+
+// while: the loop carries the tangents of the carried values that have
+// one: %v's from the start, and %u's because the body multiplies the
+// constant it starts as by %v (a fixed point over the body); the counter
+// carries none.
+// CHECK-LABEL: func.func private @power_jvp
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[T:.*]]: tensor<3xf32>)
+// CHECK-DAG: %[[ONES:.*]] = kiln.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK-DAG: %[[ZERO:.*]] = kiln.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK: %[[W:.*]]:5 = kiln.while(%{{.*}}, %[[ONES]], %[[X]], %[[ZERO]], %[[T]]) : tensor<i32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32> cond {
+// CHECK: ^bb0(%[[I:[^:]*]]: tensor<i32>,
+// CHECK: kiln.compare  LT, %[[I]]
+// CHECK: } do {
+// CHECK: ^bb0(%{{[^:]*}}: tensor<i32>, %[[U:[^:]*]]: tensor<3xf32>, %[[V:[^:]*]]: tensor<3xf32>, %[[TU:[^:]*]]: tensor<3xf32>, %[[TV:[^:]*]]: tensor<3xf32>):
+// CHECK: %[[UV:.*]] = kiln.mul %[[U]], %[[V]]
+// CHECK: %[[A:.*]] = kiln.mul %[[TU]], %[[V]]
+// CHECK: %[[B:.*]] = kiln.mul %[[U]], %[[TV]]
+// CHECK: %[[TUV:.*]] = kiln.add %[[A]], %[[B]]
+// CHECK: kiln.yield %{{.*}}, %[[UV]], %[[V]], %[[TUV]], %[[TV]]
+// CHECK: return %[[W]]#1, %[[W]]#3
+func.func private @power(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %zero = kiln.constant dense<0> : tensor<i32>
+  %one = kiln.constant dense<1> : tensor<i32>
+  %n = kiln.constant dense<4> : tensor<i32>
+  %ones = kiln.constant dense<1.0> : tensor<3xf32>
+  %r:3 = kiln.while (%zero, %ones, %x) : tensor<i32>, tensor<3xf32>, tensor<3xf32> cond {
+  ^bb0(%i: tensor<i32>, %u: tensor<3xf32>, %v: tensor<3xf32>):
+    %p = kiln.compare LT, %i, %n : tensor<i32>
+    kiln.yield %p : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>, %u: tensor<3xf32>, %v: tensor<3xf32>):
+    %j = kiln.add %i, %one : tensor<i32>
+    %uv = kiln.mul %u, %v : tensor<3xf32>
+    kiln.yield %j, %uv, %v : tensor<i32>, tensor<3xf32>, tensor<3xf32>
+  }
+  return %r#1 : tensor<3xf32>
+}
+func.func @main(%x: tensor<3xf32>, %t: tensor<3xf32>) -> tensor<3xf32> {
+  %0:2 = kiln.jvp @power(%x, %t) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %0#1 : tensor<3xf32>
+}
