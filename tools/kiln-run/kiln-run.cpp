@@ -1,7 +1,7 @@
 //===- kiln-run.cpp - run a function of a kiln program --------------------===//
 //
 // kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz] [--print]
-//          [--bench N] [--device cpu|cuda]
+//          [--bench N] [--device cpu|cuda] [--check-grads]
 //
 // FILE is a .mlir source (compiled in process for --device, the CPU by
 // default) or an artifact from kiln-compile (which says where it runs).
@@ -9,13 +9,16 @@
 // as out0, out1, ... and/or are printed. numpy has no bf16: a bf16 argument
 // is given as float32 (rounded to nearest even) and a bf16 result is
 // written as float32. Arguments are copied to the entry's device once and
-// results back once; --bench times the calls alone.
+// results back once; --bench times the calls alone. --check-grads checks
+// the entry's derivatives at the arguments instead of printing its results
+// (CheckGrads.h).
 //
 // kiln-run links only the runtime core: it opens the compiler
 // (libkiln_runtime_jit.so, beside libkiln_runtime.so) only for a .mlir
 // source, so artifacts run on machines without LLVM.
 //
 //===----------------------------------------------------------------------===//
+#include "CheckGrads.h"
 #include "TensorText.h"
 #include "kiln/runtime.hpp"
 
@@ -38,7 +41,7 @@ using kiln::Tensor;
 /// The command line.
 struct Options {
   std::string inputFile, entryName, inputPath, outputPath;
-  bool printResults = false;
+  bool printResults = false, checkGrads = false;
   unsigned benchCalls = 0;
   /// Where a .mlir source runs; an artifact says where it runs.
   kiln_device_t device = KILN_DEVICE_CPU;
@@ -48,8 +51,11 @@ Options options;
 
 const char *const kUsage =
     "usage: kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz]\n"
-    "                [--print] [--bench N] [--device cpu|cuda]\n"
-    "Run a function of a kiln program (.mlir source or artifact).\n";
+    "                [--print] [--bench N] [--device cpu|cuda] "
+    "[--check-grads]\n"
+    "Run a function of a kiln program (.mlir source or artifact).\n"
+    "--check-grads: compare the entry's jvp with finite differences and its\n"
+    "vjp with its jvp at the arguments (a .mlir source on the CPU).\n";
 
 /// Parses argv into `options`; prints the problem and returns false if it
 /// is malformed.
@@ -77,6 +83,8 @@ bool parseCommandLine(int argc, char **argv) {
       std::exit(0);
     } else if (arg == "--print") {
       options.printResults = true;
+    } else if (arg == "--check-grads") {
+      options.checkGrads = true;
     } else if (arg == "--entry" || arg == "--input" || arg == "--output" ||
                arg == "--bench" || arg == "--device") {
       if (!takeValue())
@@ -334,6 +342,18 @@ int main(int argc, char **argv) {
   std::vector<kiln_tensor_t> rawArgs;
   for (Tensor &arg : args)
     rawArgs.push_back(arg.get());
+  if (options.checkGrads) {
+    if (!isSource || device != KILN_DEVICE_CPU) {
+      std::cerr << "kiln-run: error: --check-grads needs a .mlir source run "
+                   "on the CPU: the derivatives are compiled from it\n";
+      return 1;
+    }
+    return kiln::checkGradients(
+        file, options.entryName, module, rawArgs,
+        [](const std::string &path, kiln_module_t *out) {
+          return compileSource(path, KILN_DEVICE_CPU, out);
+        });
+  }
   if (!call(module, rawArgs, results) || !moveTo(results, KILN_DEVICE_CPU))
     return 1;
 
