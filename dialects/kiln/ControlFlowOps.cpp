@@ -69,11 +69,42 @@ struct InlineConstantCond : OpRewritePattern<CondOp> {
     return success();
   }
 };
+
+/// cond whose results are not all used -> a cond yielding the used ones
+/// only, so that the work of the others can disappear.
+struct DropUnusedCondResults : OpRewritePattern<CondOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CondOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value> used;
+    for (Value result : op.getResults())
+      if (!result.use_empty())
+        used.push_back(result);
+    if (used.size() == op.getNumResults())
+      return failure();
+    auto smaller = CondOp::create(rewriter, op.getLoc(),
+                                  ValueRange(used).getTypes(), op.getPred());
+    for (auto [from, to] : llvm::zip_equal(op->getRegions(),
+                                           smaller->getRegions())) {
+      rewriter.inlineRegionBefore(from, to, to.end());
+      auto yield = cast<YieldOp>(to.front().getTerminator());
+      SmallVector<Value> kept;
+      for (Value result : used)
+        kept.push_back(yield.getOperand(cast<OpResult>(result).getResultNumber()));
+      rewriter.setInsertionPoint(yield);
+      rewriter.replaceOpWithNewOp<YieldOp>(yield, kept);
+    }
+    for (auto [result, replacement] : llvm::zip_equal(used, smaller.getResults()))
+      rewriter.replaceAllUsesWith(result, replacement);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void CondOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<InlineConstantCond>(context);
+  results.add<InlineConstantCond, DropUnusedCondResults>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -339,17 +339,12 @@ SmallVector<Value> tangentsOrZeros(OpBuilder &b, Location loc,
 
 /// cond: one cond whose branches compute the results and the tangents of
 /// those that either branch gives a nonzero tangent (JAX's _cond_jvp).
-/// Reverse mode would split it into a forward and a backward cond; it does
-/// not yet.
+/// Reverse mode splits it into a forward and a backward cond.
 struct CondJvp : RegionJvpOpInterface::ExternalModel<CondJvp, CondOp> {
   LogicalResult buildRegionJvp(Operation *op, OpBuilder &b,
                                JvpRegionEmitter &engine,
                                SmallVectorImpl<Value> &results,
                                SmallVectorImpl<Value> &resultTangents) const {
-    if (engine.forReverseMode())
-      return op->emitOpError(
-          "cannot be differentiated in reverse mode yet: compute both "
-          "branches and choose with kiln.select instead");
     auto cond = cast<CondOp>(op);
     Location loc = op->getLoc();
     unsigned n = op->getNumResults();

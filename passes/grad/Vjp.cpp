@@ -34,26 +34,30 @@ bool usesAny(Operation &op, const DenseSet<Value> &values) {
   return llvm::any_of(captured, [&](Value v) { return values.contains(v); });
 }
 
-/// One function's JVP, split into its primal computation (emitted forward)
-/// and the transpose of its linear part (emitted backward).
-class ReverseEmitter {
-public:
-  ReverseEmitter(VjpBuilder &vjps, func::FuncOp jvp)
-      : vjps(vjps), body(jvp.getBody().front()),
-        numArgs(jvp.getNumArguments() / 2),
-        numResults(jvp.getNumResults() / 2) {}
+/// Whether `v` is defined in `block` or in an op nested in it.
+bool isInside(Value v, Block *block) {
+  for (Block *b = v.getParentBlock(); b;) {
+    if (b == block)
+      return true;
+    Operation *parent = b->getParentOp();
+    b = parent ? parent->getBlock() : nullptr;
+  }
+  return false;
+}
 
-  /// Emits, with `b`, the primal computation on `args` (the function's
-  /// arguments) and appends the function's results to `results`.
-  LogicalResult emitForward(OpBuilder &b, ValueRange args,
-                            SmallVectorImpl<Value> &results) {
-    for (unsigned i = 0; i < numArgs; ++i) {
-      forward.map(body.getArgument(i), args[i]);
-      BlockArgument tangent = body.getArgument(numArgs + i);
-      if (isDifferentiable(tangent.getType()))
-        linear.insert(tangent);
-    }
-    for (Operation &op : body.without_terminator()) {
+/// One block of a JVP, split into its primal computation (emitted forward)
+/// and the transpose of its linear part (emitted backward). A function's
+/// body is one; each branch of a cond that carries tangents is another,
+/// nested in it.
+class BlockSplitter {
+public:
+  BlockSplitter(VjpBuilder &vjps, IRMapping &forward, DenseSet<Value> &linear)
+      : vjps(vjps), forward(forward), linear(linear) {}
+
+  /// Emits, with `b`, the primal ops of `block` (but its terminator), and
+  /// records its linear ops (those that use a value of `linear`).
+  LogicalResult emitForward(OpBuilder &b, Block &block) {
+    for (Operation &op : block.without_terminator()) {
       if (!usesAny(op, linear)) {
         b.clone(op, forward);
         continue;
@@ -61,6 +65,11 @@ public:
       linearOps.push_back(&op);
       if (auto call = dyn_cast<func::CallOp>(op)) {
         if (failed(emitForwardCall(b, call)))
+          return failure();
+        continue;
+      }
+      if (auto cond = dyn_cast<CondOp>(op)) {
+        if (failed(emitForwardCond(b, cond)))
           return failure();
         continue;
       }
@@ -72,40 +81,40 @@ public:
         linear.insert(result);
       }
     }
-    for (Value v : body.getTerminator()->getOperands().take_front(numResults))
-      results.push_back(forward.lookup(v));
     return success();
   }
 
-  /// Emits, with `b` after the forward half, the cotangents of the
-  /// arguments (appended to `argCotangents`; null: zero) from those of the
-  /// results, `seeds` (null: zero). `residual` gives, for a value of the
-  /// forward half, the value standing for it in the backward half.
-  LogicalResult emitBackward(OpBuilder &b, ValueRange seeds,
-                             function_ref<Value(Value)> residual,
-                             SmallVectorImpl<Value> &argCotangents) {
-    Operation *terminator = body.getTerminator();
-    for (unsigned i = 0; i < numResults; ++i) {
-      Value tangent = terminator->getOperand(numResults + i);
-      if (seeds[i] && linear.contains(tangent))
-        accumulate(b, tangent, seeds[i]);
-    }
+  /// Emits, with `b` after the forward half, the transpose of the linear
+  /// ops recorded, in reverse, from the cotangents accumulated so far.
+  /// `residual` gives, for a value of the forward half, the value standing
+  /// for it in the backward half.
+  LogicalResult emitBackward(OpBuilder &b,
+                             function_ref<Value(Value)> residual) {
     for (Operation *op : llvm::reverse(linearOps)) {
       SmallVector<Value> resultCotangents;
       for (Value result : op->getResults())
         resultCotangents.push_back(cotangents.lookup(result));
       if (llvm::none_of(resultCotangents, [](Value v) { return bool(v); }))
         continue;
-      auto call = dyn_cast<func::CallOp>(op);
-      if (failed(call ? transposeCall(b, call, resultCotangents, residual)
-                      : transposeOp(b, *op, resultCotangents, residual)))
+      LogicalResult done = success();
+      if (auto call = dyn_cast<func::CallOp>(op))
+        done = transposeCall(b, call, resultCotangents, residual);
+      else if (auto cond = dyn_cast<CondOp>(op))
+        done = transposeCond(b, cond, resultCotangents, residual);
+      else
+        done = transposeOp(b, *op, resultCotangents, residual);
+      if (failed(done))
         return failure();
     }
-    for (unsigned i = 0; i < numArgs; ++i)
-      argCotangents.push_back(
-          cotangents.lookup(body.getArgument(numArgs + i)));
     return success();
   }
+
+  void accumulate(OpBuilder &b, Value v, Value ct) {
+    cotangents[v] = addOrZero(b, v.getLoc(), cotangents.lookup(v), ct);
+  }
+
+  /// The cotangent accumulated for `v` (null: zero).
+  Value cotangent(Value v) const { return cotangents.lookup(v); }
 
 private:
   /// A call of a callee's JVP: the callee's forward half now, its backward
@@ -154,6 +163,145 @@ private:
     return success();
   }
 
+  /// A cond whose branches compute tangents (JAX's partial evaluation of
+  /// cond): a forward cond yields the primal results and the residuals of
+  /// the branch taken (zeros in the other's slots); a backward cond on the
+  /// same predicate runs that branch's transpose. Both branches are split
+  /// now; their backward halves wait, in blocks whose arguments are the
+  /// results' cotangents and the residuals, for the way back.
+  LogicalResult emitForwardCond(OpBuilder &b, CondOp cond) {
+    Location loc = cond.getLoc();
+    SplitCond &split = conds[cond];
+    std::unique_ptr<Block> forwardBlocks[2];
+    std::unique_ptr<BlockSplitter> branches[2];
+    for (int i : {0, 1}) {
+      forwardBlocks[i] = std::make_unique<Block>();
+      branches[i] = std::make_unique<BlockSplitter>(vjps, forward, linear);
+      OpBuilder inner(b.getContext());
+      inner.setInsertionPointToEnd(forwardBlocks[i].get());
+      if (failed(branches[i]->emitForward(inner, cond->getRegion(i).front())))
+        return failure();
+    }
+    Operation *yields[2] = {cond->getRegion(0).front().getTerminator(),
+                            cond->getRegion(1).front().getTerminator()};
+    // A result is linear if a branch yields a linear value for it (the
+    // other may yield a constant zero).
+    SmallVector<unsigned> primalResults;
+    for (unsigned j = 0; j < cond.getNumResults(); ++j) {
+      if (linear.contains(yields[0]->getOperand(j)) ||
+          linear.contains(yields[1]->getOperand(j)))
+        split.linearResults.push_back(j);
+      else
+        primalResults.push_back(j);
+    }
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(cond->getRegions(), captured);
+    for (Value v : captured)
+      if (linear.contains(v))
+        split.outerLinear.push_back(v);
+
+    // Each branch's backward half, with its residuals as arguments.
+    SmallVector<Value> locals[2];
+    for (int i : {0, 1}) {
+      split.backward[i] = std::make_unique<Block>();
+      Block *back = split.backward[i].get();
+      OpBuilder inner(b.getContext());
+      inner.setInsertionPointToEnd(back);
+      for (unsigned j : split.linearResults) {
+        Value arg = back->addArgument(cond.getResult(j).getType(), loc);
+        if (linear.contains(yields[i]->getOperand(j)))
+          branches[i]->accumulate(inner, yields[i]->getOperand(j), arg);
+      }
+      Block *local = forwardBlocks[i].get();
+      DenseMap<Value, Value> slots;
+      auto residual = [&](Value v) {
+        auto [it, added] = slots.try_emplace(v);
+        if (added) {
+          it->second = back->addArgument(v.getType(), v.getLoc());
+          bool isLocal = isInside(v, local);
+          (isLocal ? locals[i] : split.outer[i]).push_back(v);
+          split.isLocal[i].push_back(isLocal);
+        }
+        return it->second;
+      };
+      if (failed(branches[i]->emitBackward(inner, residual)))
+        return failure();
+      SmallVector<Value> cts;
+      for (Value v : split.outerLinear) {
+        Value ct = branches[i]->cotangent(v);
+        cts.push_back(ct ? ct : zeros(inner, loc, v.getType()));
+      }
+      YieldOp::create(inner, loc, cts);
+    }
+
+    // The forward cond: primal results, then each branch's residuals.
+    SmallVector<Type> types;
+    for (unsigned j : primalResults)
+      types.push_back(cond.getResult(j).getType());
+    for (int i : {0, 1})
+      for (Value v : locals[i])
+        types.push_back(v.getType());
+    for (int i : {0, 1}) {
+      OpBuilder inner(b.getContext());
+      inner.setInsertionPointToEnd(forwardBlocks[i].get());
+      SmallVector<Value> values;
+      for (unsigned j : primalResults)
+        values.push_back(forward.lookupOrDefault(yields[i]->getOperand(j)));
+      for (int other : {0, 1})
+        for (Value v : locals[other])
+          values.push_back(other == i ? v : zeros(inner, loc, v.getType()));
+      YieldOp::create(inner, loc, values);
+    }
+    auto copy = CondOp::create(b, loc, types, forward.lookup(cond.getPred()));
+    for (int i : {0, 1})
+      copy->getRegion(i).push_back(forwardBlocks[i].release());
+    for (auto [k, j] : llvm::enumerate(primalResults))
+      forward.map(cond.getResult(j), copy.getResult(k));
+    for (unsigned j : split.linearResults)
+      linear.insert(cond.getResult(j));
+    auto residuals = copy.getResults().drop_front(primalResults.size());
+    split.localResiduals[0].assign(residuals.begin(),
+                                   residuals.begin() + locals[0].size());
+    split.localResiduals[1].assign(residuals.begin() + locals[0].size(),
+                                   residuals.end());
+    return success();
+  }
+
+  LogicalResult transposeCond(OpBuilder &b, CondOp cond,
+                              ArrayRef<Value> resultCotangents,
+                              function_ref<Value(Value)> residual) {
+    Location loc = cond.getLoc();
+    SplitCond &split = conds[cond];
+    SmallVector<Value> cts;
+    for (unsigned j : split.linearResults)
+      cts.push_back(resultCotangents[j]
+                        ? resultCotangents[j]
+                        : zeros(b, loc, cond.getResult(j).getType()));
+    Value pred = backwardValue(b, cond.getPred(), residual);
+    for (int i : {0, 1}) {
+      Block *back = split.backward[i].get();
+      SmallVector<Value> values(cts);
+      unsigned local = 0, outer = 0;
+      for (bool isLocal : split.isLocal[i])
+        values.push_back(
+            isLocal ? residual(split.localResiduals[i][local++])
+                    : backwardOfForward(b, split.outer[i][outer++], residual));
+      for (auto [arg, value] : llvm::zip_equal(back->getArguments(), values))
+        arg.replaceAllUsesWith(value);
+      back->eraseArguments(0, back->getNumArguments());
+    }
+    SmallVector<Type> types;
+    for (Value v : split.outerLinear)
+      types.push_back(v.getType());
+    auto transposed = CondOp::create(b, loc, types, pred);
+    for (int i : {0, 1})
+      transposed->getRegion(i).push_back(split.backward[i].release());
+    for (auto [v, ct] :
+         llvm::zip_equal(split.outerLinear, transposed.getResults()))
+      accumulate(b, v, ct);
+    return success();
+  }
+
   /// Applies `op`'s transpose rule to a copy of it in the backward half,
   /// whose non-linear operands are their backward values; the linear ones
   /// still name the JVP's values, which rules use for their types only.
@@ -188,10 +336,16 @@ private:
     return success();
   }
 
-  /// The backward half's value for `v`, a non-linear value of the JVP:
-  /// constants are rebuilt, anything else is a residual.
+  /// The backward half's value for `v`, a non-linear value of the JVP.
   Value backwardValue(OpBuilder &b, Value v,
                       function_ref<Value(Value)> residual) {
+    return backwardOfForward(b, forward.lookup(v), residual);
+  }
+
+  /// The backward half's value for `v`, a value of the forward half:
+  /// constants are rebuilt, anything else is a residual.
+  Value backwardOfForward(OpBuilder &b, Value v,
+                          function_ref<Value(Value)> residual) {
     if (Operation *def = v.getDefiningOp();
         def && matchPattern(def, m_Constant())) {
       Value &constant = constants[v];
@@ -199,20 +353,15 @@ private:
         constant = b.clone(*def)->getResult(0);
       return constant;
     }
-    return residual(forward.lookup(v));
-  }
-
-  void accumulate(OpBuilder &b, Value v, Value ct) {
-    cotangents[v] = addOrZero(b, v.getLoc(), cotangents.lookup(v), ct);
+    return residual(v);
   }
 
   VjpBuilder &vjps;
-  Block &body;
-  unsigned numArgs, numResults;
-  /// The forward half's value of every non-linear value of the JVP.
-  IRMapping forward;
-  /// The JVP's values that are linear in its tangent arguments.
-  DenseSet<Value> linear;
+  /// The forward half's value of every non-linear value of the JVP, and the
+  /// JVP's values that are linear in its tangent arguments: shared with
+  /// the splitters of nested blocks.
+  IRMapping &forward;
+  DenseSet<Value> &linear;
   SmallVector<Operation *> linearOps;
   /// For each call of a callee's JVP: the callee's backward half and the
   /// residuals its forward half returned.
@@ -221,7 +370,78 @@ private:
     SmallVector<Value> residuals;
   };
   DenseMap<Operation *, SplitCall> calls;
+  /// For each cond that carries tangents: its linear results, the linear
+  /// values its branches use from above (whose cotangents the backward
+  /// cond yields), and per branch the backward block waiting for its
+  /// arguments: the linear results' cotangents, then residuals, each
+  /// either of the branch (a result of the forward cond) or from above (a
+  /// value of the forward half).
+  struct SplitCond {
+    SmallVector<unsigned> linearResults;
+    SmallVector<Value> outerLinear;
+    std::unique_ptr<Block> backward[2];
+    SmallVector<bool> isLocal[2];
+    SmallVector<Value> localResiduals[2], outer[2];
+  };
+  std::map<Operation *, SplitCond> conds;
+  /// Cotangents accumulated in this block's backward half; constants
+  /// rebuilt there.
   DenseMap<Value, Value> cotangents, constants;
+};
+
+/// One function's JVP, split into its primal computation (emitted forward)
+/// and the transpose of its linear part (emitted backward).
+class ReverseEmitter {
+public:
+  ReverseEmitter(VjpBuilder &vjps, func::FuncOp jvp)
+      : body(jvp.getBody().front()), numArgs(jvp.getNumArguments() / 2),
+        numResults(jvp.getNumResults() / 2),
+        splitter(vjps, forward, linear) {}
+
+  /// Emits, with `b`, the primal computation on `args` (the function's
+  /// arguments) and appends the function's results to `results`.
+  LogicalResult emitForward(OpBuilder &b, ValueRange args,
+                            SmallVectorImpl<Value> &results) {
+    for (unsigned i = 0; i < numArgs; ++i) {
+      forward.map(body.getArgument(i), args[i]);
+      BlockArgument tangent = body.getArgument(numArgs + i);
+      if (isDifferentiable(tangent.getType()))
+        linear.insert(tangent);
+    }
+    if (failed(splitter.emitForward(b, body)))
+      return failure();
+    for (Value v : body.getTerminator()->getOperands().take_front(numResults))
+      results.push_back(forward.lookup(v));
+    return success();
+  }
+
+  /// Emits, with `b` after the forward half, the cotangents of the
+  /// arguments (appended to `argCotangents`; null: zero) from those of the
+  /// results, `seeds` (null: zero). `residual` gives, for a value of the
+  /// forward half, the value standing for it in the backward half.
+  LogicalResult emitBackward(OpBuilder &b, ValueRange seeds,
+                             function_ref<Value(Value)> residual,
+                             SmallVectorImpl<Value> &argCotangents) {
+    Operation *terminator = body.getTerminator();
+    for (unsigned i = 0; i < numResults; ++i) {
+      Value tangent = terminator->getOperand(numResults + i);
+      if (seeds[i] && linear.contains(tangent))
+        splitter.accumulate(b, tangent, seeds[i]);
+    }
+    if (failed(splitter.emitBackward(b, residual)))
+      return failure();
+    for (unsigned i = 0; i < numArgs; ++i)
+      argCotangents.push_back(
+          splitter.cotangent(body.getArgument(numArgs + i)));
+    return success();
+  }
+
+private:
+  Block &body;
+  unsigned numArgs, numResults;
+  IRMapping forward;
+  DenseSet<Value> linear;
+  BlockSplitter splitter;
 };
 
 /// The name of the function derived from `fn` as `suffix` (`f_fwd`).

@@ -340,8 +340,9 @@ case("through a call", "  %e = kiln.tanh %a0 : tensor<3xf64>\n"
      "  %r = kiln.mul %a, %b : tensor<3xf64>",
      [rng.standard_normal(3)], "tensor<3xf64>")
 
-# Control flow in forward mode: a cond on either branch, and a while loop
-# whose carried values gain tangents in its body (u starts constant).
+# Control flow: a cond on either branch (forward and reverse mode), and a
+# while loop (forward mode) whose carried values gain tangents in its body
+# (u starts constant).
 for taken in [True, False]:
     t = "tensor<2x3xf64>"
     case(f"cond taking the {'true' if taken else 'false'} branch",
@@ -353,7 +354,25 @@ for taken in [True, False]:
     %e = kiln.exp %a2 : {t}
     kiln.yield %e : {t}
   }}""", [np.array(taken), rng.standard_normal((2, 3)),
-          rng.standard_normal((2, 3))], t, reverse=False)
+          rng.standard_normal((2, 3))], t)
+    # A cond nested in a branch, using a value from two levels up.
+    case(f"nested cond, outer {'true' if taken else 'false'}",
+         f"""  %e = kiln.exp %a1 : {t}
+  %r = kiln.cond %a0 -> ({t}) {{
+    %q = kiln.cond %a3 -> ({t}) {{
+      %m = kiln.mul %e, %a2 : {t}
+      kiln.yield %m : {t}
+    }} else {{
+      %s = kiln.sin %a2 : {t}
+      kiln.yield %s : {t}
+    }}
+    %w = kiln.mul %q, %e : {t}
+    kiln.yield %w : {t}
+  }} else {{
+    %c = kiln.cos %a1 : {t}
+    kiln.yield %c : {t}
+  }}""", [np.array(taken), rng.standard_normal((2, 3)),
+          rng.standard_normal((2, 3)), np.array(not taken)], t)
 case("while", """  %zero = kiln.constant dense<0> : tensor<i32>
   %one = kiln.constant dense<1> : tensor<i32>
   %ones = kiln.constant dense<1.0> : tensor<3xf64>

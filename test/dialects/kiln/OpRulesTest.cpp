@@ -47,9 +47,10 @@ const llvm::StringSet<> kLinear = {
 /// (the engine differentiates their regions for them).
 const llvm::StringSet<> kRegionOps = {"kiln.cond", "kiln.while"};
 
-/// Linear ops reverse mode does not transpose: while, because its trip
-/// count is known only once it has run (as in JAX; kiln.scan is the
-/// differentiable loop), and cond, not yet.
+/// Linear ops without a transpose rule: while, which reverse mode does not
+/// differentiate because its trip count is known only once it has run (as
+/// in JAX; kiln.scan is the differentiable loop), and cond, which the
+/// reverse-mode engine splits into a forward and a backward cond itself.
 const llvm::StringSet<> kNotTransposed = {"kiln.cond", "kiln.while"};
 
 class OpRulesTest : public ::testing::Test {

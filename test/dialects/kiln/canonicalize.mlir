@@ -339,6 +339,30 @@ func.func @constant_cond(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
 
 // -----
 
+// A cond's unused results are dropped with the work that made them.
+// CHECK-LABEL: func.func @unused_cond_result
+// CHECK-SAME: (%[[P:.*]]: tensor<i1>, %[[A:.*]]: tensor<f32>)
+func.func @unused_cond_result(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {
+  // CHECK: %[[R:.*]] = kiln.cond %[[P]] -> (tensor<f32>) {
+  // CHECK-NEXT: %[[E:.*]] = kiln.exp %[[A]]
+  // CHECK-NEXT: kiln.yield %[[E]]
+  // CHECK-NEXT: } else {
+  // CHECK-NEXT: kiln.yield %[[A]]
+  // CHECK-NEXT: }
+  %0:2 = kiln.cond %p -> (tensor<f32>, tensor<f32>) {
+    %s = kiln.sin %a : tensor<f32>
+    %e = kiln.exp %a : tensor<f32>
+    kiln.yield %s, %e : tensor<f32>, tensor<f32>
+  } else {
+    %c = kiln.cos %a : tensor<f32>
+    kiln.yield %c, %a : tensor<f32>, tensor<f32>
+  }
+  // CHECK-NEXT: return %[[R]]
+  return %0#1 : tensor<f32>
+}
+
+// -----
+
 // On i1, max is or and min is and (true is the larger).
 // CHECK-LABEL: func.func @fold_bool_max_min
 func.func @fold_bool_max_min() -> (tensor<2xi1>, tensor<2xi1>) {

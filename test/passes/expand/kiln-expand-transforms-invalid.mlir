@@ -23,24 +23,6 @@ func.func @main(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// Nor, yet, a cond.
-func.func private @f(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'kiln.cond' op cannot be differentiated in reverse mode yet: compute both branches and choose with kiln.select instead}}
-  %0 = kiln.cond %p -> (tensor<f32>) {
-    kiln.yield %x : tensor<f32>
-  } else {
-    %y = kiln.mul %x, %x : tensor<f32>
-    kiln.yield %y : tensor<f32>
-  }
-  return %0 : tensor<f32>
-}
-func.func @main(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
-  %0 = kiln.grad @f(%p, %x) {argnums = array<i64: 1>} : (tensor<i1>, tensor<f32>) -> tensor<f32>
-  return %0 : tensor<f32>
-}
-
-// -----
-
 // A transformation the pass does not expand yet cannot be differentiated.
 func.func private @loss(%x: tensor<f32>) -> tensor<f32> {
   %0 = kiln.mul %x, %x : tensor<f32>

@@ -374,3 +374,40 @@ func.func @main(%x: tensor<3xf32>, %t: tensor<3xf32>) -> tensor<3xf32> {
   %0:2 = kiln.jvp @power(%x, %t) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
   return %0#1 : tensor<3xf32>
 }
+
+// -----
+
+// Reverse mode through a cond: a forward cond yields the primal result and
+// the residuals of the branch taken (cos x; zeros in the other branch's
+// slots), a backward cond on the same predicate runs that branch's
+// transpose and yields the cotangents of the values the branches use. The
+// primal result, which grad does not return, is gone with its work.
+// CHECK-LABEL: func.func private @branchy_grad
+// CHECK-SAME: (%[[P:.*]]: tensor<i1>, %[[X:.*]]: tensor<3xf32>)
+// CHECK-DAG: %[[TWO:.*]] = kiln.constant dense<2.000000e+00> : tensor<3xf32>
+// CHECK-DAG: %[[ZERO:.*]] = kiln.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK: %[[F:.*]] = kiln.cond %[[P]] -> (tensor<3xf32>) {
+// CHECK-NEXT: %[[C:.*]] = kiln.cos %[[X]]
+// CHECK-NEXT: kiln.yield %[[C]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: kiln.yield %[[ZERO]]
+// CHECK: %[[B:.*]] = kiln.cond %[[P]] -> (tensor<3xf32>) {
+// CHECK-NEXT: kiln.yield %[[F]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: kiln.yield %[[TWO]]
+// CHECK: return %[[B]]
+func.func private @branchy(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<f32> {
+  %0 = kiln.cond %p -> (tensor<3xf32>) {
+    %s = kiln.sin %x : tensor<3xf32>
+    kiln.yield %s : tensor<3xf32>
+  } else {
+    %d = kiln.add %x, %x : tensor<3xf32>
+    kiln.yield %d : tensor<3xf32>
+  }
+  %l = kiln.reduce_sum %0, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @main(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.grad @branchy(%p, %x) {argnums = array<i64: 1>} : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
