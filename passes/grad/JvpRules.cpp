@@ -281,11 +281,30 @@ struct ReduceChooserJvp
   }
 };
 
-/// reduce_prod: sum of t_i times the product of the other elements, exact
-/// where elements are zero (no division by them). Its own derivative is
-/// right away from zeros only: where an element is zero, the JVP of this
-/// JVP misses the terms of the products that exclude two elements (JAX
-/// avoids this with cumulative products, which need a scan primitive).
+/// The exclusive prefix products of `x` (rank 2) along dimension 1:
+/// out[:, i] = x[:, 0] * ... * x[:, i-1], 1 for i = 0. Hillis and Steele's
+/// scan, log2(n) multiplications of shifted copies, made of differentiable
+/// ops only, so that the rule's own derivative is exact too.
+Value exclusivePrefixProducts(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t n = type.getDimSize(1);
+  Value one = splat(b, loc, RankedTensorType::get({}, type.getElementType()),
+                    1.0);
+  // x shifted right by k along dimension 1, filled with ones.
+  auto shift = [&](Value v, int64_t k) -> Value {
+    return PadOp::create(b, loc, v, one, ArrayRef<int64_t>{0, k},
+                         ArrayRef<int64_t>{0, -k}, ArrayRef<int64_t>{0, 0});
+  };
+  Value inclusive = x;
+  for (int64_t k = 1; k < n; k *= 2)
+    inclusive = mul(b, loc, inclusive, shift(inclusive, k));
+  return shift(inclusive, 1);
+}
+
+/// reduce_prod: sum of t_i times the product of the other elements, the
+/// latter as the product of the exclusive prefix and suffix products
+/// (JAX's _reduce_prod_jvp_rule): exact where elements are zero, to any
+/// order, with no division.
 struct ReduceProdJvp
     : JvpOpInterface::ExternalModel<ReduceProdJvp, ReduceProdOp> {
   LogicalResult buildJvp(Operation *op, OpBuilder &b, ValueRange tangents,
@@ -295,28 +314,36 @@ struct ReduceProdJvp
     Value x = reduce.getOperand();
     auto type = cast<RankedTensorType>(x.getType());
     ArrayRef<int64_t> dims = reduce.getDimensions();
-    Value zero = splat(b, loc, type, 0.0), one = splat(b, loc, type, 1.0);
-    Value isZero = compare(b, loc, ComparisonDirection::EQ, x, zero);
-    // The product of the nonzero elements and the number of zeros.
-    Value nonzero = SelectOp::create(b, loc, isZero, one, x);
-    Value product = broadcastBack(
-        b, loc, ReduceProdOp::create(b, loc, nonzero, dims), type, dims);
-    Value zerosCount = broadcastBack(
+    // The kept dimensions first, then the reduced ones, as [kept, reduced].
+    SmallVector<int64_t> permutation;
+    int64_t kept = 1, reduced = 1;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(dims, d)) {
+        permutation.push_back(d);
+        kept *= type.getDimSize(d);
+      }
+    for (int64_t d : dims) {
+      permutation.push_back(d);
+      reduced *= type.getDimSize(d);
+    }
+    auto matrix = RankedTensorType::get({kept, reduced}, type.getElementType());
+    auto asMatrix = [&](Value v) -> Value {
+      return ReshapeOp::create(b, loc, matrix,
+                               TransposeOp::create(b, loc, v, permutation));
+    };
+    Value xs = asMatrix(x), ts = asMatrix(tangents[0]);
+    Value prefix = exclusivePrefixProducts(b, loc, xs);
+    Value suffix = ReverseOp::create(
         b, loc,
-        ReduceSumOp::create(b, loc, SelectOp::create(b, loc, isZero, one, zero),
-                            dims),
-        type, dims);
-    // The product of the others: product / x without zeros; product at the
-    // only zero; 0 when there are two zeros or more.
-    Value noZero = compare(b, loc, ComparisonDirection::EQ, zerosCount, zero);
-    Value oneZero = compare(b, loc, ComparisonDirection::EQ, zerosCount, one);
-    Value others = SelectOp::create(
-        b, loc, noZero, DivOp::create(b, loc, product, nonzero),
-        SelectOp::create(
-            b, loc, oneZero,
-            SelectOp::create(b, loc, isZero, product, zero), zero));
+        exclusivePrefixProducts(b, loc,
+                                ReverseOp::create(b, loc, xs,
+                                                  ArrayRef<int64_t>{1})),
+        ArrayRef<int64_t>{1});
+    Value others = mul(b, loc, prefix, suffix);
+    Value sum = ReduceSumOp::create(b, loc, mul(b, loc, ts, others),
+                                    ArrayRef<int64_t>{1});
     resultTangents.push_back(
-        ReduceSumOp::create(b, loc, mul(b, loc, tangents[0], others), dims));
+        ReshapeOp::create(b, loc, reduce.getResult().getType(), sum));
     return success();
   }
 };

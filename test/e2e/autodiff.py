@@ -1,6 +1,7 @@
 # Forward mode (kiln.jvp) and reverse mode (kiln.vjp) of every
 # differentiable primitive, first and second order, against central finite
-# differences of the primal program in f64 (JAX's check_grads method), on
+# differences of the primal program in f64 (JAX's check_grads method), and
+# first order in f32 through kiln-run --check-grads, on
 # random inputs, directions and cotangents: a VJP is checked by the
 # dot-product test <vjp(u), t> = <u, (f(x + ht) - f(x - ht)) / 2h>.
 # RUN: %numpy_python %s kiln-run
@@ -111,7 +112,42 @@ def close(name, got, want):
              f"got  {got}\nwant {want}")
 
 
-def case(name, body, args, result, second_order=True, reverse=True):
+def check_f32(name, body, args, shape):
+    """kiln-run --check-grads on sum(f(args) * w) in f32: the JVP against
+    finite differences and the VJP against the JVP, within JAX's f32
+    tolerance (2e-3)."""
+    args = [a.astype(np.float32) if a.dtype.kind == "f" else a for a in args]
+    types = [ttype(a.shape, a.dtype) for a in args]
+    result = ttype(shape, np.float32)
+    w = rng.standard_normal(shape).astype(np.float32)
+    params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    dims = ", ".join(str(d) for d in range(len(shape)))
+    source = f"""func.func @loss({params}, %weights: {result}) -> tensor<f32> {{
+{body}
+  %weighted = kiln.mul %r, %weights : {result}
+  %loss = kiln.reduce_sum %weighted, dims = [{dims}] : ({result}) -> tensor<f32>
+  return %loss : tensor<f32>
+}}
+"""
+    with tempfile.TemporaryDirectory() as tmp:
+        path, inputs = os.path.join(tmp, "p.mlir"), os.path.join(tmp, "in.npz")
+        with open(path, "w") as f:
+            f.write(source.replace("f64", "f32"))
+        np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(args + [w])})
+        done = subprocess.run([KILN_RUN, path, "--entry", "loss", "--input",
+                               inputs, "--check-grads"],
+                              capture_output=True, text=True)
+        if done.returncode != 0 or done.stdout.count(": ok") != len(
+                [a for a in args if a.dtype.kind == "f"]) + 1:
+            fail(f"{name} in f32: kiln-run --check-grads failed:\n"
+                 f"{done.stdout}{done.stderr}")
+
+
+def case(name, body, args, result, second_order=True, reverse=True, f32=True):
+    """Checks @f (`body` on `args`) in f64: its JVP against finite
+    differences, its VJP by the dot-product test (if `reverse`), both
+    again for its JVP (if `second_order`); and, if `f32` and `reverse`,
+    the same program in f32 by kiln-run --check-grads."""
     with tempfile.TemporaryDirectory() as tmp:
         source, artifact = os.path.join(tmp, "p.mlir"), os.path.join(tmp, "p.so")
         with open(source, "w") as f:
@@ -123,6 +159,8 @@ def case(name, body, args, result, second_order=True, reverse=True):
             return
         t = [direction(a) for a in args]
         y, ty = run(artifact, "jvp", args + t)
+        if f32 and reverse:
+            check_f32(name, body, args, np.shape(y))
         close(f"{name} primal", y, run(artifact, "primal", args)[0])
         plus = run(artifact, "primal", shifted(args, t, STEP))[0]
         minus = run(artifact, "primal", shifted(args, t, -STEP))[0]
@@ -178,7 +216,9 @@ for op, make in [("neg", rng.standard_normal), ("exp", rng.standard_normal),
                  ("sign", positive)]:
     s = shape()
     t = ttype(s, np.float64)
-    case(op, f"  %r = kiln.{op} %a0 : {t}", [make(s)], t)
+    # Steps have no derivative to compare with in f32.
+    case(op, f"  %r = kiln.{op} %a0 : {t}", [make(s)], t,
+         f32=op not in ("floor", "ceil", "sign"))
 
 # Binary ops, away from their kinks (max/min ties are checked in lit).
 for op, x, y in [
@@ -319,17 +359,23 @@ case("dot_general", "  %r = kiln.dot_general %a0, %a1, batching = [1] x [2], "
      "tensor<4x3x2xf64>",
      [rng.standard_normal((3, 4, 5)), rng.standard_normal((2, 5, 4))],
      "tensor<4x3x2xf64>")
+# Elements 0.1 apart, so that no finite-difference step crosses a tie of
+# reduce_max or reduce_min.
+spread = (rng.permutation(24).reshape(2, 3, 4) - 12) * 0.1
 for op in ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod"]:
     case(op, f"  %r = kiln.{op} %a0, dims = [0, 2] : ({tx}) -> tensor<3xf64>",
-         [x], "tensor<3xf64>")
-# A product over a zero and over two zeros: first order is exact there;
-# the rule's own derivative is not (see ReduceProdJvp).
-z = rng.standard_normal((3, 4))
+         [spread + rng.uniform(-0.01, 0.01, (2, 3, 4))], "tensor<3xf64>")
+# A product over a zero, over two zeros and over three: exact to second
+# order there (the rule multiplies prefix and suffix products and never
+# divides).
+z = rng.standard_normal((4, 5))
 z[0, 1] = 0.0
 z[2, 0] = z[2, 3] = 0.0
+z[3, 1] = z[3, 2] = z[3, 4] = 0.0
 case("reduce_prod with zeros", "  %r = kiln.reduce_prod %a0, dims = [1] : "
-     "(tensor<3x4xf64>) -> tensor<3xf64>", [z], "tensor<3xf64>",
-     second_order=False)
+     "(tensor<4x5xf64>) -> tensor<4xf64>", [z], "tensor<4xf64>")
+case("reduce_prod over dims 2 and 0", "  %r = kiln.reduce_prod %a0, dims = [2, 0] : "
+     f"({tx}) -> tensor<3xf64>", [x], "tensor<3xf64>")
 
 # A chain through a call: the callee is differentiated once.
 case("through a call", "  %e = kiln.tanh %a0 : tensor<3xf64>\n"
@@ -338,7 +384,7 @@ case("through a call", "  %e = kiln.tanh %a0 : tensor<3xf64>\n"
      "func.func private @helper(%a: tensor<3xf64>, "
      "%b: tensor<3xf64>) -> tensor<3xf64> {\n"
      "  %r = kiln.mul %a, %b : tensor<3xf64>",
-     [rng.standard_normal(3)], "tensor<3xf64>")
+     [rng.standard_normal(3)], "tensor<3xf64>", f32=False)
 
 # Control flow: a cond on either branch (forward and reverse mode), and a
 # while loop (forward mode) whose carried values gain tangents in its body
