@@ -10,6 +10,7 @@
 #include "passes/expand/Passes.h"
 #include "passes/grad/Jvp.h"
 #include "passes/grad/Vjp.h"
+#include "passes/vmap/Vmap.h"
 
 namespace kiln {
 
@@ -20,6 +21,7 @@ inline void registerAllKilnPasses() { registerKilnExpandPasses(); }
 inline void registerAllKilnRules(mlir::DialectRegistry &registry) {
   registerJvpRules(registry);
   registerTransposeRules(registry);
+  registerBatchingRules(registry);
 }
 
 } // namespace kiln

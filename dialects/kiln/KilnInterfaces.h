@@ -60,6 +60,32 @@ public:
   virtual bool forReverseMode() const = 0;
 };
 
+/// The vmap engine as the batching rules of ops with regions see it
+/// (RegionBatchingOpInterface). Values are those of the function being
+/// batched; the engine maps them to the batched function's.
+class BatchRegionEmitter {
+public:
+  virtual ~BatchRegionEmitter() = default;
+
+  /// The batched function's value for `v` (an operand of the op or a value
+  /// its regions use from above) and its batch dimension (-1: none).
+  virtual std::pair<mlir::Value, int64_t> batched(mlir::Value v) = 0;
+
+  /// The number of elements of the batch.
+  virtual int64_t batchSize() const = 0;
+
+  /// Emits, at `builder`'s insertion point, the batched ops of `source` (a
+  /// block of the op's regions) with its arguments bound to `args`, batched
+  /// along `argDims`; appends the values its terminator yields to
+  /// `yielded` and their batch dimensions to `yieldedDims`. Fails with an
+  /// error at an op it cannot batch.
+  virtual mlir::LogicalResult
+  emitBlock(mlir::OpBuilder &builder, mlir::Block &source,
+            mlir::ValueRange args, llvm::ArrayRef<int64_t> argDims,
+            llvm::SmallVectorImpl<mlir::Value> &yielded,
+            llvm::SmallVectorImpl<int64_t> &yieldedDims) = 0;
+};
+
 } // namespace kiln
 
 #include "kiln/KilnInterfaces.h.inc"

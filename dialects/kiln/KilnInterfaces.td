@@ -124,6 +124,30 @@ def Kiln_BatchingOpInterface : OpInterface<"BatchingOpInterface"> {
   ];
 }
 
+def Kiln_RegionBatchingOpInterface : OpInterface<"RegionBatchingOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    The batching rule of an op with regions (`cond`, `while`; JAX's
+    `_cond_batching_rule`, `_while_loop_batching_rule`): the op is built
+    anew, or replaced (a cond on a batched predicate becomes a select of
+    both branches), with regions the engine batches
+    (`BatchRegionEmitter`).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, with `builder` in the batched function, this op on the
+        batch: appends its results to `results` and their batch dimensions
+        (-1: not batched) to `resultBatchDims`, batching its regions
+        through `engine`. Fails with an error at the op when it cannot.
+      }],
+      "::mlir::LogicalResult", "buildRegionBatched",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::kiln::BatchRegionEmitter &":$engine,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$results,
+           "::llvm::SmallVectorImpl<int64_t> &":$resultBatchDims)>
+  ];
+}
+
 def Kiln_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   let cppNamespace = "::kiln";
   let description = [{

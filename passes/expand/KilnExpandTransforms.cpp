@@ -1,6 +1,7 @@
 //===- KilnExpandTransforms.cpp - the kiln-expand-transforms pass ---------===//
 #include "Passes.h"
 #include "passes/grad/Vjp.h"
+#include "passes/vmap/Vmap.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
@@ -33,6 +34,17 @@ SmallVector<func::FuncOp> referencedFunctions(func::FuncOp fn,
   return referenced;
 }
 
+/// The batch size of `vmap`: its axis_size, else the size of a batched
+/// operand along its axis (the verifier checked they agree).
+int64_t batchSize(kiln::VmapOp vmap) {
+  if (std::optional<int64_t> size = vmap.getAxisSize())
+    return *size;
+  for (auto [operand, axis] : llvm::zip(vmap.getOperands(), vmap.getInAxes()))
+    if (axis != -1)
+      return cast<RankedTensorType>(operand.getType()).getDimSize(axis);
+  return 0; // Unreachable: the verifier asks for axis_size.
+}
+
 /// Replaces `op` by a call of `fn` on the same operands.
 void replaceByCall(Operation *op, func::FuncOp fn) {
   OpBuilder b(op);
@@ -54,9 +66,14 @@ struct KilnExpandTransformsPass
     auto tidy = [&](func::FuncOp fn) { return runPipeline(simplify, fn); };
     kiln::JvpBuilder jvps(symbols, tidy);
     kiln::VjpBuilder vjps(symbols, tidy);
+    kiln::VmapBuilder vmaps(symbols, tidy);
     auto buildExpansion = [&](Operation *op) -> FailureOr<func::FuncOp> {
       if (auto jvp = dyn_cast<kiln::JvpOp>(op))
         return jvps.getOrBuild(symbols.lookup<func::FuncOp>(jvp.getCallee()));
+      if (auto vmap = dyn_cast<kiln::VmapOp>(op))
+        return vmaps.getOrBuild(symbols.lookup<func::FuncOp>(vmap.getCallee()),
+                                vmap.getInAxes(), vmap.getOutAxes(),
+                                batchSize(vmap));
       return vjps.getOrBuild(op);
     };
     enum class State { Unvisited, OnPath, Done };
@@ -76,8 +93,8 @@ struct KilnExpandTransformsPass
       }
       SmallVector<Operation *> ops;
       fn.walk([&](Operation *op) {
-        if (isa<kiln::JvpOp, kiln::VjpOp, kiln::GradOp, kiln::ValueAndGradOp>(
-                op))
+        if (isa<kiln::JvpOp, kiln::VjpOp, kiln::GradOp, kiln::ValueAndGradOp,
+                kiln::VmapOp>(op))
           ops.push_back(op);
       });
       for (Operation *op : ops) {

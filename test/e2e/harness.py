@@ -90,6 +90,19 @@ def check(name, program, entry, args, expected, rtol=0.0, atol=0.0):
     compare(name, results, expected, rtol, atol)
 
 
+def check_pairs(name, program, entry, args, rtol=0.0, atol=0.0):
+    """Runs `entry`, whose results come in pairs (a value, then its
+    reference computed another way), and compares each pair; records a
+    failure instead of stopping."""
+    results, stderr, status = run(program, entry, args)
+    if status != 0:
+        _failures.append(f"{name}: kiln-run failed ({status}):\n{stderr}")
+        return
+    for k in range(0, len(results), 2):
+        compare(f"{name} (pair {k // 2})", [results[k]], [results[k + 1]],
+                rtol, atol)
+
+
 def compare(name, results, expected, rtol=0.0, atol=0.0):
     """Compares every result with `expected` (NaN equals NaN); records a
     failure instead of stopping."""

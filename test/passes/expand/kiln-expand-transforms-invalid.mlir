@@ -82,3 +82,42 @@ func.func @main(%x: tensor<3xf32>, %t: tensor<3xf32>) -> tensor<3xf32> {
   %0:2 = kiln.jvp @g(%x, %t) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
   return %0#1 : tensor<3xf32>
 }
+
+// -----
+
+// A result that depends on the batch cannot be returned unbatched.
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.neg %x : tensor<3xf32>
+  // expected-error @+1 {{'func.return' op result #0 of @f depends on the batch, but its out_axes entry is -1}}
+  return %0 : tensor<3xf32>
+}
+func.func @main(%xs: tensor<4x3xf32>) -> tensor<3xf32> {
+  %0 = kiln.vmap @f(%xs) {in_axes = array<i64: 0>, out_axes = array<i64: -1>} : (tensor<4x3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// A custom_vjp is not batched yet.
+func.func private @g(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.sin %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func private @g_fwd(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = kiln.sin %x : tensor<3xf32>
+  return %0, %x : tensor<3xf32>, tensor<3xf32>
+}
+func.func private @g_bwd(%x: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = kiln.cos %x : tensor<3xf32>
+  %1 = kiln.mul %0, %ct : tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'kiln.custom_vjp' op cannot be batched (by kiln.vmap) yet}}
+  %0 = kiln.custom_vjp @g(%x) {fwd = @g_fwd, bwd = @g_bwd} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func @main(%xs: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = kiln.vmap @f(%xs) {in_axes = array<i64: 0>, out_axes = array<i64: 0>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
