@@ -7,31 +7,23 @@
 // check_grads does.
 //
 //===----------------------------------------------------------------------===//
-#include "CheckGrads.h"
-#include "kiln/runtime.hpp"
+#include "EntryChecks.h"
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
-#include <unistd.h>
 
 namespace kiln {
+using namespace checks;
 namespace {
 
+const char *const kFlag = "--check-grads";
 const char *const kJvpEntry = "__kiln_check_jvp";
 const char *const kVjpEntry = "__kiln_check_vjp";
 /// Random directions per argument.
 constexpr int kDirections = 3;
-
-bool isFloat(kiln_dtype_t dtype) {
-  return dtype == KILN_F32 || dtype == KILN_F64 || dtype == KILN_F16 ||
-         dtype == KILN_BF16;
-}
 
 /// Machine epsilon of a float dtype.
 double epsilon(kiln_dtype_t dtype) {
@@ -68,78 +60,6 @@ double error(double a, double b) {
   return std::fabs(a - b) / (1.0 + std::fabs(b));
 }
 
-/// An entry's argument or result type.
-struct TensorType {
-  kiln_dtype_t dtype;
-  std::vector<int64_t> shape;
-
-  std::string text() const {
-    std::string text = "tensor<";
-    for (int64_t d : shape)
-      text += std::to_string(d) + "x";
-    return text + kiln_dtype_name(dtype) + ">";
-  }
-  size_t count() const {
-    size_t n = 1;
-    for (int64_t d : shape)
-      n *= size_t(d);
-    return n;
-  }
-};
-
-/// A float tensor's elements as doubles.
-std::vector<double> toDoubles(kiln_tensor_t tensor) {
-  kiln_dtype_t dtype = kiln_tensor_dtype(tensor);
-  size_t n = kiln_tensor_byte_length(tensor) / kiln_dtype_size(dtype);
-  const void *data = kiln_tensor_data(tensor);
-  std::vector<double> values(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (dtype == KILN_F64)
-      values[i] = static_cast<const double *>(data)[i];
-    else if (dtype == KILN_F32)
-      values[i] = static_cast<const float *>(data)[i];
-    else if (dtype == KILN_F16)
-      values[i] = double(static_cast<const _Float16 *>(data)[i]);
-    else {
-      uint32_t bits = uint32_t(static_cast<const uint16_t *>(data)[i]) << 16;
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      values[i] = f;
-    }
-  }
-  return values;
-}
-
-/// A tensor of `type` holding `values` rounded to its dtype (bf16 to
-/// nearest even).
-Tensor fromDoubles(const TensorType &type, const std::vector<double> &values) {
-  std::vector<char> bytes(values.size() * kiln_dtype_size(type.dtype));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (type.dtype == KILN_F64)
-      reinterpret_cast<double *>(bytes.data())[i] = values[i];
-    else if (type.dtype == KILN_F32)
-      reinterpret_cast<float *>(bytes.data())[i] = float(values[i]);
-    else if (type.dtype == KILN_F16)
-      reinterpret_cast<_Float16 *>(bytes.data())[i] = _Float16(values[i]);
-    else {
-      float f = float(values[i]);
-      uint32_t bits;
-      std::memcpy(&bits, &f, sizeof bits);
-      bits += 0x7fff + ((bits >> 16) & 1);
-      reinterpret_cast<uint16_t *>(bytes.data())[i] = uint16_t(bits >> 16);
-    }
-  }
-  Tensor tensor;
-  Tensor::create(type.dtype, type.shape, bytes.data(), bytes.size(), tensor);
-  return tensor;
-}
-
-Tensor zerosOf(const TensorType &type) {
-  Tensor tensor;
-  Tensor::create(type.dtype, type.shape, nullptr, 0, tensor);
-  return tensor;
-}
-
 /// The source of the two checking functions: a kiln.jvp of `entry`
 /// returning its first result and that result's tangent, and a kiln.vjp
 /// returning the cotangents of the float arguments `floats`.
@@ -147,12 +67,7 @@ std::string checkingFunctions(const std::string &entry,
                               const std::vector<TensorType> &args,
                               const std::vector<TensorType> &results,
                               const std::vector<size_t> &floats) {
-  auto list = [](size_t n, const std::function<std::string(size_t)> &item) {
-    std::string text;
-    for (size_t i = 0; i < n; ++i)
-      text += (i ? ", " : "") + item(i);
-    return text;
-  };
+  auto list = joined;
   size_t n = args.size(), m = results.size();
   auto argType = [&](size_t i) { return args[i].text(); };
   auto resultType = [&](size_t i) { return results[i].text(); };
@@ -196,76 +111,6 @@ std::string checkingFunctions(const std::string &entry,
   return os.str();
 }
 
-/// Calls `entry` of `module`; the results, or an empty vector (reported).
-std::vector<Tensor> call(kiln_module_t module, const char *entry,
-                         const std::vector<kiln_tensor_t> &args) {
-  size_t m = size_t(kiln_module_entry_num_results(module, entry));
-  std::vector<kiln_tensor_t> raw(m);
-  Status status(kiln_module_call(module, entry, args.size(), args.data(), m,
-                                 raw.data()));
-  std::vector<Tensor> results;
-  if (!status) {
-    std::cerr << "kiln-run: error: --check-grads: " << status.message()
-              << "\n";
-    return results;
-  }
-  for (kiln_tensor_t r : raw)
-    results.emplace_back(r);
-  return results;
-}
-
-/// The signature of `entry`: argument and result types.
-void readSignature(kiln_module_t module, const std::string &entry,
-                   std::vector<TensorType> &args,
-                   std::vector<TensorType> &results) {
-  auto read = [&](bool isArg, int64_t i) {
-    kiln_dtype_t dtype;
-    int64_t rank;
-    const int64_t *shape;
-    (isArg ? kiln_module_entry_arg : kiln_module_entry_result)(
-        module, entry.c_str(), i, &dtype, &rank, &shape);
-    return TensorType{dtype, std::vector<int64_t>(shape, shape + rank)};
-  };
-  for (int64_t i = 0; i < kiln_module_entry_num_args(module, entry.c_str()); ++i)
-    args.push_back(read(true, i));
-  for (int64_t i = 0; i < kiln_module_entry_num_results(module, entry.c_str());
-       ++i)
-    results.push_back(read(false, i));
-}
-
-/// Compiles the source at `path` with the checking functions appended, in
-/// a temporary folder under the same file name (so that diagnostics name
-/// it); null when it fails (reported).
-Module compileChecks(const std::string &path, const std::string &functions,
-                     const CompileSource &compile) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream source;
-  source << in.rdbuf();
-  char folder[] = "/tmp/kiln-check-grads-XXXXXX";
-  if (!in || !mkdtemp(folder)) {
-    std::cerr << "kiln-run: error: --check-grads: cannot copy " << path
-              << " to a temporary folder\n";
-    return Module();
-  }
-  size_t slash = path.rfind('/');
-  std::string copy = std::string(folder) + "/" +
-                     (slash == std::string::npos ? path : path.substr(slash + 1));
-  { std::ofstream(copy, std::ios::binary) << source.str() << functions; }
-  kiln_module_t raw = nullptr;
-  Status status(compile(copy, &raw));
-  std::remove(copy.c_str());
-  rmdir(folder);
-  if (!status) {
-    // Diagnostics name the user's file, not its copy.
-    std::string message = status.message();
-    for (size_t at; (at = message.find(copy)) != std::string::npos;)
-      message.replace(at, copy.size(), path);
-    std::cerr << "kiln-run: error: --check-grads: " << message << "\n";
-    return Module();
-  }
-  return Module(raw);
-}
-
 } // namespace
 
 int checkGradients(const std::string &path, const std::string &entry,
@@ -292,8 +137,9 @@ int checkGradients(const std::string &path, const std::string &entry,
               << " has no float argument to differentiate\n";
     return 1;
   }
-  Module checks = compileChecks(
-      path, checkingFunctions(entry, argTypes, resultTypes, floats), compile);
+  Module checks = compileWithFunctions(
+      path, checkingFunctions(entry, argTypes, resultTypes, floats), compile,
+      kFlag);
   if (!checks.get())
     return 1;
 
@@ -308,7 +154,7 @@ int checkGradients(const std::string &path, const std::string &entry,
     std::vector<kiln_tensor_t> shifted(args);
     Tensor moved = fromDoubles(argTypes[i], x);
     shifted[i] = moved.get();
-    std::vector<Tensor> r = call(checks.get(), entry.c_str(), shifted);
+    std::vector<Tensor> r = call(checks.get(), entry, shifted, kFlag);
     if (!r.empty())
       out = toDoubles(r[0].get())[0];
     return !r.empty();
@@ -351,7 +197,7 @@ int checkGradients(const std::string &path, const std::string &entry,
         jvpArgs.push_back(zero.get());
       Tensor tangent = fromDoubles(type, t);
       jvpArgs[args.size() + i] = tangent.get();
-      std::vector<Tensor> jvp = call(checks.get(), kJvpEntry, jvpArgs);
+      std::vector<Tensor> jvp = call(checks.get(), kJvpEntry, jvpArgs, kFlag);
       if (jvp.empty())
         return 1;
       std::vector<double> rounded = toDoubles(tangent.get());
@@ -368,7 +214,7 @@ int checkGradients(const std::string &path, const std::string &entry,
         otherSeeds.push_back(zerosOf(resultTypes[r]));
         vjpArgs.push_back(otherSeeds.back().get());
       }
-      std::vector<Tensor> vjp = call(checks.get(), kVjpEntry, vjpArgs);
+      std::vector<Tensor> vjp = call(checks.get(), kVjpEntry, vjpArgs, kFlag);
       if (vjp.empty())
         return 1;
       std::vector<double> g = toDoubles(vjp[k].get());

@@ -2,6 +2,7 @@
 //
 // kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz] [--print]
 //          [--bench N] [--device cpu|cuda] [--check-grads]
+//          [--check-vmap [--in-axes A,B,...]]
 //
 // FILE is a .mlir source (compiled in process for --device, the CPU by
 // default) or an artifact from kiln-compile (which says where it runs).
@@ -10,15 +11,15 @@
 // is given as float32 (rounded to nearest even) and a bf16 result is
 // written as float32. Arguments are copied to the entry's device once and
 // results back once; --bench times the calls alone. --check-grads checks
-// the entry's derivatives at the arguments instead of printing its results
-// (CheckGrads.h).
+// the entry's derivatives at the arguments, --check-vmap its kiln.vmap on a
+// batch of arguments, instead of printing its results (EntryChecks.h).
 //
 // kiln-run links only the runtime core: it opens the compiler
 // (libkiln_runtime_jit.so, beside libkiln_runtime.so) only for a .mlir
 // source, so artifacts run on machines without LLVM.
 //
 //===----------------------------------------------------------------------===//
-#include "CheckGrads.h"
+#include "EntryChecks.h"
 #include "TensorText.h"
 #include "kiln/runtime.hpp"
 
@@ -31,6 +32,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,7 +43,9 @@ using kiln::Tensor;
 /// The command line.
 struct Options {
   std::string inputFile, entryName, inputPath, outputPath;
-  bool printResults = false, checkGrads = false;
+  bool printResults = false, checkGrads = false, checkVmap = false;
+  /// --check-vmap's batch axis of each argument (empty: all 0).
+  std::vector<int64_t> inAxes;
   unsigned benchCalls = 0;
   /// Where a .mlir source runs; an artifact says where it runs.
   kiln_device_t device = KILN_DEVICE_CPU;
@@ -53,9 +57,29 @@ const char *const kUsage =
     "usage: kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz]\n"
     "                [--print] [--bench N] [--device cpu|cuda] "
     "[--check-grads]\n"
+    "                [--check-vmap [--in-axes A,B,...]]\n"
     "Run a function of a kiln program (.mlir source or artifact).\n"
     "--check-grads: compare the entry's jvp with finite differences and its\n"
-    "vjp with its jvp at the arguments (a .mlir source on the CPU).\n";
+    "vjp with its jvp at the arguments (a .mlir source on the CPU).\n"
+    "--check-vmap: compare the entry's kiln.vmap over a batch of arguments\n"
+    "(batched along --in-axes, -1 for none; all 0 by default) with a loop\n"
+    "of calls on each slice (a .mlir source on the CPU).\n";
+
+/// Parses --in-axes' comma-separated integers into `options.inAxes`.
+bool parseAxes(const std::string &value) {
+  std::stringstream list(value);
+  for (std::string item; std::getline(list, item, ',');) {
+    char *end = nullptr;
+    long long axis = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end || axis < -1 || axis > 64) {
+      std::cerr << "kiln-run: error: --in-axes: '" << item
+                << "' is not a batch axis (-1 for none, else 0 to 64)\n";
+      return false;
+    }
+    options.inAxes.push_back(axis);
+  }
+  return true;
+}
 
 /// Parses argv into `options`; prints the problem and returns false if it
 /// is malformed.
@@ -85,6 +109,11 @@ bool parseCommandLine(int argc, char **argv) {
       options.printResults = true;
     } else if (arg == "--check-grads") {
       options.checkGrads = true;
+    } else if (arg == "--check-vmap") {
+      options.checkVmap = true;
+    } else if (arg == "--in-axes") {
+      if (!takeValue() || !parseAxes(value))
+        return false;
     } else if (arg == "--entry" || arg == "--input" || arg == "--output" ||
                arg == "--bench" || arg == "--device") {
       if (!takeValue())
@@ -342,17 +371,22 @@ int main(int argc, char **argv) {
   std::vector<kiln_tensor_t> rawArgs;
   for (Tensor &arg : args)
     rawArgs.push_back(arg.get());
-  if (options.checkGrads) {
+  if (options.checkGrads || options.checkVmap) {
+    const char *flag = options.checkGrads ? "--check-grads" : "--check-vmap";
     if (!isSource || device != KILN_DEVICE_CPU) {
-      std::cerr << "kiln-run: error: --check-grads needs a .mlir source run "
-                   "on the CPU: the derivatives are compiled from it\n";
+      std::cerr << "kiln-run: error: " << flag
+                << " needs a .mlir source run on the CPU: the transformed "
+                   "entry is compiled from it\n";
       return 1;
     }
-    return kiln::checkGradients(
-        file, options.entryName, module, rawArgs,
-        [](const std::string &path, kiln_module_t *out) {
-          return compileSource(path, KILN_DEVICE_CPU, out);
-        });
+    auto compile = [](const std::string &path, kiln_module_t *out) {
+      return compileSource(path, KILN_DEVICE_CPU, out);
+    };
+    return options.checkGrads
+               ? kiln::checkGradients(file, options.entryName, module,
+                                      rawArgs, compile)
+               : kiln::checkVmap(file, options.entryName, module, rawArgs,
+                                 options.inAxes, compile);
   }
   if (!call(module, rawArgs, results) || !moveTo(results, KILN_DEVICE_CPU))
     return 1;
