@@ -4,7 +4,10 @@ runtime's C API (libkiln_runtime.so, through ctypes), printing the loss as
 it falls and the final accuracy, after checking the first step's gradients
 against PyTorch's autograd: the same program with f64 for f32, compiled in
 process (libkiln_runtime_jit.so), must agree with PyTorch in f64 to 1e-5
-relative; the f32 artifact's agreement (f32 rounding) is printed.
+relative; the f32 artifact's agreement (f32 rounding) is printed. Then
+per_example.mlir (beside SOURCE) batches the model with kiln.vmap: every
+point's gradient norm, checked against a loop of single-point gradients,
+and the losses of an ensemble of three models, checked against numpy.
 
 usage: train.py BUILD_LIB_DIR SOURCE.mlir ARTIFACT [--steps N]"""
 import argparse
@@ -197,6 +200,49 @@ def main():
     predicted = kiln.call(module, "predict", params + [x])[0]
     accuracy = np.mean(predicted == labels)
     print(f"training accuracy after {args.steps} steps: {100 * accuracy:.1f}%")
+    per_example(kiln, os.path.join(os.path.dirname(args.source),
+                                   "per_example.mlir"),
+                params, initial_parameters(np.random.default_rng(2026)), x, y)
+
+
+def numpy_losses(params, x, y):
+    """Each point's softmax cross-entropy under `params`, in numpy (f64)."""
+    w1, b1, w2, b2, w3, b3 = [p.astype(np.float64) for p in params]
+    s = np.tanh(np.tanh(x @ w1 + b1) @ w2 + b2) @ w3 + b3
+    z = s - s.max(axis=1, keepdims=True)
+    return np.log(np.exp(z).sum(axis=1)) - (y * z).sum(axis=1)
+
+
+def per_example(kiln, source, trained, initial, x, y):
+    """vmap beside training: each point's gradient norm (a vmap of a grad)
+    against a loop of single-point gradients, and the losses of an
+    ensemble of three models (a vmap over the parameters) against numpy."""
+    with open(source) as f:
+        module = kiln.compile(f.read())
+    norms = kiln.call(module, "grad_norms", trained + [x, y])[0]
+    looped = np.array([kiln.call(module, "example_grad_norm",
+                                 trained + [x[i], y[i]])[0]
+                       for i in range(len(x))])
+    difference = np.max(np.abs(norms - looped) / np.abs(looped))
+    print(f"per-point gradient norms (vmap of grad over {len(x)} points): "
+          f"min {norms.min():.4f}, median {np.median(norms):.4f}, "
+          f"max {norms.max():.4f}; against a loop of single-point gradients: "
+          f"{difference:.1e} relative")
+    if not difference <= 1e-5:
+        sys.exit("per-point gradient norms disagree with the loop")
+    rng = np.random.default_rng(7)
+    models = [initial, trained,
+              [p + 0.1 * rng.standard_normal(p.shape).astype(np.float32)
+               for p in trained]]
+    stacked = [np.stack(ps) for ps in zip(*models)]
+    losses = kiln.call(module, "ensemble_losses", stacked + [x, y])[0]
+    want = np.stack([numpy_losses(m, x, y) for m in models])
+    error = np.max(np.abs(losses - want) / np.maximum(np.abs(want), 1.0))
+    print("ensemble of 3 models (vmap over parameters): mean losses " +
+          ", ".join(f"{l:.4f}" for l in losses.mean(axis=1)) +
+          f"; against numpy: {error:.1e} relative")
+    if not error <= 1e-4:
+        sys.exit("ensemble losses disagree with numpy")
 
 
 if __name__ == "__main__":
