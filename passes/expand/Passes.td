@@ -13,10 +13,13 @@ def KilnExpandTransforms
     replaced by a `func.call` of a generated private function (named after
     the callee and the transformation, built once per callee and kind), so
     the output is ordinary `kiln` IR that can be printed, tested and
-    transformed again. Expands `kiln.jvp` (forward mode, through calls);
-    the other transformation ops are left for later passes, and the
-    contract check reports any that reaches lowering. A function that
-    reaches itself through calls or transformations is an error.
+    transformed again. Expands `kiln.jvp` (forward mode), `kiln.vjp`,
+    `kiln.grad` and `kiln.value_and_grad` (reverse mode), `kiln.vmap`
+    (batching), through calls, `cond` and `while`; what is left of a
+    `kiln.custom_vjp` becomes a call of its function. `kiln.scan` and
+    `kiln.checkpoint` are left for later, and the contract check reports
+    any that reaches lowering. A function that reaches itself through calls
+    or transformations is an error.
 
     Example:
 
