@@ -60,8 +60,11 @@ public:
     LogicalResult built = failure();
     if (auto call = dyn_cast<func::CallOp>(op))
       built = emitCall(call, operands, operandDims, results, resultDims);
+    else if (isa<CustomVjpOp>(op))
+      built = emitCustomVjp(op, operands, operandDims, results, resultDims);
     else if (isa<TransformOpInterface>(op))
-      return op.emitOpError("cannot be batched (by kiln.vmap) yet");
+      return op.emitOpError("is not expanded by kiln-expand-transforms yet, "
+                            "so the function holding it cannot be batched");
     else if (auto rule = dyn_cast<RegionBatchingOpInterface>(op))
       built = rule.buildRegionBatched(b, *this, results, resultDims);
     else if (auto rule = dyn_cast<BatchingOpInterface>(op))
@@ -130,6 +133,28 @@ private:
         func::CallOp::create(b, call.getLoc(), *batchedCallee, operands)
             .getResults());
     resultDims.append(call.getNumResults(), 0);
+    return success();
+  }
+
+  /// A custom_vjp: of its function, batched, with its rule batched.
+  LogicalResult emitCustomVjp(Operation &op, ValueRange operands,
+                              ArrayRef<int64_t> operandDims,
+                              SmallVectorImpl<Value> &results,
+                              SmallVectorImpl<int64_t> &resultDims) {
+    FailureOr<VmapBuilder::CustomRule> rule =
+        vmaps.getOrBuildCustom(&op, operandDims, size);
+    if (failed(rule))
+      return failure();
+    Operation *copy = b.clone(op);
+    copy->setOperands(operands);
+    copy->setAttr("callee", SymbolRefAttr::get(rule->callee));
+    copy->setAttr("fwd", SymbolRefAttr::get(rule->fwd));
+    copy->setAttr("bwd", SymbolRefAttr::get(rule->bwd));
+    for (Value result : copy->getResults()) {
+      result.setType(batchedType(result.getType(), 0, size));
+      results.push_back(result);
+      resultDims.push_back(0);
+    }
     return success();
   }
 
@@ -207,4 +232,74 @@ FailureOr<func::FuncOp> VmapBuilder::getOrBuild(func::FuncOp fn,
   if (failed(tidy(batched)))
     return failure();
   return built[key] = batched;
+}
+
+FailureOr<VmapBuilder::CustomRule>
+VmapBuilder::getOrBuildCustom(Operation *customVjp,
+                              ArrayRef<int64_t> operandDims,
+                              int64_t batchSize) {
+  auto custom = cast<CustomVjpOp>(customVjp);
+  auto fn = symbols.lookup<func::FuncOp>(custom.getCallee());
+  auto fwd = symbols.lookup<func::FuncOp>(custom.getFwd());
+  auto bwd = symbols.lookup<func::FuncOp>(custom.getBwd());
+  unsigned n = fn.getNumArguments(), m = fn.getNumResults();
+  unsigned r = fwd.getNumResults() - m;
+  SmallVector<int64_t> first(std::max(n, m + r), 0);
+  FailureOr<func::FuncOp> callee =
+      getOrBuild(fn, operandDims, ArrayRef(first).take_front(m), batchSize);
+  if (failed(callee))
+    return failure();
+  FailureOr<func::FuncOp> batchedFwd = getOrBuild(
+      fwd, operandDims, ArrayRef(first).take_front(m + r), batchSize);
+  if (failed(batchedFwd))
+    return failure();
+  FailureOr<func::FuncOp> batchedBwd =
+      getOrBuild(bwd, ArrayRef(first).take_front(r + m),
+                 ArrayRef(first).take_front(n), batchSize);
+  if (failed(batchedBwd))
+    return failure();
+
+  // The backward rule of the batched custom_vjp: each cotangent where its
+  // operand has its batch, summed where the operand has none.
+  std::string key = batchedBwd->getName().str() + "/operands/";
+  for (int64_t dim : operandDims)
+    key += std::to_string(dim) + ",";
+  if (func::FuncOp done = built[key])
+    return CustomRule{*callee, *batchedFwd, done};
+  OpBuilder b(*batchedBwd);
+  b.setInsertionPointAfter(*batchedBwd);
+  Location loc = custom.getLoc();
+  auto adjoint = func::FuncOp::create(
+      b, loc, (bwd.getName() + "_vmap_cotangents").str(),
+      b.getFunctionType(batchedBwd->getArgumentTypes(),
+                        callee->getArgumentTypes()));
+  adjoint.setPrivate();
+  symbols.insert(adjoint);
+  b.setInsertionPointToStart(adjoint.addEntryBlock());
+  auto cotangents =
+      func::CallOp::create(b, loc, *batchedBwd, adjoint.getArguments());
+  SmallVector<Value> returned;
+  for (auto [ct, dim, type] : llvm::zip_equal(
+           cotangents.getResults(), operandDims, callee->getArgumentTypes())) {
+    if (dim != -1) {
+      returned.push_back(moveBatchDim(b, loc, ct, 0, dim));
+      continue;
+    }
+    // A non-float operand has no derivative: any lane's zero will do.
+    if (isa<FloatType>(getElementTypeOrSelf(type))) {
+      returned.push_back(ReduceSumOp::create(b, loc, ct, ArrayRef<int64_t>{0}));
+      continue;
+    }
+    auto tensor = cast<RankedTensorType>(type);
+    SmallVector<int64_t> start(tensor.getRank() + 1, 0),
+        limit = {1}, strides(tensor.getRank() + 1, 1);
+    llvm::append_range(limit, tensor.getShape());
+    returned.push_back(ReshapeOp::create(
+        b, loc, tensor, SliceOp::create(b, loc, ct, start, limit, strides)));
+  }
+  func::ReturnOp::create(b, loc, returned);
+  if (failed(tidy(adjoint)))
+    return failure();
+  built[key] = adjoint;
+  return CustomRule{*callee, *batchedFwd, adjoint};
 }

@@ -38,6 +38,17 @@ public:
                                                  llvm::ArrayRef<int64_t> outAxes,
                                                  int64_t batchSize);
 
+  /// For a kiln.custom_vjp whose operands are batched along `operandDims`:
+  /// its function and `fwd` batched (results first), and a backward
+  /// function that runs `bwd` batched and gives each operand's cotangent
+  /// its batch dimension (summed over the batch for an unbatched operand).
+  struct CustomRule {
+    mlir::func::FuncOp callee, fwd, bwd;
+  };
+  mlir::FailureOr<CustomRule> getOrBuildCustom(mlir::Operation *customVjp,
+                                               llvm::ArrayRef<int64_t> operandDims,
+                                               int64_t batchSize);
+
 private:
   mlir::SymbolTable &symbols;
   Tidy tidy;

@@ -2,8 +2,8 @@
 # references computed one example at a time by PyTorch's autograd (and
 # numpy): vmap of grad (per-example gradients, as differentially private
 # SGD needs), grad of a function that calls vmap, jvp of vmap, vmap of jvp,
-# vmap of vmap of grad (a time x batch grid), and an ensemble (vmap over
-# the parameters).
+# vmap of vmap of grad (a time x batch grid), an ensemble (vmap over the
+# parameters), and a custom_vjp under vmap.
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 import torch
@@ -167,5 +167,55 @@ if out:
                               torch.tensor(xs[b]), torch.tensor(ys[b]))
             close(f"ensemble member {e}, example {b}", out[0][e, b],
                   want.numpy())
+
+# A custom_vjp under vmap: its function and rule are batched, so vmap of
+# grad and grad of vmap use the rule (here twice the true derivative of
+# sin, so that differentiating the function's body would show), summing
+# the rule's cotangent of an unbatched operand over the batch.
+CUSTOM = """
+func.func private @g(%x: tensor<3xf64>, %k: tensor<i32>) -> tensor<3xf64> {
+  %0 = kiln.sin %x : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+func.func private @g_fwd(%x: tensor<3xf64>, %k: tensor<i32>) -> (tensor<3xf64>, tensor<3xf64>) {
+  %0 = kiln.sin %x : tensor<3xf64>
+  %1 = kiln.cos %x : tensor<3xf64>
+  return %0, %1 : tensor<3xf64>, tensor<3xf64>
+}
+func.func private @g_bwd(%c: tensor<3xf64>, %ct: tensor<3xf64>) -> (tensor<3xf64>, tensor<i32>) {
+  %0 = kiln.mul %c, %ct : tensor<3xf64>
+  %1 = kiln.add %0, %0 : tensor<3xf64>
+  %z = kiln.constant dense<0> : tensor<i32>
+  return %1, %z : tensor<3xf64>, tensor<i32>
+}
+func.func private @f(%x: tensor<3xf64>, %w: tensor<3xf64>, %k: tensor<i32>) -> tensor<f64> {
+  %m = kiln.mul %x, %w : tensor<3xf64>
+  %0 = kiln.custom_vjp @g(%m, %k) {fwd = @g_fwd, bwd = @g_bwd} : (tensor<3xf64>, tensor<i32>) -> tensor<3xf64>
+  %l = kiln.reduce_sum %0, dims = [0] : (tensor<3xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+func.func private @grads(%x: tensor<3xf64>, %w: tensor<3xf64>, %k: tensor<i32>) -> tensor<3xf64> {
+  %g = kiln.grad @f(%x, %w, %k) {argnums = array<i64: 1>} : (tensor<3xf64>, tensor<3xf64>, tensor<i32>) -> tensor<3xf64>
+  return %g : tensor<3xf64>
+}
+func.func private @total(%xs: tensor<3x5xf64>, %w: tensor<3xf64>, %k: tensor<i32>) -> tensor<f64> {
+  %l = kiln.vmap @f(%xs, %w, %k) {in_axes = array<i64: 1, -1, -1>, out_axes = array<i64: 0>} : (tensor<3x5xf64>, tensor<3xf64>, tensor<i32>) -> tensor<5xf64>
+  %s = kiln.reduce_sum %l, dims = [0] : (tensor<5xf64>) -> tensor<f64>
+  return %s : tensor<f64>
+}
+func.func @main(%xs: tensor<3x5xf64>, %w: tensor<3xf64>, %k: tensor<i32>) -> (tensor<5x3xf64>, tensor<3xf64>) {
+  %g = kiln.vmap @grads(%xs, %w, %k) {in_axes = array<i64: 1, -1, -1>, out_axes = array<i64: 0>} : (tensor<3x5xf64>, tensor<3xf64>, tensor<i32>) -> tensor<5x3xf64>
+  %s = kiln.grad @total(%xs, %w, %k) {argnums = array<i64: 1>} : (tensor<3x5xf64>, tensor<3xf64>, tensor<i32>) -> tensor<3xf64>
+  return %g, %s : tensor<5x3xf64>, tensor<3xf64>
+}
+"""
+cxs, cw = rng.standard_normal((3, 5)), rng.standard_normal(3)
+results, stderr, status = run(CUSTOM, "main", [cxs, cw, np.array(2, np.int32)])
+if status != 0:
+    fail(f"custom_vjp under vmap: kiln-run failed:\n{stderr}")
+else:
+    rule = (2 * np.cos(cxs * cw[:, None]) * cxs).T
+    close("vmap of grad through custom_vjp", results[0], rule)
+    close("grad of vmap through custom_vjp", results[1], rule.sum(axis=0))
 
 finish()
