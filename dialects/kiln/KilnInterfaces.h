@@ -29,6 +29,10 @@ enum class DotKind {
   BatchedDot,
 };
 
+/// The discardable attribute that marks the kiln.while a kiln.scan expands
+/// into, for rules that treat it apart from a user's while loop.
+inline constexpr llvm::StringLiteral kScanLoopAttr = "kiln.scan_loop";
+
 /// The forward-mode engine as the rules of ops with regions see it
 /// (RegionJvpOpInterface). Values are those of the function being
 /// differentiated; the engine maps them to the JVP function's.

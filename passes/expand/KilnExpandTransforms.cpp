@@ -1,6 +1,7 @@
 //===- KilnExpandTransforms.cpp - the kiln-expand-transforms pass ---------===//
 #include "Passes.h"
 #include "passes/grad/Vjp.h"
+#include "passes/scan/Scan.h"
 #include "passes/vmap/Vmap.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -67,9 +68,16 @@ struct KilnExpandTransformsPass
     kiln::JvpBuilder jvps(symbols, tidy);
     kiln::VjpBuilder vjps(symbols, tidy);
     kiln::VmapBuilder vmaps(symbols, tidy);
+    kiln::ScanBuilder scans(symbols, tidy);
     auto buildExpansion = [&](Operation *op) -> FailureOr<func::FuncOp> {
       if (auto jvp = dyn_cast<kiln::JvpOp>(op))
         return jvps.getOrBuild(symbols.lookup<func::FuncOp>(jvp.getCallee()));
+      if (auto scan = dyn_cast<kiln::ScanOp>(op))
+        // I64Attr getters return uint64_t: read them as signed.
+        return scans.getOrBuild(
+            symbols.lookup<func::FuncOp>(scan.getCallee()),
+            int64_t(scan.getNumCarry()), int64_t(scan.getLength()),
+            scan.getReverse(), int64_t(scan.getUnroll()), scan.getLoc());
       if (auto vmap = dyn_cast<kiln::VmapOp>(op))
         return vmaps.getOrBuild(symbols.lookup<func::FuncOp>(vmap.getCallee()),
                                 vmap.getInAxes(), vmap.getOutAxes(),
@@ -94,7 +102,7 @@ struct KilnExpandTransformsPass
       SmallVector<Operation *> ops;
       fn.walk([&](Operation *op) {
         if (isa<kiln::JvpOp, kiln::VjpOp, kiln::GradOp, kiln::ValueAndGradOp,
-                kiln::VmapOp>(op))
+                kiln::VmapOp, kiln::ScanOp>(op))
           ops.push_back(op);
       });
       for (Operation *op : ops) {

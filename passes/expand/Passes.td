@@ -15,10 +15,10 @@ def KilnExpandTransforms
     the output is ordinary `kiln` IR that can be printed, tested and
     transformed again. Expands `kiln.jvp` (forward mode), `kiln.vjp`,
     `kiln.grad` and `kiln.value_and_grad` (reverse mode), `kiln.vmap`
-    (batching), through calls, `cond` and `while`; what is left of a
-    `kiln.custom_vjp` becomes a call of its function. `kiln.scan` and
-    `kiln.checkpoint` are left for later, and the contract check reports
-    any that reaches lowering. A function that reaches itself through calls
+    (batching) and `kiln.scan` (one loop of its body), through calls,
+    `cond` and `while`; what is left of a `kiln.custom_vjp` becomes a call
+    of its function. `kiln.checkpoint` is left for later, and the contract
+    check reports any that reaches lowering. A function that reaches itself through calls
     or transformations is an error.
 
     Example:

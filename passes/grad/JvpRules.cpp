@@ -418,6 +418,10 @@ struct WhileJvp : RegionJvpOpInterface::ExternalModel<WhileJvp, WhileOp> {
                                JvpRegionEmitter &engine,
                                SmallVectorImpl<Value> &results,
                                SmallVectorImpl<Value> &resultTangents) const {
+    if (engine.forReverseMode() && op->hasAttr(kScanLoopAttr))
+      return op->emitOpError(
+          "is the loop of a kiln.scan, which reverse mode does not "
+          "differentiate yet");
     if (engine.forReverseMode())
       return op->emitOpError(
           "cannot be differentiated in reverse mode: its trip count is known "
@@ -476,6 +480,7 @@ struct WhileJvp : RegionJvpOpInterface::ExternalModel<WhileJvp, WhileOp> {
     llvm::append_range(operands,
                        tangentsOrZeros(b, loc, inits, initTangents, carried));
     auto jvp = WhileOp::create(b, loc, operands);
+    jvp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     jvp.getCond().push_back(condition.release());
     jvp.getBody().push_back(body.release());
     unsigned n = inits.size();

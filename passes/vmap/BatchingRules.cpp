@@ -808,6 +808,7 @@ struct WhileBatching
                                                 0, size)
                                       : inits[j]);
     auto batched = WhileOp::create(b, loc, operands);
+    batched->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
     OpBuilder inner(b.getContext());
     // The condition: the loop's, or whether any lane's holds.
     Block *condition = new Block();
