@@ -133,3 +133,44 @@ LogicalResult WhileOp::verifyRegions() {
     return failure();
   return success();
 }
+
+namespace {
+/// A carried value the body passes through unchanged is its initial value
+/// throughout: its uses in the regions and after the loop use that instead
+/// (so that what builds on the loop sees it as invariant, as reverse mode
+/// does, which need not stack it per trip).
+struct ForwardInvariantCarries : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhileOp op,
+                                PatternRewriter &rewriter) const override {
+    Block &body = op.getBody().front(), &cond = op.getCond().front();
+    Operation *yield = body.getTerminator();
+    bool changed = false;
+    for (unsigned j = 0; j < op.getNumOperands(); ++j) {
+      if (yield->getOperand(j) != body.getArgument(j))
+        continue;
+      Value init = op.getOperand(j);
+      Value carried[] = {body.getArgument(j), cond.getArgument(j),
+                         op.getResult(j)};
+      for (Value v : carried) {
+        // The yield keeps passing the argument through.
+        bool used = llvm::any_of(v.getUses(), [&](OpOperand &use) {
+          return use.getOwner() != yield;
+        });
+        if (!used)
+          continue;
+        rewriter.replaceUsesWithIf(v, init, [&](OpOperand &use) {
+          return use.getOwner() != yield;
+        });
+        changed = true;
+      }
+    }
+    return success(changed);
+  }
+};
+} // namespace
+
+void WhileOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ForwardInvariantCarries>(context);
+}

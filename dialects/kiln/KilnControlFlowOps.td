@@ -68,6 +68,7 @@ def Kiln_WhileOp : Kiln_Op<"while", [RecursiveMemoryEffects,
     `(` $operands `)` attr-dict `:` type($operands) `cond` $cond `do` $body
   }];
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Kiln_YieldOp : Kiln_Op<"yield", [Pure, Terminator,

@@ -30,7 +30,8 @@ enum class DotKind {
 };
 
 /// The discardable attribute that marks the kiln.while a kiln.scan expands
-/// into, for rules that treat it apart from a user's while loop.
+/// into, for rules that treat it apart from a user's while loop: its value
+/// is the loop's trip count, which reverse mode needs before it runs.
 inline constexpr llvm::StringLiteral kScanLoopAttr = "kiln.scan_loop";
 
 /// The forward-mode engine as the rules of ops with regions see it

@@ -418,11 +418,9 @@ struct WhileJvp : RegionJvpOpInterface::ExternalModel<WhileJvp, WhileOp> {
                                JvpRegionEmitter &engine,
                                SmallVectorImpl<Value> &results,
                                SmallVectorImpl<Value> &resultTangents) const {
-    if (engine.forReverseMode() && op->hasAttr(kScanLoopAttr))
-      return op->emitOpError(
-          "is the loop of a kiln.scan, which reverse mode does not "
-          "differentiate yet");
-    if (engine.forReverseMode())
+    // The reverse-mode engine splits a scan's loop, whose trip count it
+    // knows, into a forward and a backward loop.
+    if (engine.forReverseMode() && !op->hasAttr(kScanLoopAttr))
       return op->emitOpError(
           "cannot be differentiated in reverse mode: its trip count is known "
           "only once it has run; write the loop as kiln.scan, whose length "

@@ -45,6 +45,45 @@ bool isInside(Value v, Block *block) {
   return false;
 }
 
+/// A scalar i64 tensor holding `value`.
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  auto type = RankedTensorType::get({}, b.getI64Type());
+  return ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
+}
+
+/// `type` with a leading dimension of `rows`.
+RankedTensorType stackedType(Type type, int64_t rows) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape = {rows};
+  llvm::append_range(shape, tensor.getShape());
+  return tensor.clone(shape);
+}
+
+/// The start indices of row `row` of `stack`.
+SmallVector<Value> rowStarts(OpBuilder &b, Location loc, Value stack,
+                             Value row) {
+  SmallVector<Value> starts = {row};
+  starts.append(cast<RankedTensorType>(stack.getType()).getRank() - 1,
+                indexConstant(b, loc, 0));
+  return starts;
+}
+
+/// `stack` with row `row` replaced by `v`.
+Value writeRow(OpBuilder &b, Location loc, Value stack, Value v, Value row) {
+  Value asRow = ReshapeOp::create(b, loc, stackedType(v.getType(), 1), v);
+  return DynamicUpdateSliceOp::create(b, loc, stack.getType(), stack, asRow,
+                                      rowStarts(b, loc, stack, row));
+}
+
+/// Row `row` of `stack`, of `type`.
+Value readRow(OpBuilder &b, Location loc, Value stack, Value row, Type type) {
+  Value slice = DynamicSliceOp::create(b, loc, stack,
+                                       rowStarts(b, loc, stack, row),
+                                       stackedType(type, 1).getShape());
+  return ReshapeOp::create(b, loc, type, slice);
+}
+
 /// One block of a JVP, split into its primal computation (emitted forward)
 /// and the transpose of its linear part (emitted backward). A function's
 /// body is one; each branch of a cond that carries tangents is another,
@@ -70,6 +109,12 @@ public:
       }
       if (auto cond = dyn_cast<CondOp>(op)) {
         if (failed(emitForwardCond(b, cond)))
+          return failure();
+        continue;
+      }
+      if (auto loop = dyn_cast<WhileOp>(op);
+          loop && loop->hasAttr(kScanLoopAttr)) {
+        if (failed(emitForwardLoop(b, loop)))
           return failure();
         continue;
       }
@@ -101,6 +146,8 @@ public:
         done = transposeCall(b, call, resultCotangents, residual);
       else if (auto cond = dyn_cast<CondOp>(op))
         done = transposeCond(b, cond, resultCotangents, residual);
+      else if (auto loop = dyn_cast<WhileOp>(op))
+        done = transposeLoop(b, loop, resultCotangents, residual);
       else
         done = transposeOp(b, *op, resultCotangents, residual);
       if (failed(done))
@@ -136,8 +183,17 @@ private:
       if (isDifferentiable(call.getResult(m + j).getType()))
         linear.insert(call.getResult(m + j));
     }
-    calls[call] = {split->backward,
-                   SmallVector<Value>(copy.getResults().drop_front(m))};
+    // A residual that the forward half returns as it got it (one of its
+    // arguments) is taken from the call's operand, so that a loop around
+    // the call sees it invariant rather than stacks it.
+    SmallVector<Value> residuals;
+    Operation *returned = split->forward.getBody().front().getTerminator();
+    for (unsigned r = m; r < copy.getNumResults(); ++r) {
+      auto arg = dyn_cast<BlockArgument>(returned->getOperand(r));
+      residuals.push_back(arg ? operands[arg.getArgNumber()]
+                              : copy.getResult(r));
+    }
+    calls[call] = {split->backward, residuals};
     return success();
   }
 
@@ -302,6 +358,212 @@ private:
     return success();
   }
 
+  /// A scan's loop whose carried values include tangents (JAX's partial
+  /// evaluation and transpose of scan): a forward loop runs the primal part
+  /// of each trip and stacks, per trip, the residuals its transpose needs
+  /// (values from outside the loop are not stacked); a backward loop runs
+  /// the trips' transposes from last to first, carrying the cotangents of
+  /// the linear carried values and summing those of the linear values the
+  /// body uses from outside. The backward trip is built now, in a block
+  /// whose arguments are the backward loop's carried values, then the
+  /// residuals, which the way back binds to slices of the stacks.
+  LogicalResult emitForwardLoop(OpBuilder &b, WhileOp loop) {
+    Location loc = loop.getLoc();
+    SplitLoop &split = loops[loop];
+    split.trips = loop->getAttrOfType<IntegerAttr>(kScanLoopAttr).getInt();
+    unsigned n = loop.getNumOperands();
+    Block &body = loop.getBody().front();
+    Operation *yield = body.getTerminator();
+    // Which carried values are linear: those that start linear or that the
+    // body makes linear, grown to a fixed point.
+    SmallVector<bool> isLinear;
+    for (Value init : loop.getOperands())
+      isLinear.push_back(linear.contains(init));
+    std::unique_ptr<Block> forwardBody;
+    std::unique_ptr<BlockSplitter> trip;
+    for (bool grown = true; grown;) {
+      forwardBody = std::make_unique<Block>();
+      trip = std::make_unique<BlockSplitter>(vjps, forward, linear);
+      for (auto [arg, lin] : llvm::zip_equal(body.getArguments(), isLinear))
+        if (lin)
+          linear.insert(arg);
+        else
+          forward.map(arg, forwardBody->addArgument(arg.getType(), loc));
+      OpBuilder inner(b.getContext());
+      inner.setInsertionPointToEnd(forwardBody.get());
+      if (failed(trip->emitForward(inner, body)))
+        return failure();
+      grown = false;
+      for (unsigned j = 0; j < n; ++j)
+        if (!isLinear[j] && linear.contains(yield->getOperand(j)))
+          isLinear[j] = grown = true;
+    }
+    for (unsigned j = 0; j < n; ++j)
+      (isLinear[j] ? split.linearCarried : split.primalCarried).push_back(j);
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(loop->getRegions(), captured);
+    for (Value v : captured)
+      if (linear.contains(v))
+        split.outerLinear.push_back(v);
+
+    // The backward trip: [trip counter, carried cotangents, outer
+    // cotangent sums], then residuals.
+    split.backward = std::make_unique<Block>();
+    Block *back = split.backward.get();
+    OpBuilder inner(b.getContext());
+    inner.setInsertionPointToEnd(back);
+    auto i64 = RankedTensorType::get({}, b.getI64Type());
+    Value counter = back->addArgument(i64, loc);
+    SmallVector<Value> carriedCts, sums;
+    for (unsigned j : split.linearCarried) {
+      carriedCts.push_back(
+          back->addArgument(loop.getResult(j).getType(), loc));
+      if (linear.contains(yield->getOperand(j)))
+        trip->accumulate(inner, yield->getOperand(j), carriedCts.back());
+    }
+    for (Value v : split.outerLinear)
+      sums.push_back(back->addArgument(v.getType(), loc));
+    split.numCarried = back->getNumArguments();
+    Block *local = forwardBody.get();
+    DenseMap<Value, Value> slots;
+    SmallVector<Value> locals;
+    auto residual = [&](Value v) {
+      auto [it, added] = slots.try_emplace(v);
+      if (added) {
+        it->second = back->addArgument(v.getType(), v.getLoc());
+        bool isLocal = isInside(v, local);
+        (isLocal ? locals : split.outer).push_back(v);
+        split.isLocal.push_back(isLocal);
+      }
+      return it->second;
+    };
+    if (failed(trip->emitBackward(inner, residual)))
+      return failure();
+    SmallVector<Value> next = {AddOp::create(
+        inner, loc, counter, indexConstant(inner, loc, 1))};
+    for (unsigned j : split.linearCarried) {
+      Value ct = trip->cotangent(body.getArgument(j));
+      next.push_back(ct ? ct : zeros(inner, loc, body.getArgument(j).getType()));
+    }
+    for (auto [v, sum] : llvm::zip_equal(split.outerLinear, sums))
+      next.push_back(addOrZero(inner, loc, sum, trip->cotangent(v)));
+    YieldOp::create(inner, loc, next);
+
+    // The forward loop: the primal carried values, the residual stacks and
+    // a trip counter.
+    SmallVector<Value> operands;
+    for (unsigned j : split.primalCarried)
+      operands.push_back(forward.lookup(loop.getOperand(j)));
+    for (Value v : locals)
+      operands.push_back(zeros(b, loc, stackedType(v.getType(), split.trips)));
+    operands.push_back(indexConstant(b, loc, 0));
+    auto copy = WhileOp::create(b, loc, operands);
+    // Its condition: the loop's, on the primal values.
+    Block *condition = new Block();
+    copy.getCond().push_back(condition);
+    IRMapping conditionArgs;
+    for (Value v : operands)
+      condition->addArgument(v.getType(), loc);
+    for (auto [k, j] : llvm::enumerate(split.primalCarried))
+      conditionArgs.map(loop.getCond().front().getArgument(j),
+                        condition->getArgument(k));
+    llvm::SetVector<Value> conditionUses;
+    getUsedValuesDefinedAbove(loop.getCond(), conditionUses);
+    for (Value v : conditionUses)
+      conditionArgs.map(v, forward.lookupOrDefault(v));
+    DenseSet<Value> linearArgs;
+    for (unsigned j : split.linearCarried)
+      linearArgs.insert(loop.getCond().front().getArgument(j));
+    inner.setInsertionPointToEnd(condition);
+    for (Operation &op : loop.getCond().front()) {
+      if (usesAny(op, linearArgs))
+        return op.emitOpError("makes the condition of a scan's loop depend "
+                              "on a tangent");
+      inner.clone(op, conditionArgs);
+    }
+    // Its trip: the primal part, then each residual written at the trip.
+    Block *forwardTrip = forwardBody.release();
+    copy.getBody().push_back(forwardTrip);
+    SmallVector<Value> stacks;
+    for (unsigned k = 0; k < locals.size(); ++k)
+      stacks.push_back(forwardTrip->addArgument(operands[split.primalCarried.size() + k].getType(), loc));
+    Value tripIndex = forwardTrip->addArgument(i64, loc);
+    inner.setInsertionPointToEnd(forwardTrip);
+    SmallVector<Value> yielded;
+    for (unsigned j : split.primalCarried)
+      yielded.push_back(forward.lookupOrDefault(yield->getOperand(j)));
+    for (auto [v, stack] : llvm::zip_equal(locals, stacks))
+      yielded.push_back(writeRow(inner, loc, stack, v, tripIndex));
+    yielded.push_back(
+        AddOp::create(inner, loc, tripIndex, indexConstant(inner, loc, 1)));
+    YieldOp::create(inner, loc, yielded);
+
+    for (auto [k, j] : llvm::enumerate(split.primalCarried))
+      forward.map(loop.getResult(j), copy.getResult(k));
+    for (unsigned j : split.linearCarried)
+      linear.insert(loop.getResult(j));
+    auto stackResults = copy.getResults().slice(split.primalCarried.size(),
+                                                locals.size());
+    split.stacks.assign(stackResults.begin(), stackResults.end());
+    return success();
+  }
+
+  LogicalResult transposeLoop(OpBuilder &b, WhileOp loop,
+                              ArrayRef<Value> resultCotangents,
+                              function_ref<Value(Value)> residual) {
+    Location loc = loop.getLoc();
+    SplitLoop &split = loops[loop];
+    Block *back = split.backward.get();
+    // The residuals: slices of the stacks at the trip (counted down), and
+    // values from outside the loop.
+    SmallVector<Value> stacks, outer;
+    for (Value stack : split.stacks)
+      stacks.push_back(residual(stack));
+    for (Value v : split.outer)
+      outer.push_back(backwardOfForward(b, v, residual));
+    OpBuilder inner(b.getContext());
+    inner.setInsertionPointToStart(back);
+    Value position = SubOp::create(inner, loc,
+                                   indexConstant(inner, loc, split.trips - 1),
+                                   back->getArgument(0));
+    unsigned local = 0, outside = 0;
+    for (auto [k, isLocal] : llvm::enumerate(split.isLocal)) {
+      BlockArgument slot = back->getArgument(split.numCarried + k);
+      slot.replaceAllUsesWith(isLocal ? readRow(inner, loc, stacks[local++],
+                                                position, slot.getType())
+                                      : outer[outside++]);
+    }
+    back->eraseArguments(split.numCarried,
+                         back->getNumArguments() - split.numCarried);
+
+    SmallVector<Value> operands = {indexConstant(b, loc, 0)};
+    for (unsigned j : split.linearCarried)
+      operands.push_back(resultCotangents[j]
+                             ? resultCotangents[j]
+                             : zeros(b, loc, loop.getResult(j).getType()));
+    for (Value v : split.outerLinear)
+      operands.push_back(zeros(b, loc, v.getType()));
+    auto transposed = WhileOp::create(b, loc, operands);
+    Block *condition = new Block();
+    transposed.getCond().push_back(condition);
+    for (Value v : operands)
+      condition->addArgument(v.getType(), loc);
+    inner.setInsertionPointToEnd(condition);
+    YieldOp::create(inner, loc,
+                    CompareOp::create(inner, loc, ComparisonDirection::LT,
+                                      condition->getArgument(0),
+                                      indexConstant(inner, loc, split.trips))
+                        .getResult());
+    transposed.getBody().push_back(split.backward.release());
+    for (auto [k, j] : llvm::enumerate(split.linearCarried))
+      if (linear.contains(loop.getOperand(j)))
+        accumulate(b, loop.getOperand(j), transposed.getResult(1 + k));
+    unsigned first = 1 + split.linearCarried.size();
+    for (auto [k, v] : llvm::enumerate(split.outerLinear))
+      accumulate(b, v, transposed.getResult(first + k));
+    return success();
+  }
+
   /// Applies `op`'s transpose rule to a copy of it in the backward half,
   /// whose non-linear operands are their backward values; the linear ones
   /// still name the JVP's values, which rules use for their types only.
@@ -384,6 +646,22 @@ private:
     SmallVector<Value> localResiduals[2], outer[2];
   };
   std::map<Operation *, SplitCond> conds;
+  /// For each scan loop that carries tangents: its trip count, which
+  /// carried values are primal and which linear, the linear values its
+  /// body uses from outside, the backward trip (whose first `numCarried`
+  /// arguments are the backward loop's carried values, the others
+  /// residuals, each stacked per trip by the forward loop or from
+  /// outside), and the forward loop's stacks.
+  struct SplitLoop {
+    int64_t trips = 0;
+    SmallVector<unsigned> primalCarried, linearCarried;
+    SmallVector<Value> outerLinear;
+    std::unique_ptr<Block> backward;
+    unsigned numCarried = 0;
+    SmallVector<bool> isLocal;
+    SmallVector<Value> outer, stacks;
+  };
+  std::map<Operation *, SplitLoop> loops;
   /// Cotangents accumulated in this block's backward half; constants
   /// rebuilt there.
   DenseMap<Value, Value> cotangents, constants;

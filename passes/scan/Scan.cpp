@@ -58,8 +58,12 @@ struct ScanSteps {
       operands.push_back(ReshapeOp::create(b, loc, type, slice));
     }
     auto call = func::CallOp::create(b, loc, body, operands);
+    // A carry the body returns unchanged stays the same value, so that the
+    // loop shows it invariant.
+    Operation *returned = body.getBody().front().getTerminator();
     for (unsigned j = 0; j < numCarry; ++j)
-      carries[j] = call.getResult(j);
+      if (returned->getOperand(j) != body.getArgument(j))
+        carries[j] = call.getResult(j);
     for (auto [j, stacked] : llvm::enumerate(ys)) {
       Value y = call.getResult(numCarry + j);
       SmallVector<int64_t> shape = {1};
@@ -128,7 +132,7 @@ FailureOr<func::FuncOp> ScanBuilder::getOrBuild(func::FuncOp body,
     llvm::append_range(operands, carries);
     llvm::append_range(operands, ys);
     auto loop = WhileOp::create(b, loc, operands);
-    loop->setAttr(kScanLoopAttr, b.getUnitAttr());
+    loop->setAttr(kScanLoopAttr, b.getI64IntegerAttr(trips));
     TypeRange carried = ValueRange(operands).getTypes();
     Block *condition = new Block(), *trip = new Block();
     loop.getCond().push_back(condition);

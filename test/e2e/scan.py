@@ -1,8 +1,9 @@
 # kiln.scan against the same computation written as an unrolled chain of
 # calls of its body (JAX's reference semantics of lax.scan): lengths 0, 1
 # and 5, reverse on and off, unroll 1, 2 and full, two carries of different
-# shapes and dtypes and two ys; and under kiln.jvp and kiln.vmap, which see
-# the scan's loop in one program and a chain of calls in the other.
+# shapes and dtypes and two ys; and under kiln.jvp, kiln.vjp (the tangent
+# arguments serve as the cotangents of the results) and kiln.vmap, which
+# see the scan's loop in one program and a chain of calls in the other.
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
@@ -74,14 +75,17 @@ def program(length, reverse, unroll):
     jvp_sig = f"({args}, {args}) -> ({results}, {results})"
     vmap = (f"{{in_axes = array<i64: 0, -1, 0, -1>, out_axes = array<i64: 0, 0, 0, 0>}} : "
             f"({batched_args}) -> ({batched_results})")
+    grads = f"tensor<2xf64>, tensor<{length}x2xf64>, tensor<{length}xf64>"
+    vjp_sig = f"({args}, {results}) -> ({results}, {grads})"
     entries = []
     for name in ["scanned", "chain"]:
         entries.append(f"""
-func.func @{name}_main(%h: tensor<2xf64>, %n: tensor<i32>, %xs: tensor<{length}x2xf64>, %ws: tensor<{length}xf64>, %th: tensor<2xf64>, %tn: tensor<i32>, %txs: tensor<{length}x2xf64>, %tws: tensor<{length}xf64>, %bh: tensor<3x2xf64>, %bxs: tensor<3x{length}x2xf64>) -> ({results}, {results}, {results}, {batched_results}) {{
+func.func @{name}_main(%h: tensor<2xf64>, %n: tensor<i32>, %xs: tensor<{length}x2xf64>, %ws: tensor<{length}xf64>, %th: tensor<2xf64>, %tn: tensor<i32>, %txs: tensor<{length}x2xf64>, %tws: tensor<{length}xf64>, %bh: tensor<3x2xf64>, %bxs: tensor<3x{length}x2xf64>) -> ({results}, {results}, {results}, {batched_results}, {grads}) {{
   %p:4 = call @{name}(%h, %n, %xs, %ws) : {sig}
   %j:8 = kiln.jvp @{name}(%h, %n, %xs, %ws, %th, %tn, %txs, %tws) : {jvp_sig}
   %v:4 = kiln.vmap @{name}(%bh, %n, %bxs, %ws) {vmap}
-  return %p#0, %p#1, %p#2, %p#3, %j#4, %j#5, %j#6, %j#7, %j#0, %j#1, %j#2, %j#3, %v#0, %v#1, %v#2, %v#3 : {results}, {results}, {results}, {batched_results}
+  %c:7 = kiln.vjp @{name}(%h, %n, %xs, %ws, %th, %tn, %txs, %tws) {{argnums = array<i64: 0, 2, 3>}} : {vjp_sig}
+  return %p#0, %p#1, %p#2, %p#3, %j#4, %j#5, %j#6, %j#7, %j#0, %j#1, %j#2, %j#3, %v#0, %v#1, %v#2, %v#3, %c#4, %c#5, %c#6 : {results}, {results}, {results}, {batched_results}, {grads}
 }}""")
     scanned = f"""
 func.func private @scanned(%h: tensor<2xf64>, %n: tensor<i32>, %xs: tensor<{length}x2xf64>, %ws: tensor<{length}xf64>) -> ({results}) {{
@@ -89,7 +93,7 @@ func.func private @scanned(%h: tensor<2xf64>, %n: tensor<i32>, %xs: tensor<{leng
   return %r#0, %r#1, %r#2, %r#3 : {results}
 }}"""
     # One entry returning each result of the scan beside the chain's.
-    groups = [results] * 3 + [batched_results]
+    groups = [results] * 3 + [batched_results, grads]
     each = [t for group in groups for t in group.split(", ")]
     pairs = ", ".join(f"{t}, {t}" for t in each)
     operands = (f"tensor<2xf64>, tensor<i32>, tensor<{length}x2xf64>, "
@@ -102,9 +106,9 @@ func.func private @scanned(%h: tensor<2xf64>, %n: tensor<i32>, %xs: tensor<{leng
                        zip(names.split(", "), operands.split(", ")))
     both = f"""
 func.func @main({params}) -> ({pairs}) {{
-  %a:16 = call @scanned_main({names}) : {call_sig}
-  %b:16 = call @chain_main({names}) : {call_sig}
-  return {", ".join(f"%a#{i}, %b#{i}" for i in range(16))} : {pairs}
+  %a:19 = call @scanned_main({names}) : {call_sig}
+  %b:19 = call @chain_main({names}) : {call_sig}
+  return {", ".join(f"%a#{i}, %b#{i}" for i in range(19))} : {pairs}
 }}"""
     return STEP + chain(length, reverse) + scanned + "".join(entries) + both + "\n"
 

@@ -363,6 +363,32 @@ func.func @unused_cond_result(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {
 
 // -----
 
+// A while's carried value that the body passes through unchanged is its
+// initial value everywhere it is used.
+// CHECK-LABEL: func.func @invariant_carry
+// CHECK-SAME: (%[[N:.*]]: tensor<i32>, %[[W:.*]]: tensor<f32>)
+func.func @invariant_carry(%n: tensor<i32>, %w: tensor<f32>) -> (tensor<i32>, tensor<f32>) {
+  %zero = kiln.constant dense<0> : tensor<i32>
+  %one = kiln.constant dense<1> : tensor<i32>
+  // CHECK: %[[R:.*]]:2 = kiln.while
+  %r:2 = kiln.while (%zero, %w) : tensor<i32>, tensor<f32> cond {
+  ^bb0(%i: tensor<i32>, %v: tensor<f32>):
+    %p = kiln.compare LT, %i, %n : tensor<i32>
+    kiln.yield %p : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i32>, %v: tensor<f32>):
+    // CHECK: kiln.convert %[[W]]
+    %c = kiln.convert %v : (tensor<f32>) -> tensor<i32>
+    %k = kiln.add %i, %c : tensor<i32>
+    %j = kiln.add %k, %one : tensor<i32>
+    kiln.yield %j, %v : tensor<i32>, tensor<f32>
+  }
+  // CHECK: return %[[R]]#0, %[[W]]
+  return %r#0, %r#1 : tensor<i32>, tensor<f32>
+}
+
+// -----
+
 // On i1, max is or and min is and (true is the larger).
 // CHECK-LABEL: func.func @fold_bool_max_min
 func.func @fold_bool_max_min() -> (tensor<2xi1>, tensor<2xi1>) {

@@ -112,20 +112,3 @@ func.func @main(%xs: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %0 = kiln.vmap @f(%xs) {in_axes = array<i64: 0>, out_axes = array<i64: 0>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
-
-// -----
-
-// Reverse mode does not differentiate a scan yet.
-func.func private @step(%c: tensor<f32>, %x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
-  %m = kiln.mul %c, %x : tensor<f32>
-  return %m, %m : tensor<f32>, tensor<f32>
-}
-func.func private @f(%c: tensor<f32>, %xs: tensor<4xf32>) -> tensor<f32> {
-  // expected-error @+1 {{'kiln.while' op is the loop of a kiln.scan, which reverse mode does not differentiate yet}}
-  %r:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 4 : i64} : (tensor<f32>, tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
-  return %r#0 : tensor<f32>
-}
-func.func @main(%c: tensor<f32>, %xs: tensor<4xf32>) -> tensor<f32> {
-  %g = kiln.grad @f(%c, %xs) : (tensor<f32>, tensor<4xf32>) -> tensor<f32>
-  return %g : tensor<f32>
-}

@@ -7,7 +7,7 @@
 // CHECK-SAME: (%[[C:.*]]: tensor<2xf32>, %[[XS:.*]]: tensor<100000x2xf32>) -> (tensor<2xf32>, tensor<100000xf32>)
 // CHECK-DAG: %[[TRIPS:.*]] = kiln.constant dense<50000> : tensor<i64>
 // CHECK-DAG: %[[YS:.*]] = kiln.constant dense<0.000000e+00> : tensor<100000xf32>
-// CHECK: kiln.while(%{{.*}}, %[[C]], %[[YS]]) {kiln.scan_loop} : tensor<i64>, tensor<2xf32>, tensor<100000xf32> cond {
+// CHECK: kiln.while(%{{.*}}, %[[C]], %[[YS]]) {kiln.scan_loop = 50000 : i64} : tensor<i64>, tensor<2xf32>, tensor<100000xf32> cond {
 // CHECK: kiln.compare  LT, %{{.*}}, %[[TRIPS]]
 // CHECK: } do {
 // CHECK: kiln.dynamic_slice %[[XS]]
@@ -50,4 +50,47 @@ func.func private @step(%c: tensor<2xf32>, %x: tensor<2xf32>) -> (tensor<2xf32>,
 func.func @main(%c: tensor<2xf32>, %xs: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3xf32>) {
   %r:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 3 : i64, reverse = true, unroll = 2 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3xf32>)
   return %r#0, %r#1 : tensor<2xf32>, tensor<3xf32>
+}
+
+// -----
+
+// grad of a scan: a forward loop stacks, per trip, the residuals the
+// body's backward half needs (the carry is stacked; the loop-invariant %w
+// is not), and a backward loop runs the trips in reverse order, carrying
+// the carry's cotangent and summing %w's.
+// CHECK-LABEL: func.func private @body_scan_fwd
+// CHECK-SAME: (%[[H:.*]]: tensor<3xf32>, %[[W:.*]]: tensor<3xf32>, %[[XS:.*]]: tensor<4x3xf32>)
+// CHECK: kiln.while
+// CHECK: call @body_fwd(%{{.*}}, %[[W]], %{{.*}})
+// CHECK: kiln.dynamic_update_slice
+// CHECK: kiln.yield
+// CHECK-LABEL: func.func private @body_scan_bwd
+// CHECK-DAG: %[[LAST:.*]] = kiln.constant dense<3> : tensor<i64>
+// CHECK: kiln.while
+// CHECK: } do {
+// CHECK: ^bb0(%[[K:[^:]*]]: tensor<i64>,
+// CHECK: %[[T:.*]] = kiln.sub %[[LAST]], %[[K]] : tensor<i64>
+// CHECK: kiln.dynamic_slice %{{.*}}[%[[T]], %{{.*}}]
+// CHECK: call @body_bwd
+// CHECK: kiln.yield
+// CHECK-LABEL: func.func @main
+func.func private @step(%h: tensor<3xf32>, %x: tensor<3xf32>, %w: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
+  %m = kiln.mul %h, %w : tensor<3xf32>
+  %a = kiln.add %m, %x : tensor<3xf32>
+  %t = kiln.tanh %a : tensor<3xf32>
+  %s = kiln.reduce_sum %t, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+  return %t, %s : tensor<3xf32>, tensor<f32>
+}
+func.func private @body(%h: tensor<3xf32>, %w: tensor<3xf32>, %x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<f32>) {
+  %t, %s = call @step(%h, %x, %w) : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>)
+  return %t, %w, %s : tensor<3xf32>, tensor<3xf32>, tensor<f32>
+}
+func.func private @loss(%h: tensor<3xf32>, %xs: tensor<4x3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
+  %r:3 = kiln.scan @body(%h, %w, %xs) {num_carry = 2 : i64, length = 4 : i64} : (tensor<3xf32>, tensor<3xf32>, tensor<4x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<4xf32>)
+  %s = kiln.reduce_sum %r#2, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @main(%h: tensor<3xf32>, %xs: tensor<4x3xf32>, %w: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %g:2 = kiln.grad @loss(%h, %xs, %w) {argnums = array<i64: 0, 2>} : (tensor<3xf32>, tensor<4x3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
 }

@@ -337,7 +337,8 @@ func.func @main(%p: tensor<i1>, %x: tensor<3xf32>, %tp: tensor<i1>, %t: tensor<3
 // while: the loop carries the tangents of the carried values that have
 // one: %v's from the start, and %u's because the body multiplies the
 // constant it starts as by %v (a fixed point over the body); the counter
-// carries none.
+// carries none. %v and its tangent pass through unchanged, so the body
+// uses their initial values (x and t).
 // CHECK-LABEL: func.func private @power_jvp
 // CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[T:.*]]: tensor<3xf32>)
 // CHECK-DAG: %[[ONES:.*]] = kiln.constant dense<1.000000e+00> : tensor<3xf32>
@@ -347,9 +348,9 @@ func.func @main(%p: tensor<i1>, %x: tensor<3xf32>, %tp: tensor<i1>, %t: tensor<3
 // CHECK: kiln.compare  LT, %[[I]]
 // CHECK: } do {
 // CHECK: ^bb0(%{{[^:]*}}: tensor<i32>, %[[U:[^:]*]]: tensor<3xf32>, %[[V:[^:]*]]: tensor<3xf32>, %[[TU:[^:]*]]: tensor<3xf32>, %[[TV:[^:]*]]: tensor<3xf32>):
-// CHECK: %[[UV:.*]] = kiln.mul %[[U]], %[[V]]
-// CHECK: %[[A:.*]] = kiln.mul %[[TU]], %[[V]]
-// CHECK: %[[B:.*]] = kiln.mul %[[U]], %[[TV]]
+// CHECK: %[[UV:.*]] = kiln.mul %[[U]], %[[X]]
+// CHECK: %[[A:.*]] = kiln.mul %[[TU]], %[[X]]
+// CHECK: %[[B:.*]] = kiln.mul %[[U]], %[[T]]
 // CHECK: %[[TUV:.*]] = kiln.add %[[A]], %[[B]]
 // CHECK: kiln.yield %{{.*}}, %[[UV]], %[[V]], %[[TUV]], %[[TV]]
 // CHECK: return %[[W]]#1, %[[W]]#3
