@@ -84,6 +84,39 @@ Value readRow(OpBuilder &b, Location loc, Value stack, Value row, Type type) {
   return ReshapeOp::create(b, loc, type, slice);
 }
 
+/// Whether `v` is a constant tensor of +0.0 (or integer zeros).
+bool isPositiveZeros(Value v) {
+  DenseElementsAttr constant;
+  if (!matchPattern(v, m_Constant(&constant)) || !constant.isSplat())
+    return false;
+  Attribute element = constant.getSplatValue<Attribute>();
+  if (auto f = dyn_cast<FloatAttr>(element))
+    return f.getValue().isPosZero();
+  auto i = dyn_cast<IntegerAttr>(element);
+  return i && i.getValue().isZero();
+}
+
+/// `sum + ct` for a sum that started as +0.0 (a backward loop's sum of a
+/// cotangent): where `ct` is a window written into zeros (the transpose of
+/// a dynamic_slice, as a scan reads its xs), only that window of the sum is
+/// updated, so that summing over the trips is linear in their number, not
+/// quadratic. Exact: such a sum never holds -0.0, so adding +0.0 outside
+/// the window changes nothing.
+Value addToSum(OpBuilder &b, Location loc, Value sum, Value ct) {
+  if (!ct)
+    return sum;
+  auto window = ct.getDefiningOp<DynamicUpdateSliceOp>();
+  if (!window || !isPositiveZeros(window.getOperand()))
+    return AddOp::create(b, loc, sum, ct);
+  Value update = window.getUpdate();
+  Value old = DynamicSliceOp::create(
+      b, loc, sum, window.getStartIndices(),
+      cast<RankedTensorType>(update.getType()).getShape());
+  return DynamicUpdateSliceOp::create(b, loc, sum.getType(), sum,
+                                      AddOp::create(b, loc, old, update),
+                                      window.getStartIndices());
+}
+
 /// One block of a JVP, split into its primal computation (emitted forward)
 /// and the transpose of its linear part (emitted backward). A function's
 /// body is one; each branch of a cond that carries tangents is another,
@@ -446,7 +479,7 @@ private:
       next.push_back(ct ? ct : zeros(inner, loc, body.getArgument(j).getType()));
     }
     for (auto [v, sum] : llvm::zip_equal(split.outerLinear, sums))
-      next.push_back(addOrZero(inner, loc, sum, trip->cotangent(v)));
+      next.push_back(addToSum(inner, loc, sum, trip->cotangent(v)));
     YieldOp::create(inner, loc, next);
 
     // The forward loop: the primal carried values, the residual stacks and

@@ -57,7 +57,8 @@ func.func @main(%c: tensor<2xf32>, %xs: tensor<3x2xf32>) -> (tensor<2xf32>, tens
 // grad of a scan: a forward loop stacks, per trip, the residuals the
 // body's backward half needs (the carry is stacked; the loop-invariant %w
 // is not), and a backward loop runs the trips in reverse order, carrying
-// the carry's cotangent and summing %w's.
+// the carry's cotangent and summing %w's; the cotangent of the xs is
+// summed one row per trip, not with a full-size add.
 // CHECK-LABEL: func.func private @body_scan_fwd
 // CHECK-SAME: (%[[H:.*]]: tensor<3xf32>, %[[W:.*]]: tensor<3xf32>, %[[XS:.*]]: tensor<4x3xf32>)
 // CHECK: kiln.while
@@ -72,6 +73,9 @@ func.func @main(%c: tensor<2xf32>, %xs: tensor<3x2xf32>) -> (tensor<2xf32>, tens
 // CHECK: %[[T:.*]] = kiln.sub %[[LAST]], %[[K]] : tensor<i64>
 // CHECK: kiln.dynamic_slice %{{.*}}[%[[T]], %{{.*}}]
 // CHECK: call @body_bwd
+// CHECK: %[[ROW:.*]] = kiln.add %{{.*}} : tensor<1x3xf32>
+// CHECK: kiln.dynamic_update_slice %{{.*}}, %[[ROW]]
+// CHECK-NOT: kiln.add {{.*}} : tensor<4x3xf32>
 // CHECK: kiln.yield
 // CHECK-LABEL: func.func @main
 func.func private @step(%h: tensor<3xf32>, %x: tensor<3xf32>, %w: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {

@@ -1,0 +1,96 @@
+# Models written with kiln.scan, differentiated, against PyTorch's autograd
+# in f64: an RNN h = tanh(W h + U x_t + b) over 20 steps (value and
+# gradient with respect to every parameter and the initial state), and
+# gradient accumulation: a scan over 16 micro-batches of 4 whose body takes
+# each micro-batch's gradient gives the gradient of the whole batch of 64.
+# RUN: %numpy_python %s kiln-run
+import numpy as np
+import torch
+
+from harness import fail, finish, run
+
+rng = np.random.default_rng(17)
+RTOL = 1e-10
+T, B, D, H = 20, 4, 8, 16
+
+
+def close(name, got, want):
+    error = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-300)
+    if not error <= RTOL:
+        fail(f"{name}: relative error {error:.3g}")
+
+
+# The RNN: the loss is the sum of squares of every step's state.
+RNN = f"""
+func.func private @cell(%w: tensor<{H}x{H}xf64>, %u: tensor<{D}x{H}xf64>, %b: tensor<{H}xf64>, %h: tensor<{B}x{H}xf64>, %x: tensor<{B}x{D}xf64>) -> (tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>, tensor<{B}x{H}xf64>) {{
+  %wh = kiln.dot_general %h, %w, contracting = [1] x [0] : (tensor<{B}x{H}xf64>, tensor<{H}x{H}xf64>) -> tensor<{B}x{H}xf64>
+  %ux = kiln.dot_general %x, %u, contracting = [1] x [0] : (tensor<{B}x{D}xf64>, tensor<{D}x{H}xf64>) -> tensor<{B}x{H}xf64>
+  %bb = kiln.broadcast_in_dim %b, dims = [1] : (tensor<{H}xf64>) -> tensor<{B}x{H}xf64>
+  %s = kiln.add %wh, %ux : tensor<{B}x{H}xf64>
+  %a = kiln.add %s, %bb : tensor<{B}x{H}xf64>
+  %n = kiln.tanh %a : tensor<{B}x{H}xf64>
+  return %w, %u, %b, %n, %n : tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>, tensor<{B}x{H}xf64>
+}}
+func.func private @loss(%w: tensor<{H}x{H}xf64>, %u: tensor<{D}x{H}xf64>, %b: tensor<{H}xf64>, %h0: tensor<{B}x{H}xf64>, %xs: tensor<{T}x{B}x{D}xf64>) -> tensor<f64> {{
+  %r:5 = kiln.scan @cell(%w, %u, %b, %h0, %xs) {{num_carry = 4 : i64, length = {T} : i64}} : (tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>, tensor<{T}x{B}x{D}xf64>) -> (tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>, tensor<{T}x{B}x{H}xf64>)
+  %sq = kiln.mul %r#4, %r#4 : tensor<{T}x{B}x{H}xf64>
+  %l = kiln.reduce_sum %sq, dims = [0, 1, 2] : (tensor<{T}x{B}x{H}xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}}
+func.func @main(%w: tensor<{H}x{H}xf64>, %u: tensor<{D}x{H}xf64>, %b: tensor<{H}xf64>, %h0: tensor<{B}x{H}xf64>, %xs: tensor<{T}x{B}x{D}xf64>) -> (tensor<f64>, tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>) {{
+  %r:5 = kiln.value_and_grad @loss(%w, %u, %b, %h0, %xs) {{argnums = array<i64: 0, 1, 2, 3>}} : (tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>, tensor<{T}x{B}x{D}xf64>) -> (tensor<f64>, tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>)
+  return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<f64>, tensor<{H}x{H}xf64>, tensor<{D}x{H}xf64>, tensor<{H}xf64>, tensor<{B}x{H}xf64>
+}}
+"""
+params = [rng.standard_normal((H, H)) * 0.3, rng.standard_normal((D, H)) * 0.3,
+          rng.standard_normal(H) * 0.1, rng.standard_normal((B, H))]
+xs = rng.standard_normal((T, B, D))
+results, stderr, status = run(RNN, "main", params + [xs])
+if status != 0:
+    fail(f"rnn: kiln-run failed:\n{stderr}")
+else:
+    w, u, b, h = [torch.tensor(p, requires_grad=True) for p in params]
+    state, loss = h, 0
+    for t in range(T):
+        state = torch.tanh(state @ w + torch.tensor(xs[t]) @ u + b)
+        loss = loss + (state * state).sum()
+    loss.backward()
+    close("rnn loss", results[0], loss.detach().numpy())
+    for name, got, p in zip(["W", "U", "b", "h0"], results[1:], [w, u, b, h]):
+        close(f"rnn gradient of {name}", got, p.grad.numpy())
+
+# Gradient accumulation: 16 micro-batches of 4 against the batch of 64.
+M, K, F = 16, 4, 5
+ACCUMULATE = f"""
+func.func private @loss(%w: tensor<{F}xf64>, %x: tensor<{K}x{F}xf64>, %y: tensor<{K}xf64>) -> tensor<f64> {{
+  %p = kiln.dot_general %x, %w, contracting = [1] x [0] : (tensor<{K}x{F}xf64>, tensor<{F}xf64>) -> tensor<{K}xf64>
+  %t = kiln.tanh %p : tensor<{K}xf64>
+  %d = kiln.sub %t, %y : tensor<{K}xf64>
+  %sq = kiln.mul %d, %d : tensor<{K}xf64>
+  %l = kiln.reduce_sum %sq, dims = [0] : (tensor<{K}xf64>) -> tensor<f64>
+  return %l : tensor<f64>
+}}
+func.func private @micro(%w: tensor<{F}xf64>, %g: tensor<{F}xf64>, %x: tensor<{K}x{F}xf64>, %y: tensor<{K}xf64>) -> (tensor<{F}xf64>, tensor<{F}xf64>) {{
+  %d = kiln.grad @loss(%w, %x, %y) : (tensor<{F}xf64>, tensor<{K}x{F}xf64>, tensor<{K}xf64>) -> tensor<{F}xf64>
+  %s = kiln.add %g, %d : tensor<{F}xf64>
+  return %w, %s : tensor<{F}xf64>, tensor<{F}xf64>
+}}
+func.func @main(%w: tensor<{F}xf64>, %xs: tensor<{M}x{K}x{F}xf64>, %ys: tensor<{M}x{K}xf64>) -> tensor<{F}xf64> {{
+  %zero = kiln.constant dense<0.0> : tensor<{F}xf64>
+  %r:2 = kiln.scan @micro(%w, %zero, %xs, %ys) {{num_carry = 2 : i64, length = {M} : i64}} : (tensor<{F}xf64>, tensor<{F}xf64>, tensor<{M}x{K}x{F}xf64>, tensor<{M}x{K}xf64>) -> (tensor<{F}xf64>, tensor<{F}xf64>)
+  return %r#1 : tensor<{F}xf64>
+}}
+"""
+w = rng.standard_normal(F)
+bx, by = rng.standard_normal((M * K, F)), rng.standard_normal(M * K)
+results, stderr, status = run(ACCUMULATE, "main",
+                              [w, bx.reshape(M, K, F), by.reshape(M, K)])
+if status != 0:
+    fail(f"gradient accumulation: kiln-run failed:\n{stderr}")
+else:
+    tw = torch.tensor(w, requires_grad=True)
+    ((torch.tanh(torch.tensor(bx) @ tw) - torch.tensor(by)) ** 2).sum().backward()
+    close("accumulated gradient of 16 micro-batches", results[0],
+          tw.grad.numpy())
+
+finish()
