@@ -2,7 +2,8 @@
 # in f64: an RNN h = tanh(W h + U x_t + b) over 20 steps (value and
 # gradient with respect to every parameter and the initial state), and
 # gradient accumulation: a scan over 16 micro-batches of 4 whose body takes
-# each micro-batch's gradient gives the gradient of the whole batch of 64.
+# each micro-batch's gradient gives the gradient of the whole batch of 64;
+# and grad of a scan whose body calls vmap.
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 import torch
@@ -92,5 +93,40 @@ else:
     ((torch.tanh(torch.tensor(bx) @ tw) - torch.tensor(by)) ** 2).sum().backward()
     close("accumulated gradient of 16 micro-batches", results[0],
           tw.grad.numpy())
+
+# grad of a scan of a vmap: each step batches a per-example function over
+# its micro-batch and accumulates; the gradient of the square of the total.
+NESTED = """
+func.func private @unit(%w: tensor<3xf64>, %x: tensor<3xf64>) -> tensor<f64> {
+  %m = kiln.mul %w, %x : tensor<3xf64>
+  %t = kiln.tanh %m : tensor<3xf64>
+  %s = kiln.reduce_sum %t, dims = [0] : (tensor<3xf64>) -> tensor<f64>
+  return %s : tensor<f64>
+}
+func.func private @step(%w: tensor<3xf64>, %acc: tensor<f64>, %xs: tensor<4x3xf64>) -> (tensor<3xf64>, tensor<f64>, tensor<f64>) {
+  %l = kiln.vmap @unit(%w, %xs) {in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>} : (tensor<3xf64>, tensor<4x3xf64>) -> tensor<4xf64>
+  %s = kiln.reduce_sum %l, dims = [0] : (tensor<4xf64>) -> tensor<f64>
+  %a = kiln.add %acc, %s : tensor<f64>
+  return %w, %a, %s : tensor<3xf64>, tensor<f64>, tensor<f64>
+}
+func.func private @loss(%w: tensor<3xf64>, %xs: tensor<5x4x3xf64>) -> tensor<f64> {
+  %z = kiln.constant dense<0.0> : tensor<f64>
+  %r:3 = kiln.scan @step(%w, %z, %xs) {num_carry = 2 : i64, length = 5 : i64} : (tensor<3xf64>, tensor<f64>, tensor<5x4x3xf64>) -> (tensor<3xf64>, tensor<f64>, tensor<5xf64>)
+  %q = kiln.mul %r#1, %r#1 : tensor<f64>
+  return %q : tensor<f64>
+}
+func.func @main(%w: tensor<3xf64>, %xs: tensor<5x4x3xf64>) -> tensor<3xf64> {
+  %g = kiln.grad @loss(%w, %xs) : (tensor<3xf64>, tensor<5x4x3xf64>) -> tensor<3xf64>
+  return %g : tensor<3xf64>
+}
+"""
+w, nx = rng.standard_normal(3), rng.standard_normal((5, 4, 3))
+results, stderr, status = run(NESTED, "main", [w, nx])
+if status != 0:
+    fail(f"grad of scan of vmap: kiln-run failed:\n{stderr}")
+else:
+    tw = torch.tensor(w, requires_grad=True)
+    (torch.tanh(tw * torch.tensor(nx)).sum() ** 2).backward()
+    close("grad of scan of vmap", results[0], tw.grad.numpy())
 
 finish()
