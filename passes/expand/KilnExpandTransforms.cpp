@@ -119,11 +119,13 @@ struct KilnExpandTransformsPass
     for (func::FuncOp fn : given)
       if (state[fn] == State::Unvisited && failed(expand(fn)))
         return signalPassFailure();
-    // What is left of a custom_vjp, once nothing differentiates it any
-    // more, is a call of its function.
-    module.walk([](kiln::CustomVjpOp op) {
-      replaceByCall(op, SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                            op, op.getCalleeAttr()));
+    // What is left of a custom_vjp or a checkpoint, once nothing
+    // differentiates it any more, is a call of its function.
+    module.walk([](Operation *op) {
+      if (isa<kiln::CustomVjpOp, kiln::CheckpointOp>(op))
+        replaceByCall(op, SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                              op, op->getAttrOfType<FlatSymbolRefAttr>(
+                                      "callee")));
     });
     eraseUnusedGenerated(module, given);
   }

@@ -16,9 +16,9 @@ def KilnExpandTransforms
     transformed again. Expands `kiln.jvp` (forward mode), `kiln.vjp`,
     `kiln.grad` and `kiln.value_and_grad` (reverse mode), `kiln.vmap`
     (batching) and `kiln.scan` (one loop of its body), through calls,
-    `cond` and `while`; what is left of a `kiln.custom_vjp` becomes a call
-    of its function. `kiln.checkpoint` is left for later, and the contract
-    check reports any that reaches lowering. A function that reaches itself through calls
+    `cond` and `while`; differentiation uses a `kiln.custom_vjp`'s rule and
+    a `kiln.checkpoint`'s recomputation, and what is left of either becomes
+    a call of its function. A function that reaches itself through calls
     or transformations is an error.
 
     Example:

@@ -30,7 +30,7 @@ public:
   LogicalResult emit(Operation &op) {
     if (auto call = dyn_cast<func::CallOp>(op))
       return emitCall(call);
-    if (isa<CustomVjpOp>(op)) {
+    if (isa<CustomVjpOp, CheckpointOp>(op)) {
       FailureOr<func::FuncOp> jvp = jvps.customJvp(&op);
       if (failed(jvp))
         return failure();
@@ -177,12 +177,15 @@ private:
 
 } // namespace
 
-FailureOr<func::FuncOp> JvpBuilder::customJvp(Operation *customVjp) {
-  if (!custom)
-    return customVjp->emitOpError(
-        "defines reverse mode only: forward-mode differentiation (kiln.jvp) "
-        "of it is not supported, as for JAX's custom_vjp");
-  return custom(customVjp);
+FailureOr<func::FuncOp> JvpBuilder::customJvp(Operation *op) {
+  if (custom)
+    return custom(op);
+  // Forward mode stores nothing: a checkpoint is a call of its function.
+  if (auto checkpoint = dyn_cast<CheckpointOp>(op))
+    return getOrBuild(symbols.lookup<func::FuncOp>(checkpoint.getCallee()));
+  return op->emitOpError(
+      "defines reverse mode only: forward-mode differentiation (kiln.jvp) "
+      "of it is not supported, as for JAX's custom_vjp");
 }
 
 FailureOr<func::FuncOp> JvpBuilder::getOrBuild(func::FuncOp fn) {

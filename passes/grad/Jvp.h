@@ -19,9 +19,10 @@ class JvpBuilder {
 public:
   /// Simplifies a generated function before anything builds on it.
   using Tidy = std::function<mlir::LogicalResult(mlir::func::FuncOp)>;
-  /// The function standing for the JVP of a kiln.custom_vjp op when the
-  /// JVP is built for reverse mode (which splits it into the user's rule);
-  /// without one, forward mode of a custom_vjp is an error, as in JAX.
+  /// The function standing for the JVP of a kiln.custom_vjp or
+  /// kiln.checkpoint op when the JVP is built for reverse mode (which splits
+  /// it into the user's rule, or into recomputation); without one, forward
+  /// mode of a custom_vjp is an error, as in JAX, and a checkpoint is a call.
   using CustomRule =
       std::function<mlir::FailureOr<mlir::func::FuncOp>(mlir::Operation *)>;
 
@@ -46,8 +47,9 @@ public:
   /// Whether the JVPs are built to be transposed (by reverse mode).
   bool forReverseMode() const { return bool(custom); }
 
-  /// The function that stands for the JVP of `customVjp`, or an error.
-  mlir::FailureOr<mlir::func::FuncOp> customJvp(mlir::Operation *customVjp);
+  /// The function that stands for the JVP of `op`, a kiln.custom_vjp or
+  /// kiln.checkpoint, or an error.
+  mlir::FailureOr<mlir::func::FuncOp> customJvp(mlir::Operation *op);
 
 private:
   mlir::SymbolTable &symbols;

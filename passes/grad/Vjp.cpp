@@ -780,7 +780,72 @@ SmallVector<Value> orZeros(OpBuilder &b, Location loc, ArrayRef<Value> values,
 
 } // namespace
 
+FailureOr<func::FuncOp> VjpBuilder::rematJvp(Operation *op) {
+  auto checkpoint = cast<CheckpointOp>(op);
+  auto fn = symbols.lookup<func::FuncOp>(checkpoint.getCallee());
+  RematPolicy policy = checkpoint.getPolicy();
+  if (policy == RematPolicy::everything_saveable)
+    return jvps.getOrBuild(fn);
+  if (policy != RematPolicy::nothing_saveable)
+    return op->emitOpError("policy ")
+           << stringifyRematPolicy(policy)
+           << " is not supported by reverse mode yet (everything_saveable "
+              "and nothing_saveable are)";
+  std::string key = (fn.getName() + "/remat").str();
+  if (func::FuncOp done = built[key])
+    return done;
+  FailureOr<func::FuncOp> jvp = jvps.getOrBuild(fn);
+  if (failed(jvp))
+    return failure();
+  FailureOr<Split> split = getOrBuildSplit(*jvp);
+  if (failed(split))
+    return failure();
+  TypeRange args = fn.getArgumentTypes(), results = fn.getResultTypes();
+  SmallVector<Type> inputs(args), outputs(results), backInputs(results);
+  llvm::append_range(inputs, args);
+  llvm::append_range(outputs, results);
+  llvm::append_range(backInputs, args);
+  OpBuilder b(fn);
+  b.setInsertionPointAfter(fn);
+  Location loc = op->getLoc();
+  // Never called: reverse mode replaces calls of it by its split.
+  auto decl = func::FuncOp::create(b, loc, derivedName(fn, "remat_jvp"),
+                                   b.getFunctionType(inputs, outputs));
+  decl.setPrivate();
+  symbols.insert(decl);
+  // Forward: the results, and the arguments as the only residuals.
+  SmallVector<Type> forwardResults(results);
+  llvm::append_range(forwardResults, args);
+  func::FuncOp forward =
+      createFunction(b, symbols, loc, derivedName(fn, "remat_fwd"),
+                     b.getFunctionType(args, forwardResults));
+  b.setInsertionPointToStart(&forward.front());
+  SmallVector<Value> returned(
+      func::CallOp::create(b, loc, fn, forward.getArguments()).getResults());
+  llvm::append_range(returned, forward.getArguments());
+  func::ReturnOp::create(b, loc, returned);
+  // Backward: the forward half again, for its residuals, then the
+  // backward half.
+  b.setInsertionPointAfter(forward);
+  func::FuncOp backward =
+      createFunction(b, symbols, loc, derivedName(fn, "remat_bwd"),
+                     b.getFunctionType(backInputs, args));
+  b.setInsertionPointToStart(&backward.front());
+  auto again = func::CallOp::create(
+      b, loc, split->forward, backward.getArguments().drop_front(results.size()));
+  SmallVector<Value> operands(
+      backward.getArguments().take_front(results.size()));
+  llvm::append_range(operands, again.getResults().drop_front(results.size()));
+  func::ReturnOp::create(
+      b, loc,
+      func::CallOp::create(b, loc, split->backward, operands).getResults());
+  splits[decl] = {forward, backward};
+  return built[key] = decl;
+}
+
 FailureOr<func::FuncOp> VjpBuilder::customJvp(Operation *op) {
+  if (isa<CheckpointOp>(op))
+    return rematJvp(op);
   auto custom = cast<CustomVjpOp>(op);
   std::string key = (custom.getCallee() + "/custom_vjp/" + custom.getFwd() +
                      "/" + custom.getBwd())

@@ -40,8 +40,15 @@ public:
 
 private:
   /// A declaration standing for the JVP of a kiln.custom_vjp op, whose
-  /// split is the user's rule: `fwd`, and `bwd` with its operands reordered.
+  /// split is the user's rule: `fwd`, and `bwd` with its operands reordered;
+  /// or for a kiln.checkpoint (see rematJvp).
   mlir::FailureOr<mlir::func::FuncOp> customJvp(mlir::Operation *op);
+
+  /// For a kiln.checkpoint: with `everything_saveable`, its function's JVP
+  /// (split as any call's); with `nothing_saveable`, a declaration whose
+  /// split saves only the arguments and recomputes the function's forward
+  /// half in the backward one (JAX's remat). Other policies are an error.
+  mlir::FailureOr<mlir::func::FuncOp> rematJvp(mlir::Operation *op);
 
   mlir::SymbolTable &symbols;
   /// JVPs built to be split: a custom_vjp in them stands for its rule.

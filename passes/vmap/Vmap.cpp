@@ -62,6 +62,9 @@ public:
       built = emitCall(call, operands, operandDims, results, resultDims);
     else if (isa<CustomVjpOp>(op))
       built = emitCustomVjp(op, operands, operandDims, results, resultDims);
+    else if (auto checkpoint = dyn_cast<CheckpointOp>(op))
+      built = emitCheckpoint(checkpoint, operands, operandDims, results,
+                             resultDims);
     else if (isa<TransformOpInterface>(op))
       return op.emitOpError("is not expanded by kiln-expand-transforms yet, "
                             "so the function holding it cannot be batched");
@@ -133,6 +136,29 @@ private:
         func::CallOp::create(b, call.getLoc(), *batchedCallee, operands)
             .getResults());
     resultDims.append(call.getNumResults(), 0);
+    return success();
+  }
+
+  /// A checkpoint: of its function, batched, with the same policy.
+  LogicalResult emitCheckpoint(CheckpointOp op, ValueRange operands,
+                               ArrayRef<int64_t> operandDims,
+                               SmallVectorImpl<Value> &results,
+                               SmallVectorImpl<int64_t> &resultDims) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        op, op.getCalleeAttr());
+    SmallVector<int64_t> outAxes(op.getNumResults(), 0);
+    FailureOr<func::FuncOp> batched =
+        vmaps.getOrBuild(callee, operandDims, outAxes, size);
+    if (failed(batched))
+      return failure();
+    Operation *copy = b.clone(*op);
+    copy->setOperands(operands);
+    copy->setAttr("callee", SymbolRefAttr::get(*batched));
+    for (Value result : copy->getResults()) {
+      result.setType(batchedType(result.getType(), 0, size));
+      results.push_back(result);
+      resultDims.push_back(0);
+    }
     return success();
   }
 
