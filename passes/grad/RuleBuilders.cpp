@@ -45,4 +45,38 @@ Value broadcastBack(OpBuilder &b, Location loc, Value reduced,
   return BroadcastInDimOp::create(b, loc, type, reduced, kept);
 }
 
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  auto type = RankedTensorType::get({}, b.getI64Type());
+  return ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
+}
+
+RankedTensorType stackedType(Type type, int64_t rows) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape = {rows};
+  llvm::append_range(shape, tensor.getShape());
+  return tensor.clone(shape);
+}
+
+SmallVector<Value> rowStarts(OpBuilder &b, Location loc, Value stack,
+                             Value row) {
+  SmallVector<Value> starts = {row};
+  starts.append(cast<RankedTensorType>(stack.getType()).getRank() - 1,
+                indexConstant(b, loc, 0));
+  return starts;
+}
+
+Value writeRow(OpBuilder &b, Location loc, Value stack, Value v, Value row) {
+  Value asRow = ReshapeOp::create(b, loc, stackedType(v.getType(), 1), v);
+  return DynamicUpdateSliceOp::create(b, loc, stack.getType(), stack, asRow,
+                                      rowStarts(b, loc, stack, row));
+}
+
+Value readRow(OpBuilder &b, Location loc, Value stack, Value row, Type type) {
+  Value slice = DynamicSliceOp::create(b, loc, stack,
+                                       rowStarts(b, loc, stack, row),
+                                       stackedType(type, 1).getShape());
+  return ReshapeOp::create(b, loc, type, slice);
+}
+
 } // namespace kiln

@@ -8,6 +8,7 @@
 #define KILN_PASSES_GRAD_RULEBUILDERS_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace kiln {
 
@@ -31,6 +32,26 @@ mlir::Value addOrZero(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
 mlir::Value broadcastBack(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value reduced, mlir::RankedTensorType operand,
                           llvm::ArrayRef<int64_t> dims);
+
+/// A scalar i64 tensor holding `value` (a step or an index).
+mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc,
+                          int64_t value);
+
+/// `type` with a leading dimension of `rows` (a stack of values of `type`).
+mlir::RankedTensorType stackedType(mlir::Type type, int64_t rows);
+
+/// The start indices of row `row` (a scalar integer tensor) of `stack`.
+llvm::SmallVector<mlir::Value> rowStarts(mlir::OpBuilder &b,
+                                         mlir::Location loc, mlir::Value stack,
+                                         mlir::Value row);
+
+/// `stack` with row `row` replaced by `v`.
+mlir::Value writeRow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value stack,
+                     mlir::Value v, mlir::Value row);
+
+/// Row `row` of `stack`, as a value of `type`.
+mlir::Value readRow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value stack,
+                    mlir::Value row, mlir::Type type);
 
 } // namespace kiln
 

@@ -45,45 +45,6 @@ bool isInside(Value v, Block *block) {
   return false;
 }
 
-/// A scalar i64 tensor holding `value`.
-Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
-  auto type = RankedTensorType::get({}, b.getI64Type());
-  return ConstantOp::create(
-      b, loc, type, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
-}
-
-/// `type` with a leading dimension of `rows`.
-RankedTensorType stackedType(Type type, int64_t rows) {
-  auto tensor = cast<RankedTensorType>(type);
-  SmallVector<int64_t> shape = {rows};
-  llvm::append_range(shape, tensor.getShape());
-  return tensor.clone(shape);
-}
-
-/// The start indices of row `row` of `stack`.
-SmallVector<Value> rowStarts(OpBuilder &b, Location loc, Value stack,
-                             Value row) {
-  SmallVector<Value> starts = {row};
-  starts.append(cast<RankedTensorType>(stack.getType()).getRank() - 1,
-                indexConstant(b, loc, 0));
-  return starts;
-}
-
-/// `stack` with row `row` replaced by `v`.
-Value writeRow(OpBuilder &b, Location loc, Value stack, Value v, Value row) {
-  Value asRow = ReshapeOp::create(b, loc, stackedType(v.getType(), 1), v);
-  return DynamicUpdateSliceOp::create(b, loc, stack.getType(), stack, asRow,
-                                      rowStarts(b, loc, stack, row));
-}
-
-/// Row `row` of `stack`, of `type`.
-Value readRow(OpBuilder &b, Location loc, Value stack, Value row, Type type) {
-  Value slice = DynamicSliceOp::create(b, loc, stack,
-                                       rowStarts(b, loc, stack, row),
-                                       stackedType(type, 1).getShape());
-  return ReshapeOp::create(b, loc, type, slice);
-}
-
 /// Whether `v` is a constant tensor of +0.0 (or integer zeros).
 bool isPositiveZeros(Value v) {
   DenseElementsAttr constant;

@@ -19,13 +19,6 @@ using namespace kiln;
 
 namespace {
 
-/// A scalar i64 tensor holding `value`.
-Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
-  auto type = RankedTensorType::get({}, b.getI64Type());
-  return ConstantOp::create(
-      b, loc, type, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
-}
-
 /// The steps of one scan.
 struct ScanSteps {
   func::FuncOp body;
@@ -42,21 +35,10 @@ struct ScanSteps {
         reverse ? SubOp::create(b, loc, indexConstant(b, loc, length - 1), step)
                       .getResult()
                 : step;
-    auto startsFor = [&](Value stacked) {
-      SmallVector<Value> starts = {position};
-      int64_t rank = cast<RankedTensorType>(stacked.getType()).getRank();
-      starts.append(rank - 1, indexConstant(b, loc, 0));
-      return starts;
-    };
     SmallVector<Value> operands(carries.begin(), carries.end());
     for (auto [x, type] : llvm::zip_equal(
-             xs, body.getArgumentTypes().drop_front(numCarry))) {
-      SmallVector<int64_t> sizes(
-          cast<RankedTensorType>(x.getType()).getShape());
-      sizes[0] = 1;
-      Value slice = DynamicSliceOp::create(b, loc, x, startsFor(x), sizes);
-      operands.push_back(ReshapeOp::create(b, loc, type, slice));
-    }
+             xs, body.getArgumentTypes().drop_front(numCarry)))
+      operands.push_back(readRow(b, loc, x, position, type));
     auto call = func::CallOp::create(b, loc, body, operands);
     // A carry the body returns unchanged stays the same value, so that the
     // loop shows it invariant.
@@ -64,15 +46,9 @@ struct ScanSteps {
     for (unsigned j = 0; j < numCarry; ++j)
       if (returned->getOperand(j) != body.getArgument(j))
         carries[j] = call.getResult(j);
-    for (auto [j, stacked] : llvm::enumerate(ys)) {
-      Value y = call.getResult(numCarry + j);
-      SmallVector<int64_t> shape = {1};
-      llvm::append_range(shape, cast<RankedTensorType>(y.getType()).getShape());
-      Value row = ReshapeOp::create(
-          b, loc, cast<RankedTensorType>(y.getType()).clone(shape), y);
-      stacked = DynamicUpdateSliceOp::create(b, loc, stacked.getType(),
-                                             stacked, row, startsFor(stacked));
-    }
+    for (auto [j, stacked] : llvm::enumerate(ys))
+      stacked = writeRow(b, loc, stacked, call.getResult(numCarry + j),
+                         position);
   }
 };
 
@@ -97,12 +73,8 @@ FailureOr<func::FuncOp> ScanBuilder::getOrBuild(func::FuncOp body,
     return done;
   auto stacked = [&](TypeRange types) {
     SmallVector<Type> result;
-    for (Type type : types) {
-      auto tensor = cast<RankedTensorType>(type);
-      SmallVector<int64_t> shape = {length};
-      llvm::append_range(shape, tensor.getShape());
-      result.push_back(tensor.clone(shape));
-    }
+    for (Type type : types)
+      result.push_back(stackedType(type, length));
     return result;
   };
   TypeRange args = body.getArgumentTypes(), results = body.getResultTypes();
