@@ -730,6 +730,22 @@ func::FuncOp createFunction(OpBuilder &b, SymbolTable &symbols, Location loc,
   return fn;
 }
 
+/// A private declaration, named after `fn` as `suffix`, with the type of
+/// `fn`'s JVP: it stands for the JVP of an op whose split reverse mode is
+/// given (custom_vjp, checkpoint), and is never called.
+func::FuncOp declareJvp(OpBuilder &b, SymbolTable &symbols, Location loc,
+                        func::FuncOp fn, StringRef suffix) {
+  FunctionType type = fn.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs()), outputs(type.getResults());
+  llvm::append_range(inputs, type.getInputs());
+  llvm::append_range(outputs, type.getResults());
+  auto decl = func::FuncOp::create(b, loc, derivedName(fn, suffix),
+                                   b.getFunctionType(inputs, outputs));
+  decl.setPrivate();
+  symbols.insert(decl); // Renames it if the name is taken.
+  return decl;
+}
+
 /// `values[i]`, or zeros of `types[i]` where it is null.
 SmallVector<Value> orZeros(OpBuilder &b, Location loc, ArrayRef<Value> values,
                            TypeRange types) {
@@ -762,18 +778,12 @@ FailureOr<func::FuncOp> VjpBuilder::rematJvp(Operation *op) {
   if (failed(split))
     return failure();
   TypeRange args = fn.getArgumentTypes(), results = fn.getResultTypes();
-  SmallVector<Type> inputs(args), outputs(results), backInputs(results);
-  llvm::append_range(inputs, args);
-  llvm::append_range(outputs, results);
+  SmallVector<Type> backInputs(results);
   llvm::append_range(backInputs, args);
   OpBuilder b(fn);
   b.setInsertionPointAfter(fn);
   Location loc = op->getLoc();
-  // Never called: reverse mode replaces calls of it by its split.
-  auto decl = func::FuncOp::create(b, loc, derivedName(fn, "remat_jvp"),
-                                   b.getFunctionType(inputs, outputs));
-  decl.setPrivate();
-  symbols.insert(decl);
+  func::FuncOp decl = declareJvp(b, symbols, loc, fn, "remat_jvp");
   // Forward: the results, and the arguments as the only residuals.
   SmallVector<Type> forwardResults(results);
   llvm::append_range(forwardResults, args);
@@ -818,18 +828,12 @@ FailureOr<func::FuncOp> VjpBuilder::customJvp(Operation *op) {
   auto bwd = symbols.lookup<func::FuncOp>(custom.getBwd());
   TypeRange args = fn.getArgumentTypes(), results = fn.getResultTypes();
   TypeRange residuals = fwd.getResultTypes().drop_front(results.size());
-  SmallVector<Type> inputs(args), outputs(results), backInputs(results);
-  llvm::append_range(inputs, args);
-  llvm::append_range(outputs, results);
+  SmallVector<Type> backInputs(results);
   llvm::append_range(backInputs, residuals);
   OpBuilder b(fn);
   b.setInsertionPointAfter(fn);
   Location loc = op->getLoc();
-  // Never called: reverse mode replaces calls of it by its split.
-  auto jvp = func::FuncOp::create(b, loc, derivedName(fn, "custom_jvp"),
-                                  b.getFunctionType(inputs, outputs));
-  jvp.setPrivate();
-  symbols.insert(jvp);
+  func::FuncOp jvp = declareJvp(b, symbols, loc, fn, "custom_jvp");
   // The backward half takes the cotangents first; the user's bwd last.
   func::FuncOp back =
       createFunction(b, symbols, loc, derivedName(fn, "custom_bwd"),
