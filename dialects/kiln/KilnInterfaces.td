@@ -18,15 +18,13 @@ include "mlir/IR/OpBase.td"
 def Kiln_TransformOpInterface : OpInterface<"TransformOpInterface"> {
   let cppNamespace = "::kiln";
   let description = [{
-    Marks an op that names a computation to transform (or tags a value for
-    one, as `kiln.checkpoint_name`) and is replaced by the expansion of the
-    transformations. Lowerings leave such ops alone and the contract checks
+    Marks an op that names a computation to transform and is replaced by
+    the expansion of the transformations. Lowerings leave such ops alone and the contract checks
     report them.
   }];
   let methods = [
     InterfaceMethod<[{
-        The function this op transforms (its `callee`), or null for an op
-        that only tags a value.
+        The function this op transforms (its `callee`).
       }],
       "::mlir::FlatSymbolRefAttr", "getTransformedCallee", (ins), [{}], [{
         return $_op->template getAttrOfType<::mlir::FlatSymbolRefAttr>(

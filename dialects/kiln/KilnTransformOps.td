@@ -12,6 +12,7 @@ include "KilnDialect.td"
 include "KilnAttrs.td"
 include "KilnInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Kiln_TransformOp<string mnemonic, dag attributes>
@@ -186,12 +187,15 @@ def Kiln_CustomVjpOp : Kiln_TransformOp<"custom_vjp", (ins
 }
 
 def Kiln_CheckpointNameOp : Kiln_Op<"checkpoint_name", [Pure,
-    Kiln_TransformOpInterface, AllTypesMatch<["operand", "result"]>]> {
+    SameOperandsAndResultType, InferTypeOpInterface]> {
   let summary = "tag a value for a `save_only_these_names` remat policy";
   let description = [{
     Returns its operand unchanged; the tag `name` lets a `kiln.checkpoint`
     with policy `save_only_these_names` save it, as
-    `jax.ad_checkpoint.checkpoint_name`.
+    `jax.ad_checkpoint.checkpoint_name`. Differentiation and batching keep
+    the tag on the primal value (its tangent is its operand's); it has no
+    folder, so that simplification before a checkpoint expands keeps it;
+    lowering replaces it by its operand.
 
     Example:
 

@@ -306,11 +306,13 @@ struct ReverseToGeneric : OpConversionPattern<ReverseOp> {
   }
 };
 
-/// stop_gradient matters to differentiation only: its operand.
-struct StopGradientToOperand : OpConversionPattern<StopGradientOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// stop_gradient and checkpoint_name matter to the transformations only:
+/// their operand.
+template <typename OpTy>
+struct ToOperand : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, adaptor.getOperand());
     return success();
@@ -324,6 +326,6 @@ void kiln::populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
                ReshapeToTensor, TransposeToLinalg, SliceToTensor,
                DynamicSliceToTensor, DynamicUpdateSliceToTensor,
                ConcatenateToTensor, PadToTensor, ReverseToGeneric,
-               StopGradientToOperand>(
+               ToOperand<StopGradientOp>, ToOperand<CheckpointNameOp>>(
       patterns.getContext());
 }

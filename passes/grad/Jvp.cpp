@@ -37,10 +37,6 @@ public:
       emitJvpCall(&op, *jvp);
       return success();
     }
-    if (isa<TransformOpInterface>(op))
-      return op.emitOpError("is not expanded by kiln-expand-transforms yet, "
-                            "so the function holding it cannot be "
-                            "differentiated");
     SmallVector<Value> operandTangents;
     for (Value operand : op.getOperands())
       operandTangents.push_back(tangents.lookup(operand));

@@ -84,6 +84,17 @@ bool firstTwoOperands(unsigned i) { return i < 2; }
 bool notFirstOperand(unsigned i) { return i != 0; }
 bool operandAndUpdates(unsigned i) { return i == 0 || i == 2; }
 
+/// The operand's tangent, for an op that returns its operand unchanged
+/// (checkpoint_name, whose tag stays on the primal value only).
+template <typename OpTy>
+struct IdentityJvp : JvpOpInterface::ExternalModel<IdentityJvp<OpTy>, OpTy> {
+  LogicalResult buildJvp(Operation *, OpBuilder &, ValueRange tangents,
+                         SmallVectorImpl<Value> &resultTangents) const {
+    resultTangents.push_back(tangents.front());
+    return success();
+  }
+};
+
 /// op(ta, b) + op(a, tb) for an op linear in each of its two operands.
 template <typename OpTy>
 struct BilinearJvp : JvpOpInterface::ExternalModel<BilinearJvp<OpTy>, OpTy> {
@@ -528,6 +539,7 @@ void kiln::registerJvpRules(DialectRegistry &registry) {
     attachLinear<firstTwoOperands, DynamicUpdateSliceOp>(context);
     attachLinear<operandAndUpdates, ScatterAddOp>(context);
     attachLinear<notFirstOperand, SelectOp>(context);
+    CheckpointNameOp::attachInterface<IdentityJvp<CheckpointNameOp>>(*context);
     MulOp::attachInterface<BilinearJvp<MulOp>>(*context);
     DotGeneralOp::attachInterface<BilinearJvp<DotGeneralOp>>(*context);
     AbsOp::attachInterface<UnaryJvp<AbsOp, dAbs>>(*context);

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Vjp.h"
+#include "Remat.h"
 #include "RuleBuilders.h"
 #include "kiln/KilnDialect.h"
 
@@ -763,12 +764,9 @@ FailureOr<func::FuncOp> VjpBuilder::rematJvp(Operation *op) {
   RematPolicy policy = checkpoint.getPolicy();
   if (policy == RematPolicy::everything_saveable)
     return jvps.getOrBuild(fn);
-  if (policy != RematPolicy::nothing_saveable)
-    return op->emitOpError("policy ")
-           << stringifyRematPolicy(policy)
-           << " is not supported by reverse mode yet (everything_saveable "
-              "and nothing_saveable are)";
-  std::string key = (fn.getName() + "/remat").str();
+  std::string key = (fn.getName() + "/remat/" + stringifyRematPolicy(policy)).str();
+  for (StringRef name : checkpoint.getNames().getAsValueRange<StringAttr>())
+    key += ("/" + name).str();
   if (func::FuncOp done = built[key])
     return done;
   FailureOr<func::FuncOp> jvp = jvps.getOrBuild(fn);
@@ -778,38 +776,49 @@ FailureOr<func::FuncOp> VjpBuilder::rematJvp(Operation *op) {
   if (failed(split))
     return failure();
   TypeRange args = fn.getArgumentTypes(), results = fn.getResultTypes();
-  SmallVector<Type> backInputs(results);
-  llvm::append_range(backInputs, args);
   OpBuilder b(fn);
   b.setInsertionPointAfter(fn);
   Location loc = op->getLoc();
   func::FuncOp decl = declareJvp(b, symbols, loc, fn, "remat_jvp");
-  // Forward: the results, and the arguments as the only residuals.
-  SmallVector<Type> forwardResults(results);
-  llvm::append_range(forwardResults, args);
+  // Forward: the results, then the residuals: the arguments and the values
+  // the policy saves.
   func::FuncOp forward =
       createFunction(b, symbols, loc, derivedName(fn, "remat_fwd"),
-                     b.getFunctionType(args, forwardResults));
+                     b.getFunctionType(args, {}));
   b.setInsertionPointToStart(&forward.front());
+  SmallVector<Value> saved;
   SmallVector<Value> returned(
-      func::CallOp::create(b, loc, fn, forward.getArguments()).getResults());
+      ArrayRef(emitRemat(b, checkpoint, split->forward, forward.getArguments(),
+                         saved, /*reuse=*/false))
+          .take_front(results.size()));
   llvm::append_range(returned, forward.getArguments());
+  llvm::append_range(returned, saved);
   func::ReturnOp::create(b, loc, returned);
-  // Backward: the forward half again, for its residuals, then the
-  // backward half.
+  forward.setType(
+      b.getFunctionType(args, ValueRange(returned).getTypes()));
+  // Backward: the forward half again, with the saved values in place of the
+  // ops that computed them, for its residuals; then the backward half.
+  SmallVector<Type> backInputs(results);
+  llvm::append_range(backInputs, args);
+  llvm::append_range(backInputs, ValueRange(saved).getTypes());
   b.setInsertionPointAfter(forward);
   func::FuncOp backward =
       createFunction(b, symbols, loc, derivedName(fn, "remat_bwd"),
                      b.getFunctionType(backInputs, args));
   b.setInsertionPointToStart(&backward.front());
-  auto again = func::CallOp::create(
-      b, loc, split->forward, backward.getArguments().drop_front(results.size()));
-  SmallVector<Value> operands(
-      backward.getArguments().take_front(results.size()));
-  llvm::append_range(operands, again.getResults().drop_front(results.size()));
+  ValueRange backArgs = backward.getArguments();
+  SmallVector<Value> savedArgs(backArgs.drop_front(results.size() + args.size()));
+  SmallVector<Value> again =
+      emitRemat(b, checkpoint, split->forward,
+                backArgs.slice(results.size(), args.size()), savedArgs,
+                /*reuse=*/true);
+  SmallVector<Value> operands(backArgs.take_front(results.size()));
+  llvm::append_range(operands, ArrayRef(again).drop_front(results.size()));
   func::ReturnOp::create(
       b, loc,
       func::CallOp::create(b, loc, split->backward, operands).getResults());
+  if (failed(jvps.finish(forward)) || failed(jvps.finish(backward)))
+    return failure();
   splits[decl] = {forward, backward};
   return built[key] = decl;
 }

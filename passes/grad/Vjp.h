@@ -45,9 +45,10 @@ private:
   mlir::FailureOr<mlir::func::FuncOp> customJvp(mlir::Operation *op);
 
   /// For a kiln.checkpoint: with `everything_saveable`, its function's JVP
-  /// (split as any call's); with `nothing_saveable`, a declaration whose
-  /// split saves only the arguments and recomputes the function's forward
-  /// half in the backward one (JAX's remat). Other policies are an error.
+  /// (split as any call's); with another policy, a declaration whose split
+  /// saves the arguments and the values the policy saves (rematSaves), and
+  /// recomputes the rest of the function's forward half in the backward one
+  /// (JAX's remat).
   mlir::FailureOr<mlir::func::FuncOp> rematJvp(mlir::Operation *op);
 
   mlir::SymbolTable &symbols;

@@ -890,7 +890,7 @@ void kiln::registerBatchingRules(DialectRegistry &registry) {
            Log1pOp, TanhOp, LogisticOp, SqrtOp, RsqrtOp, SinOp, CosOp, FloorOp,
            CeilOp, NotOp, AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp,
            PowOp, Atan2Op, AndOp, OrOp, XorOp, CompareOp, SelectOp, ConvertOp,
-           StopGradientOp>(context);
+           StopGradientOp, CheckpointNameOp>(context);
     attach<batchBroadcast, BroadcastInDimOp>(context);
     attach<batchReshape, ReshapeOp>(context);
     attach<batchTranspose, TransposeOp>(context);

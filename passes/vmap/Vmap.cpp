@@ -65,9 +65,6 @@ public:
     else if (auto checkpoint = dyn_cast<CheckpointOp>(op))
       built = emitCheckpoint(checkpoint, operands, operandDims, results,
                              resultDims);
-    else if (isa<TransformOpInterface>(op))
-      return op.emitOpError("is not expanded by kiln-expand-transforms yet, "
-                            "so the function holding it cannot be batched");
     else if (auto rule = dyn_cast<RegionBatchingOpInterface>(op))
       built = rule.buildRegionBatched(b, *this, results, resultDims);
     else if (auto rule = dyn_cast<BatchingOpInterface>(op))

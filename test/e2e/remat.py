@@ -1,7 +1,10 @@
-# kiln.checkpoint: gradients with nothing_saveable (the backward pass
-# recomputes the block from its arguments) and everything_saveable equal
-# the gradients without checkpoints, in f64, for a residual MLP of 4 blocks;
-# also under jvp, under vmap, and as the body of a scan.
+# kiln.checkpoint: gradients with every remat policy (nothing_saveable
+# recomputes the block from its arguments, dots_saveable and
+# dots_with_no_batch_dims_saveable keep its dots, save_only_these_names the
+# values tagged with kiln.checkpoint_name, everything_saveable all) equal the
+# gradients without checkpoints, in f64, for a residual MLP of 4 blocks
+# whose blocks hold a plain dot, a batched one and tagged values; also under
+# jvp, under vmap, and as the body of a scan.
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
@@ -23,7 +26,8 @@ def model(policy):
         lines.append(f"  %ws{k} = kiln.slice %w [{k}:{k + 1}, 0:{D}, 0:{D}] : (tensor<4x{D}x{D}xf64>) -> tensor<1x{D}x{D}xf64>")
         lines.append(f"  %w{k} = kiln.reshape %ws{k} : (tensor<1x{D}x{D}xf64>) -> {W}")
         if policy:
-            lines.append(f"  %h{k} = kiln.checkpoint @block(%w{k}, {h}) {{policy = #kiln<remat_policy {policy}>}} : ({W}, {H}) -> {H}")
+            names = ', names = ["pre", "norms"]' if policy == "save_only_these_names" else ""
+            lines.append(f"  %h{k} = kiln.checkpoint @block(%w{k}, {h}) {{policy = #kiln<remat_policy {policy}>{names}}} : ({W}, {H}) -> {H}")
         else:
             lines.append(f"  %h{k} = call @block(%w{k}, {h}) : ({W}, {H}) -> {H}")
         h = f"%h{k}"
@@ -33,14 +37,25 @@ def model(policy):
     return "\n".join(lines) + "\n"
 
 
+POLICIES = ["nothing_saveable", "everything_saveable", "dots_saveable",
+            "dots_with_no_batch_dims_saveable", "save_only_these_names"]
+# h + tanh(h w) * (1 + |rows of tanh(h w)|^2), the row norms a batched dot.
 SOURCE = f"""
 func.func private @block(%w: {W}, %h: {H}) -> {H} {{
   %a = kiln.dot_general %h, %w, contracting = [1] x [0] : ({H}, {W}) -> {H}
-  %t = kiln.tanh %a : {H}
-  %r = kiln.add %t, %h : {H}
+  %pre = kiln.checkpoint_name %a, "pre" : {H}
+  %t = kiln.tanh %pre : {H}
+  %n = kiln.dot_general %t, %t, batching = [0] x [0], contracting = [1] x [1] : ({H}, {H}) -> tensor<{N}xf64>
+  %norms = kiln.checkpoint_name %n, "norms" : tensor<{N}xf64>
+  %one = kiln.constant dense<1.0> : tensor<{N}xf64>
+  %m = kiln.add %norms, %one : tensor<{N}xf64>
+  %mb = kiln.broadcast_in_dim %m, dims = [0] : (tensor<{N}xf64>) -> {H}
+  %s = kiln.mul %t, %mb : {H}
+  %other = kiln.checkpoint_name %s, "other" : {H}
+  %r = kiln.add %other, %h : {H}
   return %r : {H}
 }}
-""" + model(None) + model("nothing_saveable") + model("everything_saveable")
+""" + model(None) + "".join(model(policy) for policy in POLICIES)
 
 GRAD = f"(tensor<4x{D}x{D}xf64>, {H}) -> (tensor<4x{D}x{D}xf64>, {H})"
 JVP = f"(tensor<4x{D}x{D}xf64>, {H}, tensor<4x{D}x{D}xf64>, {H}) -> (tensor<f64>, tensor<f64>)"
@@ -48,7 +63,7 @@ VMAP = (f"{{in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>}} : "
         f"(tensor<4x{D}x{D}xf64>, tensor<5x{N}x{D}xf64>) -> tensor<5xf64>")
 entry = [f"func.func @main(%w: tensor<4x{D}x{D}xf64>, %x: {H}, %tw: tensor<4x{D}x{D}xf64>, %tx: {H}, %xs: tensor<5x{N}x{D}xf64>) -> ("]
 results, body, returned = [], [], []
-for name in ["nothing_saveable", "everything_saveable"]:
+for name in POLICIES:
     body += [
         f"  %g_{name}:2 = kiln.grad @loss_{name}(%w, %x) {{argnums = array<i64: 0, 1>}} : {GRAD}",
         f"  %gp_{name}:2 = kiln.grad @loss_plain(%w, %x) {{argnums = array<i64: 0, 1>}} : {GRAD}",

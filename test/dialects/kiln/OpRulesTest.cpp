@@ -28,7 +28,7 @@ const llvm::StringSet<> kNoTypeInference = {
     "kiln.constant",    "kiln.iota",       "kiln.convert",
     "kiln.reshape",     "kiln.broadcast_in_dim", "kiln.dot_general",
     "kiln.argmax",      "kiln.cond",       "kiln.while",
-    "kiln.yield",       "kiln.checkpoint_name"};
+    "kiln.yield"};
 
 /// The ops linear in some operand, which reverse mode transposes (JAX's
 /// deflinear and transpose rules); every other op is differentiated through
@@ -119,10 +119,8 @@ TEST_F(OpRulesTest, TransformationOpsNameTheirCallee) {
     if (!op.hasInterface<kiln::TransformOpInterface>())
       continue;
     ++transforms;
-    // checkpoint_name tags a value; every other one names a function.
-    if (op.getStringRef() != "kiln.checkpoint_name")
-      EXPECT_TRUE(op.hasInterface<SymbolUserOpInterface>())
-          << op.getStringRef().str() << " does not verify its callee";
+    EXPECT_TRUE(op.hasInterface<SymbolUserOpInterface>())
+        << op.getStringRef().str() << " does not verify its callee";
   }
   EXPECT_GE(transforms, 8);
 }

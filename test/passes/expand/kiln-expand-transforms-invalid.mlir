@@ -23,20 +23,6 @@ func.func @main(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// A transformation op the pass does not expand yet (checkpoint_name tags
-// values for a remat policy not supported yet) cannot be differentiated.
-func.func private @f(%x: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'kiln.checkpoint_name' op is not expanded by kiln-expand-transforms yet, so the function holding it cannot be differentiated}}
-  %0 = kiln.checkpoint_name %x, "h" : tensor<f32>
-  return %0 : tensor<f32>
-}
-func.func @main(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
-  %0:2 = kiln.jvp @f(%x, %t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
-  return %0#1 : tensor<f32>
-}
-
-// -----
-
 // A function that reaches itself through a transformation.
 // expected-error @+1 {{function @f reaches @f, which reaches it back: recursive functions cannot be transformed}}
 func.func @f(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
@@ -91,35 +77,4 @@ func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
 func.func @main(%xs: tensor<4x3xf32>) -> tensor<3xf32> {
   %0 = kiln.vmap @f(%xs) {in_axes = array<i64: 0>, out_axes = array<i64: -1>} : (tensor<4x3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
-}
-
-// -----
-
-// Nor batched.
-func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{'kiln.checkpoint_name' op is not expanded by kiln-expand-transforms yet, so the function holding it cannot be batched}}
-  %0 = kiln.checkpoint_name %x, "h" : tensor<3xf32>
-  return %0 : tensor<3xf32>
-}
-func.func @main(%xs: tensor<4x3xf32>) -> tensor<4x3xf32> {
-  %0 = kiln.vmap @f(%xs) {in_axes = array<i64: 0>, out_axes = array<i64: 0>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
-  return %0 : tensor<4x3xf32>
-}
-
-// -----
-
-// Reverse mode supports two remat policies so far.
-func.func private @block(%h: tensor<3xf32>) -> tensor<3xf32> {
-  %t = kiln.tanh %h : tensor<3xf32>
-  return %t : tensor<3xf32>
-}
-func.func private @f(%x: tensor<3xf32>) -> tensor<f32> {
-  // expected-error @+1 {{'kiln.checkpoint' op policy dots_saveable is not supported by reverse mode yet (everything_saveable and nothing_saveable are)}}
-  %h = kiln.checkpoint @block(%x) {policy = #kiln<remat_policy dots_saveable>} : (tensor<3xf32>) -> tensor<3xf32>
-  %l = kiln.reduce_sum %h, dims = [0] : (tensor<3xf32>) -> tensor<f32>
-  return %l : tensor<f32>
-}
-func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
-  %g = kiln.grad @f(%x) : (tensor<3xf32>) -> tensor<3xf32>
-  return %g : tensor<3xf32>
 }
