@@ -7,9 +7,14 @@
 // to the runEntry that runs it, which reports it; so do device errors.
 // (Buffers the call had allocated before are then not freed.)
 //
+// Each buffer carries its size in a header before it, so that the runtime
+// counts the bytes compiled code holds and the peak of a call
+// (kiln_last_call_peak_bytes).
+//
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
+#include <atomic>
 #include <csetjmp>
 #include <string>
 #include <utility>
@@ -22,16 +27,47 @@ thread_local std::jmp_buf *activeCall = nullptr;
 /// Why the running call was abandoned, or what failed outside any call.
 thread_local std::string failure;
 
+/// The bytes of the buffers compiled code holds now, in all threads, and
+/// their most since the last call began.
+std::atomic<uint64_t> liveBytes{0}, peakBytes{0};
+/// The peak of the last call this thread ran, above what was live before.
+thread_local uint64_t lastCallPeak = 0;
+
+/// What precedes each buffer: where its allocation begins and its size.
+struct Header {
+  uint64_t offset, bytes;
+};
+
 void *allocate(uint64_t alignment, uint64_t bytes) {
-  void *data = nullptr;
-  if (alignment < sizeof(void *))
-    alignment = sizeof(void *);
-  if (posix_memalign(&data, alignment, bytes ? bytes : 1) != 0)
-    data = nullptr;
-  if (!data && activeCall)
-    kiln::runtime::abandonCall("out of memory allocating a buffer of " +
-                std::to_string(bytes) + " bytes");
+  // The header fits in the alignment padding before the buffer.
+  uint64_t offset = sizeof(Header);
+  while (offset < alignment)
+    offset *= 2;
+  void *base = nullptr;
+  if (bytes > UINT64_MAX - offset ||
+      posix_memalign(&base, offset, offset + bytes) != 0)
+    base = nullptr;
+  if (!base) {
+    if (activeCall)
+      kiln::runtime::abandonCall("out of memory allocating a buffer of " +
+                                 std::to_string(bytes) + " bytes");
+    return nullptr;
+  }
+  char *data = static_cast<char *>(base) + offset;
+  reinterpret_cast<Header *>(data)[-1] = {offset, bytes};
+  uint64_t live = liveBytes += bytes;
+  for (uint64_t peak = peakBytes; peak < live &&
+                                  !peakBytes.compare_exchange_weak(peak, live);)
+    ;
   return data;
+}
+
+void release(void *data) {
+  if (!data)
+    return;
+  Header header = static_cast<Header *>(data)[-1];
+  liveBytes -= header.bytes;
+  std::free(static_cast<char *>(data) - header.offset);
 }
 } // namespace
 
@@ -40,8 +76,10 @@ void *_mlir_memref_to_llvm_alloc(uint64_t bytes) { return allocate(0, bytes); }
 void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t bytes) {
   return allocate(alignment, bytes);
 }
-void _mlir_memref_to_llvm_free(void *data) { std::free(data); }
+void _mlir_memref_to_llvm_free(void *data) { release(data); }
 }
+
+uint64_t kiln_last_call_peak_bytes(void) { return lastCallPeak; }
 
 void kiln::runtime::abandonCall(const std::string &why) {
   if (failure.empty())
@@ -58,6 +96,8 @@ bool kiln::runtime::runEntry(EntryFunction function, void **args,
   std::jmp_buf *outer = activeCall;
   activeCall = &jump;
   failure.clear();
+  uint64_t before = liveBytes;
+  peakBytes = before;
   if (setjmp(jump) != 0) {
     activeCall = outer;
     why = takeFailure();
@@ -65,6 +105,7 @@ bool kiln::runtime::runEntry(EntryFunction function, void **args,
   }
   function(args);
   activeCall = outer;
+  lastCallPeak = peakBytes - before;
   return true;
 }
 

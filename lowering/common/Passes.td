@@ -101,6 +101,35 @@ def KilnCopyRepeatedResults
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KilnFreeAfterLastUse : Pass<"kiln-free-after-last-use"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Runs after the buffer deallocation pipeline, which frees a block's
+    buffers at the block's end: every intermediate of a function would live
+    until it returns, and a gradient would hold all of its forward values
+    and backward temporaries at once. An unconditional `memref.dealloc` of a
+    buffer allocated in the same block moves up to just after the last op
+    of the block that uses the buffer or a view of it. A buffer that
+    escapes (yielded, returned, selected among others, its address taken)
+    is left as it is.
+
+    Example:
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.exp ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+    linalg.negf ins(%a : memref<4xf32>) outs(%y : memref<4xf32>)
+    %b = memref.alloc() : memref<4xf32>
+    ...
+    memref.dealloc %a : memref<4xf32>
+    // becomes
+    linalg.negf ins(%a : memref<4xf32>) outs(%y : memref<4xf32>)
+    memref.dealloc %a : memref<4xf32>
+    %b = memref.alloc() : memref<4xf32>
+    ```
+  }];
+}
+
 def KilnCopiesToLinalg : Pass<"kiln-copies-to-linalg"> {
   let summary = "Rewrite memref.copy as linalg.copy";
   let description = [{

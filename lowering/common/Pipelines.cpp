@@ -41,5 +41,6 @@ void kiln::buildBufferizationPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createKilnFreeAfterLastUse());
   pm.addPass(createKilnCopiesToLinalg());
 }

@@ -58,25 +58,46 @@ bool isPositiveZeros(Value v) {
   return i && i.getValue().isZero();
 }
 
-/// `sum + ct` for a sum that started as +0.0 (a backward loop's sum of a
-/// cotangent): where `ct` is a window written into zeros (the transpose of
-/// a dynamic_slice, as a scan reads its xs), only that window of the sum is
-/// updated, so that summing over the trips is linear in their number, not
-/// quadratic. Exact: such a sum never holds -0.0, so adding +0.0 outside
-/// the window changes nothing.
+/// Where `ct` is a window written into +0.0 (the transpose of a slice, a
+/// pad; of a dynamic_slice, a dynamic_update_slice, as a scan reads its
+/// xs): the window's values, and its start indices appended to `starts`.
+Value windowInZeros(OpBuilder &b, Location loc, Value ct,
+                    SmallVectorImpl<Value> &starts) {
+  if (auto window = ct.getDefiningOp<DynamicUpdateSliceOp>()) {
+    if (!isPositiveZeros(window.getOperand()))
+      return Value();
+    llvm::append_range(starts, window.getStartIndices());
+    return window.getUpdate();
+  }
+  auto pad = ct.getDefiningOp<PadOp>();
+  if (!pad || !isPositiveZeros(pad.getPaddingValue()) ||
+      llvm::any_of(pad.getInteriorPadding(), [](int64_t n) { return n; }) ||
+      llvm::any_of(pad.getEdgePaddingLow(), [](int64_t n) { return n < 0; }) ||
+      llvm::any_of(pad.getEdgePaddingHigh(), [](int64_t n) { return n < 0; }))
+    return Value();
+  for (int64_t low : pad.getEdgePaddingLow())
+    starts.push_back(indexConstant(b, loc, low));
+  return pad.getOperand();
+}
+
+/// `sum + ct` (either may be null: zero). Where `ct` is a window written
+/// into zeros, only that window of the sum is updated, so that summing the
+/// cotangents of a tensor's slices (a backward loop's trips, a function's
+/// uses of the rows of a stacked weight) costs the slices, not a whole
+/// tensor each, and bufferizes in place. Equal up to the sign of zeros: a
+/// -0.0 outside the window stays -0.0 where adding +0.0 would give +0.0.
 Value addToSum(OpBuilder &b, Location loc, Value sum, Value ct) {
-  if (!ct)
-    return sum;
-  auto window = ct.getDefiningOp<DynamicUpdateSliceOp>();
-  if (!window || !isPositiveZeros(window.getOperand()))
+  if (!ct || !sum)
+    return sum ? sum : ct;
+  SmallVector<Value> starts;
+  Value update = windowInZeros(b, loc, ct, starts);
+  if (!update)
     return AddOp::create(b, loc, sum, ct);
-  Value update = window.getUpdate();
   Value old = DynamicSliceOp::create(
-      b, loc, sum, window.getStartIndices(),
-      cast<RankedTensorType>(update.getType()).getShape());
+      b, loc, sum, starts, cast<RankedTensorType>(update.getType()).getShape());
   return DynamicUpdateSliceOp::create(b, loc, sum.getType(), sum,
                                       AddOp::create(b, loc, old, update),
-                                      window.getStartIndices());
+                                      starts);
 }
 
 /// One block of a JVP, split into its primal computation (emitted forward)
@@ -152,7 +173,7 @@ public:
   }
 
   void accumulate(OpBuilder &b, Value v, Value ct) {
-    cotangents[v] = addOrZero(b, v.getLoc(), cotangents.lookup(v), ct);
+    cotangents[v] = addToSum(b, v.getLoc(), cotangents.lookup(v), ct);
   }
 
   /// The cotangent accumulated for `v` (null: zero).

@@ -31,8 +31,8 @@ def ttype(shape, dtype):
 
 
 def run(program, entry, args, extra=()):
-    """Runs `entry` of `program` (text) on `args`; returns (results, stderr,
-    exit status)."""
+    """Runs `entry` of `program` (text) on `args`; returns (results, its
+    output (stdout and stderr), exit status)."""
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "program.mlir")
         inputs = os.path.join(tmp, "in.npz")
@@ -43,11 +43,37 @@ def run(program, entry, args, extra=()):
         done = subprocess.run(
             [KILN_RUN, source, "--entry", entry, "--input", inputs,
              "--output", outputs, *extra],
-            capture_output=True, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if done.returncode != 0:
-            return None, done.stderr, done.returncode
+            return None, done.stdout, done.returncode
         with np.load(outputs) as f:
-            return [f[f"out{i}"] for i in range(len(f.files))], done.stderr, 0
+            return [f[f"out{i}"] for i in range(len(f.files))], done.stdout, 0
+
+
+def _peak(text, entry):
+    """The bytes of the line "ENTRY: peak N bytes ..." in `text`, or None."""
+    for line in text.splitlines():
+        if line.startswith(f"{entry}: peak "):
+            return int(line.split()[2])
+    return None
+
+
+def peak_memory(program, entry, args):
+    """The peak bytes of intermediate buffers of `entry`: as kiln-compile
+    --report=memory predicts them and as kiln-run --report=memory measures
+    a call, with kiln-compile's report; None where a tool failed."""
+    compiler = shutil.which("kiln-compile") or os.path.join(
+        os.path.dirname(KILN_RUN), "kiln-compile")
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as source:
+        source.write(program)
+        source.flush()
+        done = subprocess.run([compiler, source.name, "--report=memory",
+                               "--emit=kiln", "-o", os.devnull],
+                              capture_output=True, text=True)
+    report = done.stdout if done.returncode == 0 else done.stderr
+    _, output, status = run(program, entry, args, ["--report=memory"])
+    measured = _peak(output, entry) if status == 0 else None
+    return _peak(report, entry), measured, report
 
 
 def _bundle(name, program, entry, args, expected, rtol, atol):

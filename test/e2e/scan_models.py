@@ -1,9 +1,8 @@
 # Models written with kiln.scan, differentiated, against PyTorch's autograd
 # in f64: an RNN h = tanh(W h + U x_t + b) over 20 steps (value and
 # gradient with respect to every parameter and the initial state), and
-# gradient accumulation: a scan over 16 micro-batches of 4 whose body takes
-# each micro-batch's gradient gives the gradient of the whole batch of 64;
-# and grad of a scan whose body calls vmap.
+# grad of a scan whose body calls vmap (gradient accumulation is in
+# memory.py, with its peak memory).
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 import torch
@@ -59,40 +58,6 @@ else:
     close("rnn loss", results[0], loss.detach().numpy())
     for name, got, p in zip(["W", "U", "b", "h0"], results[1:], [w, u, b, h]):
         close(f"rnn gradient of {name}", got, p.grad.numpy())
-
-# Gradient accumulation: 16 micro-batches of 4 against the batch of 64.
-M, K, F = 16, 4, 5
-ACCUMULATE = f"""
-func.func private @loss(%w: tensor<{F}xf64>, %x: tensor<{K}x{F}xf64>, %y: tensor<{K}xf64>) -> tensor<f64> {{
-  %p = kiln.dot_general %x, %w, contracting = [1] x [0] : (tensor<{K}x{F}xf64>, tensor<{F}xf64>) -> tensor<{K}xf64>
-  %t = kiln.tanh %p : tensor<{K}xf64>
-  %d = kiln.sub %t, %y : tensor<{K}xf64>
-  %sq = kiln.mul %d, %d : tensor<{K}xf64>
-  %l = kiln.reduce_sum %sq, dims = [0] : (tensor<{K}xf64>) -> tensor<f64>
-  return %l : tensor<f64>
-}}
-func.func private @micro(%w: tensor<{F}xf64>, %g: tensor<{F}xf64>, %x: tensor<{K}x{F}xf64>, %y: tensor<{K}xf64>) -> (tensor<{F}xf64>, tensor<{F}xf64>) {{
-  %d = kiln.grad @loss(%w, %x, %y) : (tensor<{F}xf64>, tensor<{K}x{F}xf64>, tensor<{K}xf64>) -> tensor<{F}xf64>
-  %s = kiln.add %g, %d : tensor<{F}xf64>
-  return %w, %s : tensor<{F}xf64>, tensor<{F}xf64>
-}}
-func.func @main(%w: tensor<{F}xf64>, %xs: tensor<{M}x{K}x{F}xf64>, %ys: tensor<{M}x{K}xf64>) -> tensor<{F}xf64> {{
-  %zero = kiln.constant dense<0.0> : tensor<{F}xf64>
-  %r:2 = kiln.scan @micro(%w, %zero, %xs, %ys) {{num_carry = 2 : i64, length = {M} : i64}} : (tensor<{F}xf64>, tensor<{F}xf64>, tensor<{M}x{K}x{F}xf64>, tensor<{M}x{K}xf64>) -> (tensor<{F}xf64>, tensor<{F}xf64>)
-  return %r#1 : tensor<{F}xf64>
-}}
-"""
-w = rng.standard_normal(F)
-bx, by = rng.standard_normal((M * K, F)), rng.standard_normal(M * K)
-results, stderr, status = run(ACCUMULATE, "main",
-                              [w, bx.reshape(M, K, F), by.reshape(M, K)])
-if status != 0:
-    fail(f"gradient accumulation: kiln-run failed:\n{stderr}")
-else:
-    tw = torch.tensor(w, requires_grad=True)
-    ((torch.tanh(torch.tensor(bx) @ tw) - torch.tensor(by)) ** 2).sum().backward()
-    close("accumulated gradient of 16 micro-batches", results[0],
-          tw.grad.numpy())
 
 # grad of a scan of a vmap: each step batches a per-example function over
 # its micro-batch and accumulates; the gradient of the square of the total.

@@ -2,15 +2,18 @@
 //
 // kiln-compile FILE -o OUT [--target=cpu|nvptx] [--chip=sm_90]
 //              [--emit=artifact|kiln|linalg|loops|llvm|llvm-ir|asm|ptx|cubin]
+//              [--report=memory]
 //
 // The artifact is a shared object holding the program's native code and its
 // manifest of entry signatures, which kiln-run and the runtime load; for
 // NVPTX its host code carries the kernels as a CUDA binary. The other --emit
 // values print the program at an earlier stage instead, or (ptx, cubin) the
-// kernels alone.
+// kernels alone. --report=memory prints, before the output, each entry's
+// peak bytes of intermediate buffers and the buffers that make it up.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
+#include "compiler/MemoryReport.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -61,6 +64,13 @@ cl::opt<GpuBinaryFormat> gpuBinary(
                clEnumValN(GpuBinaryFormat::Cubin, "cubin", "the cubin alone"),
                clEnumValN(GpuBinaryFormat::Ptx, "ptx",
                           "PTX alone (the driver compiles it at load)")));
+
+enum class Report { None, Memory };
+cl::opt<Report> report(
+    "report", cl::init(Report::None), cl::desc("What to report on stdout"),
+    cl::values(clEnumValN(Report::Memory, "memory",
+                          "each entry's peak bytes of intermediate buffers "
+                          "and the buffers live then (CPU)")));
 
 /// The stage that --emit needs.
 Stage stageFor(Emit what) {
@@ -143,6 +153,20 @@ int main(int argc, char **argv) {
     llvm::errs() << "kiln-compile: error: --emit=ptx and --emit=cubin need "
                     "--target=nvptx\n";
     return 1;
+  }
+  if (report == Report::Memory) {
+    if (target != Target::Cpu) {
+      llvm::errs() << "kiln-compile: error: --report=memory needs "
+                      "--target=cpu\n";
+      return 1;
+    }
+    CompileOptions loops = options;
+    loops.stopAfter = Stage::Loops;
+    CompiledProgram bufferized;
+    if (failed(compileSource(context, inputFile, loops, bufferized)))
+      return 1;
+    printMemoryReport(analyzeMemory(*bufferized.module), llvm::outs());
+    llvm::outs().flush();
   }
   if (failed(compileSource(context, inputFile, options, program)))
     return 1;

@@ -2,7 +2,7 @@
 //
 // kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz] [--print]
 //          [--bench N] [--device cpu|cuda] [--check-grads]
-//          [--check-vmap [--in-axes A,B,...]]
+//          [--check-vmap [--in-axes A,B,...]] [--report=memory]
 //
 // FILE is a .mlir source (compiled in process for --device, the CPU by
 // default) or an artifact from kiln-compile (which says where it runs).
@@ -43,7 +43,8 @@ using kiln::Tensor;
 /// The command line.
 struct Options {
   std::string inputFile, entryName, inputPath, outputPath;
-  bool printResults = false, checkGrads = false, checkVmap = false;
+  bool printResults = false, checkGrads = false, checkVmap = false,
+       reportMemory = false;
   /// --check-vmap's batch axis of each argument (empty: all 0).
   std::vector<int64_t> inAxes;
   unsigned benchCalls = 0;
@@ -57,8 +58,10 @@ const char *const kUsage =
     "usage: kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz]\n"
     "                [--print] [--bench N] [--device cpu|cuda] "
     "[--check-grads]\n"
-    "                [--check-vmap [--in-axes A,B,...]]\n"
+    "                [--check-vmap [--in-axes A,B,...]] [--report=memory]\n"
     "Run a function of a kiln program (.mlir source or artifact).\n"
+    "--report=memory: print the peak bytes of the buffers the call allocated\n"
+    "(arguments and results not included).\n"
     "--check-grads: compare the entry's jvp with finite differences and its\n"
     "vjp with its jvp at the arguments (a .mlir source on the CPU).\n"
     "--check-vmap: compare the entry's kiln.vmap over a batch of arguments\n"
@@ -111,6 +114,15 @@ bool parseCommandLine(int argc, char **argv) {
       options.checkGrads = true;
     } else if (arg == "--check-vmap") {
       options.checkVmap = true;
+    } else if (arg == "--report") {
+      if (!takeValue())
+        return false;
+      if (value != "memory") {
+        std::cerr << "kiln-run: error: --report: '" << value
+                  << "' is not a report (memory)\n";
+        return false;
+      }
+      options.reportMemory = true;
     } else if (arg == "--in-axes") {
       if (!takeValue() || !parseAxes(value))
         return false;
@@ -297,6 +309,14 @@ bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
   };
   if (!once())
     return false;
+  if (options.reportMemory) {
+    uint64_t peak = kiln_last_call_peak_bytes();
+    std::printf("%s: peak %llu bytes (%.3f MiB) of buffers allocated during "
+                "the call\n",
+                options.entryName.c_str(), (unsigned long long)peak,
+                double(peak) / (1 << 20));
+    std::fflush(stdout);
+  }
   if (options.benchCalls == 0)
     return true;
   // Later calls write into the first call's results, as a caller that keeps

@@ -175,6 +175,12 @@ kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
                                     size_t num_results,
                                     const kiln_tensor_t *results);
 
+/* The most bytes of intermediate buffers the last successful call in this
+ * thread held at once (arguments and results not included), as compiled
+ * code allocated them. Calls running at the same time in other threads
+ * share the count and may raise it. */
+uint64_t kiln_last_call_peak_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,80 @@
+//===- KilnFreeAfterLastUse.cpp - the kiln-free-after-last-use pass -------===//
+#include "Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNFREEAFTERLASTUSE
+#include "lowering/common/Passes.h.inc"
+} // namespace kiln
+
+namespace {
+
+/// The buffer `value` views: the value behind its views and metadata.
+Value viewedBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
+      value = metadata.getSource();
+    else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      value = view.getViewSource();
+    else
+      break;
+  }
+  return value;
+}
+
+/// The last op of `block` that uses `buffer` or a view of it, other than
+/// `dealloc`; null if the buffer may escape (through an op that yields it,
+/// returns another memref that may alias it, or takes its address) or is
+/// used outside `block`.
+Operation *lastUse(Value buffer, Block *block, Operation *dealloc) {
+  Operation *last = buffer.getDefiningOp();
+  SmallVector<Value> aliases = {buffer};
+  while (!aliases.empty()) {
+    Value alias = aliases.pop_back_val();
+    for (Operation *user : alias.getUsers()) {
+      if (user == dealloc)
+        continue;
+      bool isView = isa<memref::ExtractStridedMetadataOp>(user) ||
+                    (isa<ViewLikeOpInterface>(user) &&
+                     cast<ViewLikeOpInterface>(user).getViewSource() == alias);
+      if (isView) {
+        for (Value result : user->getResults())
+          if (isa<BaseMemRefType>(result.getType()))
+            aliases.push_back(result);
+      } else if (user->hasTrait<OpTrait::IsTerminator>() ||
+                 isa<memref::ExtractAlignedPointerAsIndexOp>(user) ||
+                 llvm::any_of(user->getResultTypes(),
+                              llvm::IsaPred<BaseMemRefType>)) {
+        return nullptr;
+      }
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock)
+        return nullptr;
+      if (last->isBeforeInBlock(inBlock))
+        last = inBlock;
+    }
+  }
+  return last;
+}
+
+struct KilnFreeAfterLastUsePass
+    : kiln::impl::KilnFreeAfterLastUseBase<KilnFreeAfterLastUsePass> {
+  void runOnOperation() override {
+    getOperation()->walk([](memref::DeallocOp dealloc) {
+      Value buffer = viewedBuffer(dealloc.getMemref());
+      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+      Block *block = dealloc->getBlock();
+      if (!alloc || alloc->getBlock() != block)
+        return;
+      Operation *last = lastUse(buffer, block, dealloc);
+      if (last && last->isBeforeInBlock(dealloc))
+        dealloc->moveAfter(last);
+    });
+  }
+};
+
+} // namespace
