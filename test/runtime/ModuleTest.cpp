@@ -126,6 +126,34 @@ func.func @pick(%p: tensor<3xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {
   EXPECT_EQ(result, nullptr);
 }
 
+TEST(Module, ReportsTheIntermediateBytesOfTheLastCall) {
+  // A product feeding another product lives in a buffer of its own (1024
+  // bytes); in @two, the first product is still needed by the third, so
+  // two such buffers are held at once.
+  TempFile source("peak.mlir", R"mlir(
+func.func @one(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = kiln.dot_general %x, %x, contracting = [1] x [0] : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = kiln.dot_general %d, %x, contracting = [1] x [0] : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+func.func @two(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = kiln.dot_general %x, %x, contracting = [1] x [0] : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %e = kiln.dot_general %d, %x, contracting = [1] x [0] : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = kiln.dot_general %e, %d, contracting = [1] x [0] : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+)mlir");
+  kiln::Module module;
+  ASSERT_TRUE(kiln::Module::compile(source.path, module).ok());
+  kiln::Tensor x;
+  ASSERT_TRUE(kiln::Tensor::create(KILN_F32, {16, 16}, nullptr, 0, x));
+  std::vector<kiln::Tensor> results;
+  ASSERT_TRUE(module.call("two", {x}, results).ok());
+  EXPECT_EQ(kiln_last_call_peak_bytes(), 2 * 1024u);
+  ASSERT_TRUE(module.call("one", {x}, results).ok());
+  EXPECT_EQ(kiln_last_call_peak_bytes(), 1024u);
+}
+
 TEST(CppWrapper, CompilesCallsAndReportsErrors) {
   TempFile source("wrapper.mlir", R"mlir(
 func.func @negate(%x: tensor<3xi64>) -> tensor<3xi64> {
