@@ -6,7 +6,8 @@
 // tanh(a*x+b)*c over 16M floats: Kiln against numpy and a memory-bandwidth
 // reference (y = a * x over the same arrays, compiled -O3 -march=native);
 // kiln.vmap of a per-example loss against the loss batched by hand and a
-// loop of unbatched calls.
+// loop of unbatched calls; an RNN over 100 steps (kiln.scan) and its
+// gradient against PyTorch's nn.RNN.
 // One thread each; the median of N runs; preallocated outputs throughout.
 //
 //===----------------------------------------------------------------------===//
@@ -119,6 +120,21 @@ __attribute__((noinline)) void scale(float *y, const float *x, float a,
     y[i] = a * x[i];
 }
 
+/// The numbers benchmarks/SCRIPT prints when asked for `runs` runs, or none
+/// if it fails (its peer is then left out).
+std::vector<double> pythonPeer(const std::string &script) {
+  std::string command = "/usr/bin/python3 " KILN_BENCH_DIR "/" + script +
+                        " " + std::to_string(runs);
+  std::vector<double> numbers;
+  if (FILE *pipe = popen(command.c_str(), "r")) {
+    for (double value; std::fscanf(pipe, "%lf", &value) == 1;)
+      numbers.push_back(value);
+    if (pclose(pipe) != 0)
+      numbers.clear();
+  }
+  return numbers;
+}
+
 void benchChain() {
   constexpr int64_t n = 1 << 24;
   std::vector<float> x = randomFloats(n), y(n);
@@ -131,18 +147,11 @@ void benchChain() {
   });
   double reference =
       medianSeconds([&] { scale(y.data(), x.data(), 0.5f, n); });
-  std::string command = "/usr/bin/python3 " KILN_BENCH_DIR
-                        "/numpy_chain.py " + std::to_string(runs);
-  double numpy = 0;
-  if (FILE *pipe = popen(command.c_str(), "r")) {
-    if (std::fscanf(pipe, "%lf", &numpy) != 1)
-      numpy = 0;
-    pclose(pipe);
-  }
+  std::vector<double> numpy = pythonPeer("numpy_chain.py");
   double gigabytes = 2.0 * n * sizeof(float) / 1e9;
   row("tanh(a*x+b)*c 16M", "bandwidth", kiln, reference, gigabytes, "GB/s");
-  if (numpy > 0)
-    row("tanh(a*x+b)*c 16M", "numpy", kiln, numpy / 1e3, gigabytes, "GB/s");
+  if (numpy.size() == 1)
+    row("tanh(a*x+b)*c 16M", "numpy", kiln, numpy[0] / 1e3, gigabytes, "GB/s");
   for (kiln_tensor_t t : args)
     kiln_tensor_free(t);
   kiln_tensor_free(result);
@@ -199,6 +208,53 @@ void benchVmap() {
   kiln_module_free(module);
 }
 
+/// An RNN over 100 steps, hidden and input size 256, batch 32 (rnn.mlir):
+/// its states and its gradient, against PyTorch's nn.RNN (torch_rnn.py).
+void benchRnn() {
+  constexpr int64_t steps = 100, batch = 32, size = 256;
+  kiln_module_t module = compile("rnn.mlir");
+  // Parameters drawn as nn.RNN draws its own: uniform in +-1/sqrt(size).
+  auto parameter = [&](int64_t n) {
+    std::vector<float> values = randomFloats(n);
+    for (float &v : values)
+      v /= 16;
+    return values;
+  };
+  kiln_tensor_t args[] = {
+      tensor({size, size}, parameter(size * size)),
+      tensor({size, size}, parameter(size * size)),
+      tensor({size}, parameter(size)),
+      tensor({batch, size}, randomFloats(batch * size)),
+      tensor({steps, batch, size}, randomFloats(steps * batch * size))};
+  kiln_tensor_t states =
+      tensor({steps, batch, size}, std::vector<float>(steps * batch * size));
+  kiln_tensor_t grads[] = {tensor({}, {0.0f}),
+                           tensor({size, size}, std::vector<float>(size * size)),
+                           tensor({size, size}, std::vector<float>(size * size)),
+                           tensor({size}, std::vector<float>(size))};
+  double forward = medianSeconds([&] {
+    check(kiln_module_call_into(module, "forward", 5, args, 1, &states));
+  });
+  double gradient = medianSeconds([&] {
+    check(kiln_module_call_into(module, "grad", 5, args, 4, grads));
+  });
+  // Two products of 32x256 by 256x256 a step; the gradient about thrice.
+  double gflop = steps * 2 * (2.0 * batch * size * size) / 1e9;
+  std::vector<double> torch = pythonPeer("torch_rnn.py");
+  if (torch.size() == 2) {
+    row("RNN 100x32x256 fwd", "nn.RNN", forward, torch[0] / 1e3, gflop,
+        "GFLOP/s");
+    row("RNN 100x32x256 grad", "nn.RNN", gradient, torch[1] / 1e3, 3 * gflop,
+        "GFLOP/s");
+  }
+  for (kiln_tensor_t t : args)
+    kiln_tensor_free(t);
+  for (kiln_tensor_t t : grads)
+    kiln_tensor_free(t);
+  kiln_tensor_free(states);
+  kiln_module_free(module);
+}
+
 } // namespace
 
 /// The CPU's model name from /proc/cpuinfo.
@@ -233,5 +289,6 @@ int main(int argc, char **argv) {
   benchMatmul(1024);
   benchChain();
   benchVmap();
+  benchRnn();
   return 0;
 }

@@ -33,19 +33,6 @@ Value widen(OpBuilder &b, Location loc, Value x, Type type) {
   return arith::ExtSIOp::create(b, loc, type, x);
 }
 
-/// acc + lhs * rhs in the accumulator's type.
-Value multiplyAdd(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                  Value acc) {
-  Type type = acc.getType();
-  lhs = widen(b, loc, lhs, type);
-  rhs = widen(b, loc, rhs, type);
-  if (isFloat(type))
-    return arith::AddFOp::create(b, loc, acc,
-                                 arith::MulFOp::create(b, loc, lhs, rhs));
-  return arith::AddIOp::create(b, loc, acc,
-                               arith::MulIOp::create(b, loc, lhs, rhs));
-}
-
 /// The type sums of `element` accumulate in: f32 for bf16 and f16 (whose
 /// 8 or 11 bits would lose the sum), `element` itself otherwise.
 Type accumulatorType(Type element) {
@@ -88,7 +75,8 @@ AffineMap dotOperandMap(MLIRContext *context, int64_t rank,
 }
 
 /// dot_general -> linalg.matmul ([M,K] x [K,N]), linalg.batch_matmul
-/// ([B,M,K] x [B,K,N]) or a linalg.generic contraction.
+/// ([B,M,K] x [B,K,N]), either of them on transposed and reshaped operands
+/// (buildDecomposed), or an outer product (no contracting dimensions).
 struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -115,19 +103,18 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     Value result;
     if (op.getLhsContractingDimensions().empty()) {
       result = buildProduct(rewriter, op, adaptor, accType);
-    } else {
+    } else if (isCanonical(op, 0) || isCanonical(op, 1)) {
       Value zero =
           scalarConstant(rewriter, loc, accType.getElementType(), 0);
       Value init = filledTensor(rewriter, loc, accType, zero);
       SmallVector<Value> inputs{adaptor.getLhs(), adaptor.getRhs()};
-      if (isCanonical(op, 0))
-        result = linalg::MatmulOp::create(rewriter, loc, inputs, init)
-                     .getResult(0);
-      else if (isCanonical(op, 1))
-        result = linalg::BatchMatmulOp::create(rewriter, loc, inputs, init)
-                     .getResult(0);
-      else
-        result = buildGeneric(rewriter, op, adaptor, init);
+      result = isCanonical(op, 0)
+                   ? linalg::MatmulOp::create(rewriter, loc, inputs, init)
+                         .getResult(0)
+                   : linalg::BatchMatmulOp::create(rewriter, loc, inputs, init)
+                         .getResult(0);
+    } else {
+      result = buildDecomposed(rewriter, op, adaptor, accType);
     }
     rewriter.replaceOp(op, narrow(rewriter, loc, result, type));
     return success();
@@ -173,23 +160,121 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
         });
   }
 
-  static Value buildGeneric(OpBuilder &b, DotGeneralOp op, OpAdaptor adaptor,
-                            Value init) {
-    SmallVector<AffineMap> maps = dotMaps(b.getContext(), op);
-    unsigned resultRank = op.getType().getRank();
-    ArrayRef<int64_t> lhsContract = op.getLhsContractingDimensions();
-    // Result loops come first and are parallel; contracting loops reduce.
-    SmallVector<utils::IteratorType> iterators(resultRank,
-                                               utils::IteratorType::parallel);
-    iterators.append(lhsContract.size(), utils::IteratorType::reduction);
-    auto generic = linalg::GenericOp::create(
-        b, op.getLoc(), init.getType(),
-        ValueRange{adaptor.getLhs(), adaptor.getRhs()}, init, maps, iterators,
-        [](OpBuilder &nested, Location loc, ValueRange args) {
-          linalg::YieldOp::create(
-              nested, loc, multiplyAdd(nested, loc, args[0], args[1], args[2]));
-        });
-    return generic.getResult(0);
+  /// The dimensions of `groups`, in order.
+  static SmallVector<int64_t> concat(ArrayRef<SmallVector<int64_t>> groups) {
+    SmallVector<int64_t> dims;
+    for (ArrayRef<int64_t> group : groups)
+      llvm::append_range(dims, group);
+    return dims;
+  }
+
+  /// The elements a transpose of `value` into the order of `groups` moves:
+  /// none if they are in order already.
+  static int64_t transposeCost(Value value,
+                               ArrayRef<SmallVector<int64_t>> groups) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (llvm::equal(concat(groups), llvm::seq<int64_t>(type.getRank())))
+      return 0;
+    return type.getNumElements();
+  }
+
+  /// `value` transposed by `permutation` (unless it is the identity).
+  static Value transposed(OpBuilder &b, Location loc, Value value,
+                          ArrayRef<int64_t> permutation) {
+    if (llvm::equal(permutation, llvm::seq<int64_t>(permutation.size())))
+      return value;
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d : permutation)
+      shape.push_back(type.getDimSize(d));
+    Value init = emptyTensor(b, loc, type.clone(shape));
+    return linalg::TransposeOp::create(b, loc, value, init, permutation)
+        .getResult()[0];
+  }
+
+  /// `operand` with its dimensions in the order of `groups`, each group
+  /// collapsed to one dimension of `sizes` (an empty group to a 1).
+  static Value regroup(OpBuilder &b, Location loc, Value operand,
+                       ArrayRef<SmallVector<int64_t>> groups,
+                       ArrayRef<int64_t> sizes) {
+    Value value = transposed(b, loc, operand, concat(groups));
+    return reshapeTensor(b, loc, value,
+                         cast<RankedTensorType>(value.getType()).clone(sizes));
+  }
+
+  /// The product of the sizes of `dims` of `value`'s type.
+  static int64_t volume(Value value, ArrayRef<int64_t> dims) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t size = 1;
+    for (int64_t d : dims)
+      size *= type.getDimSize(d);
+    return size;
+  }
+
+  /// The dimensions of `value` in neither `batch` nor `contracting`.
+  static SmallVector<int64_t> freeDims(Value value, ArrayRef<int64_t> batch,
+                                       ArrayRef<int64_t> contracting) {
+    SmallVector<int64_t> free;
+    for (int64_t d = 0, e = cast<RankedTensorType>(value.getType()).getRank();
+         d < e; ++d)
+      if (!llvm::is_contained(batch, d) && !llvm::is_contained(contracting, d))
+        free.push_back(d);
+    return free;
+  }
+
+  /// Any other contraction, as XLA's dot decomposition does: the operands
+  /// transposed and reshaped to [B, M, K] and [B, K, N] (no B without batch
+  /// dimensions), then a (batch) matmul, whose [B, M, N] result is the
+  /// dot_general's (batch dims, lhs free dims, rhs free dims) reshaped. Or,
+  /// where that moves fewer elements, the swapped product [B, N, K] x
+  /// [B, K, M] transposed to [B, M, N] (a product with a large transposed
+  /// weight: transposing the activations and the result is cheaper). The
+  /// transposes cost a pass over what they move; the matmul path's
+  /// blocking is worth far more than that on every shape but the smallest.
+  static Value buildDecomposed(OpBuilder &b, DotGeneralOp op,
+                               OpAdaptor adaptor, RankedTensorType accType) {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    SmallVector<int64_t> lhsBatch(op.getLhsBatchingDimensions()),
+        rhsBatch(op.getRhsBatchingDimensions()),
+        lhsContract(op.getLhsContractingDimensions()),
+        rhsContract(op.getRhsContractingDimensions());
+    SmallVector<int64_t> lhsFree = freeDims(lhs, lhsBatch, lhsContract),
+                         rhsFree = freeDims(rhs, rhsBatch, rhsContract);
+    int64_t batch = volume(lhs, lhsBatch), m = volume(lhs, lhsFree),
+            k = volume(lhs, lhsContract), n = volume(rhs, rhsFree);
+    bool batched = !lhsBatch.empty();
+    auto shape = [&](int64_t rows, int64_t columns) {
+      return batched ? SmallVector<int64_t>{batch, rows, columns}
+                     : SmallVector<int64_t>{rows, columns};
+    };
+    int64_t straight = transposeCost(lhs, {lhsBatch, lhsFree, lhsContract}) +
+                       transposeCost(rhs, {rhsBatch, rhsContract, rhsFree});
+    int64_t swapped = transposeCost(rhs, {rhsBatch, rhsFree, rhsContract}) +
+                      transposeCost(lhs, {lhsBatch, lhsContract, lhsFree}) +
+                      batch * m * n;
+    bool swap = swapped < straight;
+    Value left = swap ? regroup(b, loc, rhs, {rhsBatch, rhsFree, rhsContract},
+                                shape(n, k))
+                      : regroup(b, loc, lhs, {lhsBatch, lhsFree, lhsContract},
+                                shape(m, k));
+    Value right = swap ? regroup(b, loc, lhs, {lhsBatch, lhsContract, lhsFree},
+                                 shape(k, m))
+                       : regroup(b, loc, rhs, {rhsBatch, rhsContract, rhsFree},
+                                 shape(k, n));
+    Value zero = scalarConstant(b, loc, accType.getElementType(), 0);
+    Value init = filledTensor(
+        b, loc, accType.clone(swap ? shape(n, m) : shape(m, n)), zero);
+    SmallVector<Value> inputs{left, right};
+    Value product =
+        batched
+            ? linalg::BatchMatmulOp::create(b, loc, inputs, init).getResult(0)
+            : linalg::MatmulOp::create(b, loc, inputs, init).getResult(0);
+    if (swap)
+      product = transposed(b, loc, product,
+                           batched ? SmallVector<int64_t>{0, 2, 1}
+                                   : SmallVector<int64_t>{1, 0});
+    return reshapeTensor(b, loc, product, accType);
   }
 };
 

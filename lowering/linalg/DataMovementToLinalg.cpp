@@ -94,44 +94,14 @@ struct BroadcastToGeneric : OpConversionPattern<BroadcastInDimOp> {
   }
 };
 
-/// reshape -> collapse everything to 1-D, then expand to the result shape.
-/// A rank-0 side reshapes to or from 1-D through an empty reassociation; a
-/// 1-D side needs no step.
+/// reshape -> tensor.collapse_shape and tensor.expand_shape (reshapeTensor).
 struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
-  static SmallVector<ReassociationIndices> allInOne(int64_t rank) {
-    if (rank == 0)
-      return {};
-    return {llvm::to_vector(llvm::seq<int64_t>(rank))};
-  }
-  /// `value` (of rank `rank`) to or from the 1-D `flat`.
-  static Value toFlat(OpBuilder &b, Location loc, Value value, int64_t rank,
-                      RankedTensorType flat) {
-    if (rank == 0)
-      return tensor::ExpandShapeOp::create(b, loc, flat, value, allInOne(0));
-    return tensor::CollapseShapeOp::create(b, loc, flat, value,
-                                           allInOne(rank));
-  }
-  static Value fromFlat(OpBuilder &b, Location loc, Value value,
-                        RankedTensorType to) {
-    if (to.getRank() == 0)
-      return tensor::CollapseShapeOp::create(b, loc, to, value, allInOne(0));
-    return tensor::ExpandShapeOp::create(b, loc, to, value,
-                                         allInOne(to.getRank()));
-  }
   LogicalResult
   matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType from = op.getOperand().getType(), to = op.getType();
-    Location loc = op.getLoc();
-    auto flat =
-        RankedTensorType::get({from.getNumElements()}, from.getElementType());
-    Value value = adaptor.getOperand();
-    if (from.getRank() != 1)
-      value = toFlat(rewriter, loc, value, from.getRank(), flat);
-    if (to.getRank() != 1)
-      value = fromFlat(rewriter, loc, value, to);
-    rewriter.replaceOp(op, value);
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
+                                         adaptor.getOperand(), op.getType()));
     return success();
   }
 };

@@ -14,6 +14,33 @@ Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
                                  type.getElementType());
 }
 
+/// All of a tensor of `rank` dimensions in one group (none for rank 0).
+static SmallVector<ReassociationIndices> allInOne(int64_t rank) {
+  if (rank == 0)
+    return {};
+  return {llvm::to_vector(llvm::seq<int64_t>(rank))};
+}
+
+Value reshapeTensor(OpBuilder &b, Location loc, Value value,
+                    RankedTensorType type) {
+  auto from = cast<RankedTensorType>(value.getType());
+  if (from.getShape() == type.getShape())
+    return value;
+  auto flat = RankedTensorType::get({from.getNumElements()},
+                                    from.getElementType());
+  if (from.getRank() == 0)
+    value = tensor::ExpandShapeOp::create(b, loc, flat, value, allInOne(0));
+  else if (from.getRank() != 1)
+    value = tensor::CollapseShapeOp::create(b, loc, flat, value,
+                                            allInOne(from.getRank()));
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, value, allInOne(0));
+  if (type.getRank() != 1)
+    return tensor::ExpandShapeOp::create(b, loc, type, value,
+                                         allInOne(type.getRank()));
+  return value;
+}
+
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    Value value) {
   return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type))

@@ -23,6 +23,13 @@ inline bool isFloat(mlir::Type type) {
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);
 
+/// `value` with the shape of `type` (as many elements, in the same order):
+/// collapsed to 1-D, then expanded, each step a view once bufferized. A
+/// rank-0 side goes to or from 1-D through an empty reassociation; a 1-D
+/// side needs no step.
+mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value value, mlir::RankedTensorType type);
+
 /// A tensor of `type` filled with the scalar `value`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::RankedTensorType type, mlir::Value value);

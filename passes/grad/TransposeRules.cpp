@@ -349,18 +349,27 @@ Value dotTransposeOne(OpBuilder &b, Location loc, Value ct, Value x, Value y,
   if (yType.getElementType() != element)
     y = ConvertOp::create(b, loc, yType.clone(element), y);
   // ct · y over y's free dimensions gives batch, x's free dimensions, then
-  // x's contracting ones in the order of y's.
-  SmallVector<int64_t> shape = dotGeneralShape(
-      ctType.getShape(), yType.getShape(), ctBatch, yBatch, ctY, yKept);
-  Value product = DotGeneralOp::create(
-      b, loc, RankedTensorType::get(shape, element), ct, y, ctBatch, yBatch,
-      ctY, yKept, /*precision=*/nullptr);
-  SmallVector<int64_t> order(xBatch);
-  llvm::append_range(order, xKept);
+  // x's contracting ones in the order of y's; for the rhs, y · ct gives
+  // them the other way around (JAX's swap_ans), x's usual order.
+  SmallVector<int64_t> shape =
+      xIsRhs ? dotGeneralShape(yType.getShape(), ctType.getShape(), yBatch,
+                               ctBatch, yKept, ctY)
+             : dotGeneralShape(ctType.getShape(), yType.getShape(), ctBatch,
+                               yBatch, ctY, yKept);
+  auto productType = RankedTensorType::get(shape, element);
+  Value product =
+      xIsRhs ? DotGeneralOp::create(b, loc, productType, y, ct, yBatch,
+                                    ctBatch, yKept, ctY, /*precision=*/nullptr)
+             : DotGeneralOp::create(b, loc, productType, ct, y, ctBatch,
+                                    yBatch, ctY, yKept, /*precision=*/nullptr);
   SmallVector<int64_t> byY = llvm::to_vector(llvm::seq<int64_t>(0, yContract.size()));
   llvm::sort(byY, [&](int64_t a, int64_t c) { return yContract[a] < yContract[c]; });
+  SmallVector<int64_t> contracted;
   for (int64_t i : byY)
-    order.push_back(xContract[i]);
+    contracted.push_back(xContract[i]);
+  SmallVector<int64_t> order(xBatch);
+  llvm::append_range(order, xIsRhs ? contracted : xKept);
+  llvm::append_range(order, xIsRhs ? xKept : contracted);
   // order[k] is the x dimension that product dimension k holds.
   SmallVector<int64_t> permutation(order.size());
   for (auto [k, d] : llvm::enumerate(order))

@@ -43,8 +43,10 @@ func.func @matmuls(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<2x4x8xf
   %0 = kiln.dot_general %a, %b, contracting = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   // CHECK: linalg.batch_matmul
   %1 = kiln.dot_general %c, %d, batching = [0] x [0], contracting = [2] x [1] : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
-  // Other dimension numbers: a generic contraction.
-  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+  // Other dimension numbers: operands and result transposed around a
+  // matmul, whichever moves fewer elements: here b^T a^T as (a b)^T.
+  // CHECK: %[[AB:.*]] = linalg.matmul ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8x16xf32>)
+  // CHECK: linalg.transpose ins(%[[AB]] : tensor<4x16xf32>) outs(%{{.*}} : tensor<16x4xf32>) permutation = [1, 0]
   %2 = kiln.dot_general %b, %a, contracting = [0] x [1] : (tensor<8x16xf32>, tensor<4x8xf32>) -> tensor<16x4xf32>
   return %0, %1, %2 : tensor<4x16xf32>, tensor<2x4x16xf32>, tensor<16x4xf32>
 }

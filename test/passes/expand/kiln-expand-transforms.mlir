@@ -135,8 +135,10 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %p: tensor<2x2xi1>, %t
 // -----
 
 // Reverse mode: the gradient of an MLP loss with respect to its weights is
-// the forward pass, then the transposed dots; the loss value itself is
-// never computed and no zero cotangent is added.
+// the forward pass, then the transposed dots (a weight's gradient as
+// activations^T . cotangent, with no transpose after it, as JAX's
+// swap_ans); the loss value itself is never computed and no zero
+// cotangent is added.
 // CHECK-LABEL: func.func private @mlp_grad
 // CHECK-SAME: (%[[W1:.*]]: tensor<4x8xf32>, %[[W2:.*]]: tensor<8x2xf32>, %[[X:.*]]: tensor<16x4xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
 // CHECK-NEXT: %[[TWO:.*]] = kiln.constant dense<2.000000e+00> : tensor<16x2xf32>
@@ -147,12 +149,10 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %p: tensor<2x2xi1>, %t
 // CHECK-NEXT: %[[DA:.*]] = kiln.sub %[[ONE]], %[[AA]]
 // CHECK-NEXT: %[[O:.*]] = kiln.dot_general %[[A]], %[[W2]]
 // CHECK-NEXT: %[[GO:.*]] = kiln.mul %[[O]], %[[TWO]]
-// CHECK-NEXT: %[[GW2T:.*]] = kiln.dot_general %[[GO]], %[[A]], contracting = [0] x [0] : (tensor<16x2xf32>, tensor<16x8xf32>) -> tensor<2x8xf32>
-// CHECK-NEXT: %[[GW2:.*]] = kiln.transpose %[[GW2T]], permutation = [1, 0]
+// CHECK-NEXT: %[[GW2:.*]] = kiln.dot_general %[[A]], %[[GO]], contracting = [0] x [0] : (tensor<16x8xf32>, tensor<16x2xf32>) -> tensor<8x2xf32>
 // CHECK-NEXT: %[[GA:.*]] = kiln.dot_general %[[GO]], %[[W2]], contracting = [1] x [1] : (tensor<16x2xf32>, tensor<8x2xf32>) -> tensor<16x8xf32>
 // CHECK-NEXT: %[[GH:.*]] = kiln.mul %[[GA]], %[[DA]]
-// CHECK-NEXT: %[[GW1T:.*]] = kiln.dot_general %[[GH]], %[[X]], contracting = [0] x [0] : (tensor<16x8xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
-// CHECK-NEXT: %[[GW1:.*]] = kiln.transpose %[[GW1T]], permutation = [1, 0]
+// CHECK-NEXT: %[[GW1:.*]] = kiln.dot_general %[[X]], %[[GH]], contracting = [0] x [0] : (tensor<16x4xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: return %[[GW1]], %[[GW2]]
 // CHECK-NOT: func.func private @mlp_jvp
 // CHECK-LABEL: func.func @main

@@ -1,0 +1,107 @@
+"""kiln.dot_general in every layout against numpy (OpenBLAS, one thread):
+transposed operands, matrix-vector products, batch dimensions that do not
+lead, several contracting dimensions, odd sizes. Each case is timed with
+kiln-run --bench (median of N calls into the same results) and numpy's
+einsum with optimize=True (BLAS) on the same arrays; prints the CPU and one
+row per case with the ratio numpy/kiln (100% = as fast as numpy).
+
+Usage: dot_spread.py KILN_RUN [N]   (default 50)
+"""
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import numpy as np  # noqa: E402
+
+# name, lhs shape, rhs shape, lhs batch, rhs batch, lhs contract, rhs
+# contract, einsum subscripts.
+CASES = [
+    ("nn 256x256x256", (256, 256), (256, 256), [], [], [1], [0], "mk,kn->mn"),
+    ("nt 32x256 . 256x256^T", (32, 256), (256, 256), [], [], [1], [1], "mk,nk->mn"),
+    ("tn 32x256^T . 32x256", (32, 256), (32, 256), [], [], [0], [0], "km,kn->mn"),
+    ("tt 200x96^T . 130x200^T", (200, 96), (130, 200), [], [], [0], [1], "km,nk->mn"),
+    ("matvec 512x512 . 512", (512, 512), (512,), [], [], [1], [0], "mk,k->m"),
+    ("vecmat 512 . 512x512", (512,), (512, 512), [], [], [0], [0], "k,kn->n"),
+    ("odd nt 127x333 . 65x333^T", (127, 333), (65, 333), [], [], [1], [1], "mk,nk->mn"),
+    ("batch mid 64x8x32 . 8x32x64", (64, 8, 32), (8, 32, 64), [1], [0], [2], [1], "mbk,bkn->bmn"),
+    ("attention 8x128x64 . 8x128x64^T", (8, 128, 64), (8, 128, 64), [0], [0], [2], [2], "bmk,bnk->bmn"),
+    ("two contracting 16x32x64 . 32x64x48", (16, 32, 64), (32, 64, 48), [], [], [1, 2], [0, 1], "mij,ijn->mn"),
+]
+
+
+def result_shape(lhs, rhs, lb, rb, lc, rc):
+    free_l = [d for i, d in enumerate(lhs) if i not in lb and i not in lc]
+    free_r = [d for i, d in enumerate(rhs) if i not in rb and i not in rc]
+    return [lhs[i] for i in lb] + free_l + free_r
+
+
+def ttype(shape):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+
+
+def program(lhs, rhs, lb, rb, lc, rc):
+    out = result_shape(lhs, rhs, lb, rb, lc, rc)
+    batching = f"batching = {lb} x {rb}, " if lb else ""
+    return (f"func.func @dot(%a: {ttype(lhs)}, %b: {ttype(rhs)}) -> {ttype(out)} {{\n"
+            f"  %d = kiln.dot_general %a, %b, {batching}contracting = {lc} x {rc} : "
+            f"({ttype(lhs)}, {ttype(rhs)}) -> {ttype(out)}\n"
+            f"  return %d : {ttype(out)}\n}}\n")
+
+
+def numpy_ms(subscripts, a, b, runs):
+    path = np.einsum_path(subscripts, a, b, optimize="optimal")[0]
+    np.einsum(subscripts, a, b, optimize=path)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        np.einsum(subscripts, a, b, optimize=path)
+        times.append(time.perf_counter() - start)
+    return sorted(times)[runs // 2] * 1e3
+
+
+def cpu_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown CPU"
+
+
+def main():
+    kiln_run = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+    print(cpu_name())
+    print(f"one thread; median of {runs} calls; numpy einsum (BLAS)")
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, lhs, rhs, lb, rb, lc, rc, subscripts in CASES:
+            a = rng.standard_normal(lhs).astype(np.float32)
+            b = rng.standard_normal(rhs).astype(np.float32)
+            source = os.path.join(tmp, "dot.mlir")
+            inputs = os.path.join(tmp, "in.npz")
+            outputs = os.path.join(tmp, "out.npz")
+            with open(source, "w") as f:
+                f.write(program(lhs, rhs, lb, rb, lc, rc))
+            np.savez(inputs, arg0=a, arg1=b)
+            done = subprocess.run([kiln_run, source, "--entry", "dot", "--input",
+                                   inputs, "--output", outputs, "--bench",
+                                   str(runs)], capture_output=True, text=True,
+                                  check=True)
+            kiln = float(done.stdout.split("median ")[1].split()[0])
+            with np.load(outputs) as f:
+                got = f["out0"]
+            want = np.einsum(subscripts, a.astype(np.float64), b.astype(np.float64))
+            error = np.max(np.abs(got - want)) / np.max(np.abs(want))
+            peer = numpy_ms(subscripts, a, b, runs)
+            flop = 2 * np.prod(result_shape(lhs, rhs, lb, rb, lc, rc)) * np.prod([lhs[i] for i in lc])
+            print(f"{name:38s} kiln {kiln:8.4f} ms {flop / kiln / 1e6:6.1f} GFLOP/s | "
+                  f"numpy {peer:8.4f} ms | numpy/kiln {100 * peer / kiln:6.1f}% | "
+                  f"rel. error {error:.1e}")
+
+
+if __name__ == "__main__":
+    main()
