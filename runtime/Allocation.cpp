@@ -9,13 +9,18 @@
 //
 // Each buffer carries its size in a header before it, so that the runtime
 // counts the bytes compiled code holds and the peak of a call
-// (kiln_last_call_peak_bytes).
+// (kiln_last_call_peak_bytes). Large freed buffers are cached for the next
+// allocation of the same size, as PyTorch's and IREE's allocators do: a
+// call allocates the same temporaries every time, and a fresh large
+// allocation comes from mmap and takes a page fault per page it touches.
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
 #include <atomic>
 #include <csetjmp>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <cstdlib>
@@ -38,13 +43,48 @@ struct Header {
   uint64_t offset, bytes;
 };
 
+/// Freed buffers of at least kCachedBytes, by header offset (their
+/// alignment) and size, holding at most kCacheLimit bytes in all.
+constexpr uint64_t kCachedBytes = 64 << 10, kCacheLimit = uint64_t(1) << 30;
+std::mutex cacheMutex;
+std::map<std::pair<uint64_t, uint64_t>, std::vector<void *>> cache;
+uint64_t cacheBytes = 0;
+
+/// A cached allocation of `offset` + `bytes`, or null.
+void *takeCached(uint64_t offset, uint64_t bytes) {
+  if (offset + bytes < kCachedBytes)
+    return nullptr;
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  auto it = cache.find({offset, bytes});
+  if (it == cache.end() || it->second.empty())
+    return nullptr;
+  void *base = it->second.back();
+  it->second.pop_back();
+  cacheBytes -= offset + bytes;
+  return base;
+}
+
+/// Keeps the allocation `base` of `offset` + `bytes` for reuse if it is
+/// large and the cache has room; else frees it.
+void cacheOrFree(void *base, uint64_t offset, uint64_t bytes) {
+  if (offset + bytes >= kCachedBytes) {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    if (cacheBytes + offset + bytes <= kCacheLimit) {
+      cache[{offset, bytes}].push_back(base);
+      cacheBytes += offset + bytes;
+      return;
+    }
+  }
+  std::free(base);
+}
+
 void *allocate(uint64_t alignment, uint64_t bytes) {
   // The header fits in the alignment padding before the buffer.
   uint64_t offset = sizeof(Header);
   while (offset < alignment)
     offset *= 2;
   void *base = nullptr;
-  if (bytes > UINT64_MAX - offset ||
+  if (bytes <= UINT64_MAX - offset && !(base = takeCached(offset, bytes)) &&
       posix_memalign(&base, offset, offset + bytes) != 0)
     base = nullptr;
   if (!base) {
@@ -67,7 +107,8 @@ void release(void *data) {
     return;
   Header header = static_cast<Header *>(data)[-1];
   liveBytes -= header.bytes;
-  std::free(static_cast<char *>(data) - header.offset);
+  cacheOrFree(static_cast<char *>(data) - header.offset, header.offset,
+              header.bytes);
 }
 } // namespace
 
@@ -80,6 +121,15 @@ void _mlir_memref_to_llvm_free(void *data) { release(data); }
 }
 
 uint64_t kiln_last_call_peak_bytes(void) { return lastCallPeak; }
+
+void kiln_free_cached_buffers(void) {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  for (auto &[size, bases] : cache)
+    for (void *base : bases)
+      std::free(base);
+  cache.clear();
+  cacheBytes = 0;
+}
 
 void kiln::runtime::abandonCall(const std::string &why) {
   if (failure.empty())

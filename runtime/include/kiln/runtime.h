@@ -181,6 +181,11 @@ kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
  * share the count and may raise it. */
 uint64_t kiln_last_call_peak_bytes(void);
 
+/* Compiled code's large buffers (64 KiB or more) are kept when freed, up to
+ * 1 GiB in all, for the next call that allocates the same size (no page
+ * faults on fresh memory). Frees every buffer kept so. */
+void kiln_free_cached_buffers(void);
+
 #ifdef __cplusplus
 }
 #endif
