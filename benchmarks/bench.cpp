@@ -62,6 +62,12 @@ kiln_tensor_t tensor(std::vector<int64_t> shape, const std::vector<float> &data)
   return t;
 }
 
+/// Frees every tensor of `tensors`.
+template <typename Tensors> void freeAll(const Tensors &tensors) {
+  for (kiln_tensor_t t : tensors)
+    kiln_tensor_free(t);
+}
+
 kiln_module_t compile(const std::string &name) {
   kiln_module_t module;
   check(kiln_module_compile((std::string(KILN_BENCH_DIR) + "/" + name).c_str(),
@@ -152,8 +158,7 @@ void benchChain() {
   row("tanh(a*x+b)*c 16M", "bandwidth", kiln, reference, gigabytes, "GB/s");
   if (numpy.size() == 1)
     row("tanh(a*x+b)*c 16M", "numpy", kiln, numpy[0] / 1e3, gigabytes, "GB/s");
-  for (kiln_tensor_t t : args)
-    kiln_tensor_free(t);
+  freeAll(args);
   kiln_tensor_free(result);
   kiln_module_free(module);
 }
@@ -199,12 +204,9 @@ void benchVmap() {
       "M ex/s");
   row("vmap per-example loss", "256 calls", vmapped, loop, batch / 1e6,
       "M ex/s");
-  for (kiln_tensor_t t : examples)
-    kiln_tensor_free(t);
-  for (kiln_tensor_t t : args)
-    kiln_tensor_free(t);
-  kiln_tensor_free(losses);
-  kiln_tensor_free(one);
+  freeAll(examples);
+  freeAll(args);
+  freeAll(std::vector<kiln_tensor_t>{losses, one});
   kiln_module_free(module);
 }
 
@@ -247,10 +249,8 @@ void benchRnn() {
     row("RNN 100x32x256 grad", "nn.RNN", gradient, torch[1] / 1e3, 3 * gflop,
         "GFLOP/s");
   }
-  for (kiln_tensor_t t : args)
-    kiln_tensor_free(t);
-  for (kiln_tensor_t t : grads)
-    kiln_tensor_free(t);
+  freeAll(args);
+  freeAll(grads);
   kiln_tensor_free(states);
   kiln_module_free(module);
 }

@@ -1,15 +1,16 @@
 //===- MemoryReport.cpp - the peak memory of a program's entries ----------===//
 #include "MemoryReport.h"
+#include "lowering/common/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace mlir;
 using namespace kiln;
@@ -126,7 +127,7 @@ private:
     if (auto alloc = dyn_cast<memref::AllocOp>(op))
       return allocate(alloc, state);
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
-      return state.release(root(dealloc.getMemref()));
+      return state.release(viewedBuffer(dealloc.getMemref()));
     if (auto call = dyn_cast<func::CallOp>(op))
       return callFunction(call, state);
     if (op.getNumRegions() == 0)
@@ -152,20 +153,6 @@ private:
     state.hold({alloc.getResult(), bytes,
                 {describe(alloc.getLoc()), typeText(alloc.getType()),
                  allocated}});
-  }
-
-  /// The buffer `value` views: the alloc or argument behind its casts,
-  /// views and metadata.
-  static Value root(Value value) {
-    while (Operation *def = value.getDefiningOp()) {
-      if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
-        value = metadata.getSource();
-      else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-        value = view.getViewSource();
-      else
-        break;
-    }
-    return value;
   }
 
   void callFunction(func::CallOp call, State &state) {
@@ -217,10 +204,10 @@ std::vector<EntryMemory> kiln::analyzeMemory(ModuleOp module) {
     EntryMemory entry{fn.getName().str(), summary.peak, {}};
     for (const Held &held : summary.atPeak)
       entry.atPeak.push_back(held.shown);
-    std::stable_sort(entry.atPeak.begin(), entry.atPeak.end(),
-                     [](const PeakBuffer &a, const PeakBuffer &b) {
-                       return a.bytes > b.bytes;
-                     });
+    llvm::sort(entry.atPeak, [](const PeakBuffer &a, const PeakBuffer &b) {
+      return std::tie(b.bytes, a.location, a.type) <
+             std::tie(a.bytes, b.location, b.type);
+    });
     entries.push_back(std::move(entry));
   }
   return entries;

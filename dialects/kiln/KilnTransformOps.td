@@ -122,7 +122,8 @@ def Kiln_VmapOp : Kiln_TransformOp<"vmap", (ins DenseI64ArrayAttr:$in_axes,
 
 def Kiln_ScanOp : Kiln_TransformOp<"scan", (ins I64Attr:$num_carry,
     I64Attr:$length, DefaultValuedAttr<BoolAttr, "false">:$reverse,
-    DefaultValuedAttr<I64Attr, "1">:$unroll)> {
+    DefaultValuedAttr<I64Attr, "1">:$unroll,
+    DefaultValuedAttr<I64Attr, "0">:$checkpoints)> {
   let hasVerifier = 1;
   let summary = "loop a function over the leading dimension of its inputs";
   let description = [{
@@ -131,7 +132,11 @@ def Kiln_ScanOp : Kiln_TransformOp<"scan", (ins I64Attr:$num_carry,
     stacked on dimension 0 (`length` slices); results are the final carries,
     then the ys stacked on dimension 0, as `jax.lax.scan`. `reverse` walks
     the slices from last to first; `unroll` (at least 1) is how many
-    iterations one loop trip runs.
+    iterations one loop trip runs. `checkpoints` (0: no budget), when
+    smaller than `length`, bounds the carries its gradient stores: the scan
+    runs as nested scans of checkpointed segments (multi-level
+    checkpointing), which store at most that many carries and recompute
+    each step once per extra level.
 
     Example:
 

@@ -322,6 +322,8 @@ LogicalResult ScanOp::verify() {
     return emitOpError("unroll ") << unroll << " must be at least 1";
   if (numCarry < 0)
     return emitOpError("num_carry ") << numCarry << " is negative";
+  if (int64_t checkpoints = getCheckpoints(); checkpoints < 0)
+    return emitOpError("checkpoints ") << checkpoints << " is negative";
   return success();
 }
 

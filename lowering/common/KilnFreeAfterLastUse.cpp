@@ -13,19 +13,6 @@ namespace kiln {
 
 namespace {
 
-/// The buffer `value` views: the value behind its views and metadata.
-Value viewedBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
-      value = metadata.getSource();
-    else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      value = view.getViewSource();
-    else
-      break;
-  }
-  return value;
-}
-
 /// The last op of `block` that uses `buffer` or a view of it, other than
 /// `dealloc`; null if the buffer may escape (through an op that yields it,
 /// returns another memref that may alias it, or takes its address) or is
@@ -65,7 +52,7 @@ struct KilnFreeAfterLastUsePass
     : kiln::impl::KilnFreeAfterLastUseBase<KilnFreeAfterLastUsePass> {
   void runOnOperation() override {
     getOperation()->walk([](memref::DeallocOp dealloc) {
-      Value buffer = viewedBuffer(dealloc.getMemref());
+      Value buffer = kiln::viewedBuffer(dealloc.getMemref());
       auto alloc = buffer.getDefiningOp<memref::AllocOp>();
       Block *block = dealloc->getBlock();
       if (!alloc || alloc->getBlock() != block)
@@ -78,3 +65,15 @@ struct KilnFreeAfterLastUsePass
 };
 
 } // namespace
+
+Value kiln::viewedBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
+      value = metadata.getSource();
+    else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      value = view.getViewSource();
+    else
+      break;
+  }
+  return value;
+}

@@ -29,6 +29,11 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "lowering/common/Passes.h.inc"
 
+/// The buffer `value` views: the value behind its casts, views and strided
+/// metadata (an alloc's result or an argument). kiln-free-after-last-use
+/// and the memory report follow buffers through it.
+mlir::Value viewedBuffer(mlir::Value value);
+
 /// The attribute kiln-prepare-entries puts on each entry: its signature as
 /// the runtime encodes it ({length, #args, #results, then per tensor:
 /// kiln_dtype_t, rank, dims...}), which kiln-emit-entry-wrappers turns into

@@ -1,6 +1,7 @@
 //===- KilnExpandTransforms.cpp - the kiln-expand-transforms pass ---------===//
 #include "Passes.h"
 #include "passes/grad/Vjp.h"
+#include "passes/scan/CheckpointedScan.h"
 #include "passes/scan/Scan.h"
 #include "passes/vmap/Vmap.h"
 
@@ -59,6 +60,10 @@ struct KilnExpandTransformsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    // Scans with a checkpoint budget become nested scans of checkpointed
+    // segments first, ordinary functions the walk below expands.
+    if (failed(kiln::nestCheckpointedScans(module, symbols)))
+      return signalPassFailure();
     OpPassManager simplify(func::FuncOp::getOperationName());
     simplify.addPass(createCanonicalizerPass());
     simplify.addPass(createCSEPass());

@@ -288,6 +288,15 @@ func.func @scan_unroll(%c: tensor<f32>, %xs: tensor<8x4xf32>) -> tensor<f32> {
 // -----
 
 func.func private @step(%c: tensor<f32>, %x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
+func.func @scan_checkpoints(%c: tensor<f32>, %xs: tensor<8x4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.scan' op checkpoints -2 is negative}}
+  %0:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 8 : i64, checkpoints = -2 : i64} : (tensor<f32>, tensor<8x4xf32>) -> (tensor<f32>, tensor<8x4xf32>)
+  return %0#0 : tensor<f32>
+}
+
+// -----
+
+func.func private @step(%c: tensor<f32>, %x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
 func.func @scan_num_carry(%c: tensor<f32>, %xs: tensor<8x4xf32>) -> tensor<f32> {
   // expected-error @+1 {{'kiln.scan' op num_carry 3 must be in [0, 2] for callee @step with 2 arguments and 2 results}}
   %0:2 = kiln.scan @step(%c, %xs) {num_carry = 3 : i64, length = 8 : i64} : (tensor<f32>, tensor<8x4xf32>) -> (tensor<f32>, tensor<8x4xf32>)

@@ -78,3 +78,16 @@ func.func @main(%xs: tensor<4x3xf32>) -> tensor<3xf32> {
   %0 = kiln.vmap @f(%xs) {in_axes = array<i64: 0>, out_axes = array<i64: -1>} : (tensor<4x3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// A checkpoint budget too small for the scan's length.
+func.func private @step(%c: tensor<f32>, %x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %s = kiln.add %c, %x : tensor<f32>
+  return %s, %s : tensor<f32>, tensor<f32>
+}
+func.func @main(%c: tensor<f32>, %xs: tensor<100xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.scan' op checkpoints = 8 is too few for length 100: nested checkpointing stores at least 14 carries}}
+  %r:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 100 : i64, checkpoints = 8 : i64} : (tensor<f32>, tensor<100xf32>) -> (tensor<f32>, tensor<100xf32>)
+  return %r#0 : tensor<f32>
+}

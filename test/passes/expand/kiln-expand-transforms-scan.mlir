@@ -98,3 +98,34 @@ func.func @main(%h: tensor<3xf32>, %xs: tensor<4x3xf32>, %w: tensor<3xf32>) -> (
   %g:2 = kiln.grad @loss(%h, %xs, %w) {argnums = array<i64: 0, 2>} : (tensor<3xf32>, tensor<4x3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
   return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// With a budget of 8 stored carries, 10 steps run as nested scans: two
+// segments of 4 steps, each checkpointed, then the 2 left over (two
+// levels of at most 4 steps: 2 * 4 = 8 carries). Without a derivative the
+// checkpoints are calls.
+// CHECK-LABEL: func.func private @step_segment_4_1_checkpointed_scan
+// CHECK: kiln.while
+// CHECK: func.call @step_segment_4_1_checkpointed(
+// CHECK-LABEL: func.func private @step_segment_10_2
+// CHECK-SAME: (%[[C:.*]]: tensor<f32>, %[[XS:.*]]: tensor<10xf32>)
+// CHECK-NEXT: %[[HEAD:.*]] = kiln.slice %[[XS]] [0:8]
+// CHECK-NEXT: %[[SEGMENTS:.*]] = kiln.reshape %[[HEAD]] : (tensor<8xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: %[[OUTER:.*]]:2 = call @step_segment_4_1_checkpointed_scan(%[[C]], %[[SEGMENTS]])
+// CHECK-NEXT: %[[YS:.*]] = kiln.reshape %[[OUTER]]#1 : (tensor<2x4xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[TAIL:.*]] = kiln.slice %[[XS]] [8:10]
+// CHECK-NEXT: %[[REST:.*]]:2 = call @step_segment_2_1(%[[OUTER]]#0, %[[TAIL]])
+// CHECK-NEXT: %[[ALL:.*]] = kiln.concatenate %[[YS]], %[[REST]]#1, dim = 0
+// CHECK-NEXT: return %[[REST]]#0, %[[ALL]]
+// CHECK-LABEL: func.func @budgeted
+// CHECK-NEXT: call @step_segment_10_2(
+func.func private @step(%c: tensor<f32>, %x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %s = kiln.add %c, %x : tensor<f32>
+  %t = kiln.tanh %s : tensor<f32>
+  return %t, %t : tensor<f32>, tensor<f32>
+}
+func.func @budgeted(%c: tensor<f32>, %xs: tensor<10xf32>) -> (tensor<f32>, tensor<10xf32>) {
+  %r:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 10 : i64, checkpoints = 8 : i64} : (tensor<f32>, tensor<10xf32>) -> (tensor<f32>, tensor<10xf32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<10xf32>
+}
