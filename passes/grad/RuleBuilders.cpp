@@ -20,6 +20,14 @@ Value splat(OpBuilder &b, Location loc, Type type, double value) {
       DenseElementsAttr::get(tensor, FloatAttr::get(element, value)));
 }
 
+Value integerSplat(OpBuilder &b, Location loc, Type type, int64_t value) {
+  auto tensor = cast<RankedTensorType>(type);
+  return ConstantOp::create(
+      b, loc, tensor,
+      DenseElementsAttr::get(
+          tensor, b.getIntegerAttr(tensor.getElementType(), value)));
+}
+
 Value zeros(OpBuilder &b, Location loc, Type type) {
   auto tensor = cast<RankedTensorType>(type);
   return ConstantOp::create(b, loc, tensor,
@@ -46,9 +54,7 @@ Value broadcastBack(OpBuilder &b, Location loc, Value reduced,
 }
 
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
-  auto type = RankedTensorType::get({}, b.getI64Type());
-  return ConstantOp::create(
-      b, loc, type, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
+  return integerSplat(b, loc, RankedTensorType::get({}, b.getI64Type()), value);
 }
 
 RankedTensorType stackedType(Type type, int64_t rows) {

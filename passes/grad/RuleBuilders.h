@@ -20,6 +20,10 @@ bool isDifferentiable(mlir::Type type);
 mlir::Value splat(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                   double value);
 
+/// An integer tensor of `type` filled with `value`.
+mlir::Value integerSplat(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Type type, int64_t value);
+
 /// A tensor of zeros of `type`.
 mlir::Value zeros(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 

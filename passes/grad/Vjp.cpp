@@ -100,6 +100,36 @@ Value addToSum(OpBuilder &b, Location loc, Value sum, Value ct) {
                                       starts);
 }
 
+/// The residuals of a nested backward block (a cond branch's, a loop
+/// trip's): each value of the forward half it uses becomes an argument of
+/// `back`, once, in order of use; values of the forward block `local` are
+/// listed in `locals`, the others (from above it) in `outer`, and `isLocal`
+/// says which list each argument's value went to.
+class NestedResiduals {
+public:
+  NestedResiduals(Block *back, Block *local, SmallVectorImpl<Value> &locals,
+                  SmallVectorImpl<Value> &outer, SmallVectorImpl<bool> &isLocal)
+      : back(back), local(local), locals(locals), outer(outer),
+        isLocal(isLocal) {}
+
+  Value operator()(Value v) {
+    auto [it, added] = slots.try_emplace(v);
+    if (added) {
+      it->second = back->addArgument(v.getType(), v.getLoc());
+      bool inside = isInside(v, local);
+      (inside ? locals : outer).push_back(v);
+      isLocal.push_back(inside);
+    }
+    return it->second;
+  }
+
+private:
+  Block *back, *local;
+  SmallVectorImpl<Value> &locals, &outer;
+  SmallVectorImpl<bool> &isLocal;
+  DenseMap<Value, Value> slots;
+};
+
 /// One block of a JVP, split into its primal computation (emitted forward)
 /// and the transpose of its linear part (emitted backward). A function's
 /// body is one; each branch of a cond that carries tangents is another,
@@ -284,18 +314,8 @@ private:
         if (linear.contains(yields[i]->getOperand(j)))
           branches[i]->accumulate(inner, yields[i]->getOperand(j), arg);
       }
-      Block *local = forwardBlocks[i].get();
-      DenseMap<Value, Value> slots;
-      auto residual = [&](Value v) {
-        auto [it, added] = slots.try_emplace(v);
-        if (added) {
-          it->second = back->addArgument(v.getType(), v.getLoc());
-          bool isLocal = isInside(v, local);
-          (isLocal ? locals[i] : split.outer[i]).push_back(v);
-          split.isLocal[i].push_back(isLocal);
-        }
-        return it->second;
-      };
+      NestedResiduals residual(back, forwardBlocks[i].get(), locals[i],
+                               split.outer[i], split.isLocal[i]);
       if (failed(branches[i]->emitBackward(inner, residual)))
         return failure();
       SmallVector<Value> cts;
@@ -440,19 +460,9 @@ private:
     for (Value v : split.outerLinear)
       sums.push_back(back->addArgument(v.getType(), loc));
     split.numCarried = back->getNumArguments();
-    Block *local = forwardBody.get();
-    DenseMap<Value, Value> slots;
     SmallVector<Value> locals;
-    auto residual = [&](Value v) {
-      auto [it, added] = slots.try_emplace(v);
-      if (added) {
-        it->second = back->addArgument(v.getType(), v.getLoc());
-        bool isLocal = isInside(v, local);
-        (isLocal ? locals : split.outer).push_back(v);
-        split.isLocal.push_back(isLocal);
-      }
-      return it->second;
-    };
+    NestedResiduals residual(back, forwardBody.get(), locals, split.outer,
+                             split.isLocal);
     if (failed(trip->emitBackward(inner, residual)))
       return failure();
     SmallVector<Value> next = {AddOp::create(

@@ -281,17 +281,13 @@ LogicalResult batchConcatenate(Operation *op, OpBuilder &b,
 Value offsetIndices(OpBuilder &b, Location loc, Value indices, int64_t bound,
                     int64_t stride) {
   auto type = tensorType(indices);
-  Type element = type.getElementType();
-  auto constant = [&](int64_t value) -> Value {
-    return ConstantOp::create(
-        b, loc, type,
-        DenseElementsAttr::get(type, b.getIntegerAttr(element, value)));
-  };
   Value clamped = MinOp::create(
-      b, loc, MaxOp::create(b, loc, indices, constant(0)), constant(bound));
+      b, loc, MaxOp::create(b, loc, indices, integerSplat(b, loc, type, 0)),
+      integerSplat(b, loc, type, bound));
   Value position = IotaOp::create(b, loc, type, 0);
   return AddOp::create(b, loc, clamped,
-                       MulOp::create(b, loc, position, constant(stride)));
+                       MulOp::create(b, loc, position,
+                                     integerSplat(b, loc, type, stride)));
 }
 
 /// The permutation that moves dimension `from` of a rank-`rank` tensor to
@@ -441,10 +437,8 @@ SmallVector<Value> windowIndices(OpBuilder &b, Location loc, ValueRange starts,
                                            ArrayRef<int64_t>{})
                       .getResult()
                 : wide;
-    auto constant = [&](int64_t value) -> Value {
-      return ConstantOp::create(
-          b, loc, batchedType,
-          DenseElementsAttr::get(batchedType, b.getI64IntegerAttr(value)));
+    auto constant = [&](int64_t value) {
+      return integerSplat(b, loc, batchedType, value);
     };
     Value clamped = MinOp::create(
         b, loc, MaxOp::create(b, loc, perElement, constant(0)),
@@ -529,11 +523,10 @@ LogicalResult batchDynamicUpdateSlice(Operation *op, OpBuilder &b,
   int64_t stride = 1;
   for (int64_t k = type.getRank() - 1; k >= 0; --k) {
     Value along = IotaOp::create(b, loc, positionsType, k + 1);
-    auto constant = ConstantOp::create(
-        b, loc, positionsType,
-        DenseElementsAttr::get(positionsType, b.getI64IntegerAttr(stride)));
-    positions = AddOp::create(b, loc, positions,
-                              MulOp::create(b, loc, along, constant));
+    positions = AddOp::create(
+        b, loc, positions,
+        MulOp::create(b, loc, along,
+                      integerSplat(b, loc, positionsType, stride)));
     stride *= type.getDimSize(k);
   }
   SmallVector<Value> indices =
@@ -562,10 +555,8 @@ LogicalResult batchDynamicUpdateSlice(Operation *op, OpBuilder &b,
   Value scattered = batchedScatterAdd(b, loc, zeros(b, loc, scatterType),
                                       positions, values, 0);
   auto countType = flatType.clone(b.getI32Type());
-  Value ones = ConstantOp::create(
-      b, loc, tensorType(positions).clone(b.getI32Type()),
-      DenseElementsAttr::get(tensorType(positions).clone(b.getI32Type()),
-                             b.getI32IntegerAttr(1)));
+  Value ones =
+      integerSplat(b, loc, tensorType(positions).clone(b.getI32Type()), 1);
   Value covered = CompareOp::create(
       b, loc, ComparisonDirection::GT,
       batchedScatterAdd(b, loc, zeros(b, loc, countType), positions, ones, 0),

@@ -5,6 +5,8 @@
 # micro-batches of 4 taking each one's gradient) gives the gradient of the
 # batch of 64, checked against PyTorch, with a lower peak.
 # RUN: %numpy_python %s kiln-run
+import os
+
 import numpy as np
 import torch
 
@@ -88,45 +90,12 @@ if got[0] is None or got[1] is None or not np.allclose(got[0][0], got[1][0],
                                                        rtol=1e-5, atol=1e-5):
     fail("the remat MLP's gradient differs from the plain one")
 
-# Gradient accumulation: a hidden layer of 512 over 16 micro-batches of 4
-# against the batch of 64.
+# Gradient accumulation (the demo's scripts/demo/accumulate.mlir): a
+# hidden layer of 512 over 16 micro-batches of 4 against the batch of 64.
 M, K, F, HID = 16, 4, 8, 512
-
-
-def loss(batch):
-    x, y = f"tensor<{batch}x{F}xf64>", f"tensor<{batch}xf64>"
-    hid = f"tensor<{batch}x{HID}xf64>"
-    return f"""
-func.func private @loss{batch}(%w: tensor<{F}x{HID}xf64>, %v: tensor<{HID}xf64>, %x: {x}, %y: {y}) -> tensor<f64> {{
-  %a = kiln.dot_general %x, %w, contracting = [1] x [0] : ({x}, tensor<{F}x{HID}xf64>) -> {hid}
-  %t = kiln.tanh %a : {hid}
-  %p = kiln.dot_general %t, %v, contracting = [1] x [0] : ({hid}, tensor<{HID}xf64>) -> {y}
-  %d = kiln.sub %p, %y : {y}
-  %sq = kiln.mul %d, %d : {y}
-  %l = kiln.reduce_sum %sq, dims = [0] : ({y}) -> tensor<f64>
-  return %l : tensor<f64>
-}}"""
-
-
-WT, VT = f"tensor<{F}x{HID}xf64>", f"tensor<{HID}xf64>"
-ACCUMULATE = loss(K) + loss(M * K) + f"""
-func.func private @micro(%w: {WT}, %v: {VT}, %gw: {WT}, %gv: {VT}, %x: tensor<{K}x{F}xf64>, %y: tensor<{K}xf64>) -> ({WT}, {VT}, {WT}, {VT}) {{
-  %d:2 = kiln.grad @loss{K}(%w, %v, %x, %y) {{argnums = array<i64: 0, 1>}} : ({WT}, {VT}, tensor<{K}x{F}xf64>, tensor<{K}xf64>) -> ({WT}, {VT})
-  %sw = kiln.add %gw, %d#0 : {WT}
-  %sv = kiln.add %gv, %d#1 : {VT}
-  return %w, %v, %sw, %sv : {WT}, {VT}, {WT}, {VT}
-}}
-func.func @accumulated(%w: {WT}, %v: {VT}, %xs: tensor<{M}x{K}x{F}xf64>, %ys: tensor<{M}x{K}xf64>) -> ({WT}, {VT}) {{
-  %zw = kiln.constant dense<0.0> : {WT}
-  %zv = kiln.constant dense<0.0> : {VT}
-  %r:4 = kiln.scan @micro(%w, %v, %zw, %zv, %xs, %ys) {{num_carry = 4 : i64, length = {M} : i64}} : ({WT}, {VT}, {WT}, {VT}, tensor<{M}x{K}x{F}xf64>, tensor<{M}x{K}xf64>) -> ({WT}, {VT}, {WT}, {VT})
-  return %r#2, %r#3 : {WT}, {VT}
-}}
-func.func @full(%w: {WT}, %v: {VT}, %x: tensor<{M * K}x{F}xf64>, %y: tensor<{M * K}xf64>) -> ({WT}, {VT}) {{
-  %d:2 = kiln.grad @loss{M * K}(%w, %v, %x, %y) {{argnums = array<i64: 0, 1>}} : ({WT}, {VT}, tensor<{M * K}x{F}xf64>, tensor<{M * K}xf64>) -> ({WT}, {VT})
-  return %d#0, %d#1 : {WT}, {VT}
-}}
-"""
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "scripts", "demo", "accumulate.mlir")) as f:
+    ACCUMULATE = f.read()
 w, v = rng.standard_normal((F, HID)) * 0.2, rng.standard_normal(HID) * 0.1
 bx, by = rng.standard_normal((M * K, F)), rng.standard_normal(M * K)
 micro_args = [w, v, bx.reshape(M, K, F), by.reshape(M, K)]
