@@ -101,15 +101,32 @@ struct MatmulTiles {
   int64_t registerM, registerN, cacheM, cacheN, cacheK;
 };
 
+/// The largest tile of at most `preferred` that divides `size`.
+int64_t largestDivisor(int64_t size, int64_t preferred) {
+  int64_t tileSize = std::min(size, preferred);
+  while (size % tileSize != 0)
+    --tileSize;
+  return tileSize;
+}
+
 /// f32 matmul, batched (one leading batch loop) or not: cache tiles, then
-/// register tiles over single k steps, one batch at a time.
+/// register tiles over single k steps, one batch at a time. Where M or N is
+/// not a multiple of its register tile, the register tile is the largest
+/// divisor below it (N = 65 in tiles of 13, M = 1 in rows of 1): odd-sized
+/// vectors beat scalar loops. bf16 and f16 operands keep whole tiles, as
+/// LLVM cannot legalize odd-sized vectors of them.
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
-                const MatmulTiles &tiles) {
+                MatmulTiles tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
   size_t batch = ranges.size() - 3;
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  if (m % tiles.registerM != 0 || n % tiles.registerN != 0)
-    return;
+  if (hasNarrowFloats(op)) {
+    if (m % tiles.registerM != 0 || n % tiles.registerN != 0)
+      return;
+  } else {
+    tiles.registerM = largestDivisor(m, tiles.registerM);
+    tiles.registerN = largestDivisor(n, tiles.registerN);
+  }
   // A cache tile that does not divide its dimension falls back to one
   // register tile (M, N) or to the whole dimension (K).
   auto cacheTile = [](int64_t size, int64_t preferred, int64_t fallback) {

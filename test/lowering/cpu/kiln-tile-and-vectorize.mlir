@@ -88,11 +88,14 @@ func.func @batch_matmul(%a: tensor<2x16x40xf32>, %b: tensor<2x40x64xf32>, %c: te
 
 // -----
 
-// Shapes that do not divide into register tiles are left for the loops.
+// Where M or N does not divide into the register tile, the register tile
+// is its largest divisor below the tile: 17 x 9 in register tiles of
+// 1 x 9 (17 is prime; 9 fits whole).
 // CHECK-LABEL: func.func @odd_matmul
 func.func @odd_matmul(%a: tensor<17x33xf32>, %b: tensor<33x9xf32>, %c: tensor<17x9xf32>) -> tensor<17x9xf32> {
-  // CHECK-NOT: scf.for
-  // CHECK: linalg.matmul
+  // CHECK: scf.for {{.*}} to %c17{{.*}} step %c1
+  // CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x9xf32> into vector<1x9xf32>
+  // CHECK-NOT: linalg.matmul
   %0 = linalg.matmul ins(%a, %b : tensor<17x33xf32>, tensor<33x9xf32>) outs(%c : tensor<17x9xf32>) -> tensor<17x9xf32>
   return %0 : tensor<17x9xf32>
 }
