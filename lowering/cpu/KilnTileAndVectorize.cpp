@@ -3,6 +3,8 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -101,20 +103,70 @@ struct MatmulTiles {
   int64_t registerM, registerN, cacheM, cacheN, cacheK;
 };
 
-/// The largest tile of at most `preferred` that divides `size`.
-int64_t largestDivisor(int64_t size, int64_t preferred) {
-  int64_t tileSize = std::min(size, preferred);
-  while (size % tileSize != 0)
-    --tileSize;
-  return tileSize;
+/// `op` split along loop `loop` at `at`: the op on the iterations before
+/// it, then the op on those after, each writing its part of the output.
+/// Returns the two ops.
+std::pair<linalg::LinalgOp, linalg::LinalgOp>
+split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  int64_t size = op.getStaticLoopRanges()[loop];
+  Value init = op.getDpsInitOperand(0)->get();
+  // Rows [offset, offset + length) of `operand` along the dimension that
+  // loop `loop` indexes, if any.
+  auto part = [&](OpOperand &operand, int64_t offset, int64_t length) {
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)),
+        sizes, strides(type.getRank(), rewriter.getIndexAttr(1));
+    for (int64_t d : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    bool sliced = false;
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr); dim && dim.getPosition() == loop) {
+        offsets[d] = rewriter.getIndexAttr(offset);
+        sizes[d] = rewriter.getIndexAttr(length);
+        sliced = true;
+      }
+    return std::make_tuple(sliced, offsets, sizes, strides);
+  };
+  auto piece = [&](int64_t offset, int64_t length) {
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto [sliced, offsets, sizes, strides] = part(operand, offset, length);
+      operands.push_back(
+          sliced ? tensor::ExtractSliceOp::create(rewriter, loc, operand.get(),
+                                                  offsets, sizes, strides)
+                       .getResult()
+                 : operand.get());
+    }
+    Type resultType = operands[op.getDpsInitOperand(0)->getOperandNumber()]
+                          .getType();
+    return cast<linalg::LinalgOp>(
+        clone(rewriter, op, TypeRange{resultType}, operands));
+  };
+  linalg::LinalgOp first = piece(0, at), second = piece(at, size - at);
+  Value result = init;
+  for (auto [piece, offset, length] :
+       {std::make_tuple(first, int64_t(0), at),
+        std::make_tuple(second, at, size - at)}) {
+    auto [sliced, offsets, sizes, strides] =
+        part(*op.getDpsInitOperand(0), offset, length);
+    result = tensor::InsertSliceOp::create(rewriter, loc,
+                                           piece->getResult(0), result,
+                                           offsets, sizes, strides);
+  }
+  rewriter.replaceOp(op, result);
+  return {first, second};
 }
 
 /// f32 matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. Where M or N is
-/// not a multiple of its register tile, the register tile is the largest
-/// divisor below it (N = 65 in tiles of 13, M = 1 in rows of 1): odd-sized
-/// vectors beat scalar loops. bf16 and f16 operands keep whole tiles, as
-/// LLVM cannot legalize odd-sized vectors of them.
+/// not a multiple of its register tile, the multiple below it runs with
+/// whole register tiles and the rest (fewer than a tile) on its own, as
+/// one register tile; where it is smaller than a tile, the tile is the
+/// whole dimension. bf16 and f16 operands need whole tiles (LLVM cannot
+/// legalize odd-sized vectors of them).
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                 MatmulTiles tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
@@ -124,8 +176,18 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     if (m % tiles.registerM != 0 || n % tiles.registerN != 0)
       return;
   } else {
-    tiles.registerM = largestDivisor(m, tiles.registerM);
-    tiles.registerN = largestDivisor(n, tiles.registerN);
+    for (auto [loop, size, tile] :
+         {std::make_tuple(batch, m, tiles.registerM),
+          std::make_tuple(batch + 1, n, tiles.registerN)}) {
+      if (size <= tile || size % tile == 0)
+        continue;
+      auto [whole, rest] = split(rewriter, op, loop, size - size % tile);
+      tileMatmul(rewriter, whole, tiles);
+      tileMatmul(rewriter, rest, tiles);
+      return;
+    }
+    tiles.registerM = std::min(m, tiles.registerM);
+    tiles.registerN = std::min(n, tiles.registerN);
   }
   // A cache tile that does not divide its dimension falls back to one
   // register tile (M, N) or to the whole dimension (K).

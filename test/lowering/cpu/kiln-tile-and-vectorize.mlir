@@ -88,13 +88,17 @@ func.func @batch_matmul(%a: tensor<2x16x40xf32>, %b: tensor<2x40x64xf32>, %c: te
 
 // -----
 
-// Where M or N does not divide into the register tile, the register tile
-// is its largest divisor below the tile: 17 x 9 in register tiles of
-// 1 x 9 (17 is prime; 9 fits whole).
+// Where M does not divide into register tiles, the rows below the last
+// multiple of 8 run with whole tiles and the last row on its own; N = 9,
+// smaller than a tile, is one tile: 16 x 9 in tiles of 8 x 9, then 1 x 9.
 // CHECK-LABEL: func.func @odd_matmul
 func.func @odd_matmul(%a: tensor<17x33xf32>, %b: tensor<33x9xf32>, %c: tensor<17x9xf32>) -> tensor<17x9xf32> {
-  // CHECK: scf.for {{.*}} to %c17{{.*}} step %c1
+  // CHECK: %[[TOP:.*]] = tensor.extract_slice %arg0[0, 0] [16, 33]
+  // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x9xf32> into vector<8x9xf32>
+  // CHECK: %[[LAST:.*]] = tensor.extract_slice %arg0[16, 0] [1, 33]
   // CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x9xf32> into vector<1x9xf32>
+  // CHECK: tensor.insert_slice %{{.*}} into %arg2[0, 0] [16, 9]
+  // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[16, 0] [1, 9]
   // CHECK-NOT: linalg.matmul
   %0 = linalg.matmul ins(%a, %b : tensor<17x33xf32>, tensor<33x9xf32>) outs(%c : tensor<17x9xf32>) -> tensor<17x9xf32>
   return %0 : tensor<17x9xf32>
