@@ -327,18 +327,83 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
     // them ascending.
     SmallVector<int64_t> dims(op.getDimensions());
     llvm::sort(dims);
-    auto reduce = linalg::ReduceOp::create(
-        rewriter, loc, adaptor.getOperand(), init, dims,
-        [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-          Value x = widen(b, nestedLoc, args[0], element);
-          Value combined =
-              isFloat(element)
-                  ? FloatOp::create(b, nestedLoc, x, args[1]).getResult()
-                  : IntOp::create(b, nestedLoc, x, args[1]).getResult();
-          linalg::YieldOp::create(b, nestedLoc, combined);
-        });
-    rewriter.replaceOp(op, narrow(rewriter, loc, reduce.getResult(0), type));
+    auto reduceOver = [&](Value input, ArrayRef<int64_t> over, Value into) {
+      return linalg::ReduceOp::create(
+                 rewriter, loc, input, into, over,
+                 [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+                   Value x = widen(b, nestedLoc, args[0], element);
+                   Value combined =
+                       isFloat(element)
+                           ? FloatOp::create(b, nestedLoc, x, args[1])
+                                 .getResult()
+                           : IntOp::create(b, nestedLoc, x, args[1])
+                                 .getResult();
+                   linalg::YieldOp::create(b, nestedLoc, combined);
+                 })
+          .getResult(0);
+    };
+    Value input = adaptor.getOperand();
+    if (identity == Identity::Zero && isFloat(element))
+      input = blockSums(rewriter, loc, input, dims, element, reduceOver);
+    rewriter.replaceOp(op,
+                       narrow(rewriter, loc, reduceOver(input, dims, init), type));
     return success();
+  }
+
+  /// A float sum of many elements, added in order, loses about one
+  /// rounding per element (2.8e-4 relative over 819200 squares, where
+  /// numpy's and PyTorch's pairwise sums lose 5e-9): where the reduced
+  /// dimensions lead or trail, their R elements are first summed in blocks
+  /// of about sqrt(R), whose sums the caller then adds. Returns `input`
+  /// with its reduced dimensions replaced by one of the block sums, or
+  /// `input` itself when R is small or the dimensions are interleaved.
+  template <typename ReduceOver>
+  static Value blockSums(ConversionPatternRewriter &rewriter, Location loc,
+                         Value input, SmallVectorImpl<int64_t> &dims,
+                         Type element, ReduceOver reduceOver) {
+    constexpr int64_t kMinimum = 4096;
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank(), count = dims.size();
+    bool leading = llvm::equal(dims, llvm::seq<int64_t>(0, count));
+    bool trailing = llvm::equal(dims, llvm::seq<int64_t>(rank - count, rank));
+    int64_t reduced = 1;
+    for (int64_t d : dims)
+      reduced *= type.getDimSize(d);
+    if (count == 0 || (!leading && !trailing) || reduced < kMinimum)
+      return input;
+    // The divisor of R nearest below sqrt(R): blocks of `block`, `reduced /
+    // block` of them.
+    int64_t block = 1;
+    for (int64_t b = 1; b * b <= reduced; ++b)
+      if (reduced % b == 0)
+        block = b;
+    if (block < 16)
+      return input;
+    SmallVector<int64_t> kept;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(dims, d))
+        kept.push_back(type.getDimSize(d));
+    // [kept..., R / block, block] or [R / block, block, kept...].
+    SmallVector<int64_t> shape, partialShape;
+    if (trailing) {
+      shape.assign(kept);
+      llvm::append_range(shape, ArrayRef<int64_t>{reduced / block, block});
+    } else {
+      shape.assign({reduced / block, block});
+      llvm::append_range(shape, kept);
+    }
+    Value blocks = reshapeTensor(rewriter, loc, input, type.clone(shape));
+    int64_t inner = trailing ? int64_t(kept.size()) + 1 : 1;
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (int64_t(d) != inner)
+        partialShape.push_back(size);
+    auto partialType = RankedTensorType::get(partialShape, element);
+    Value zero = scalarConstant(rewriter, loc, element, 0);
+    Value partial = reduceOver(blocks, {inner},
+                               filledTensor(rewriter, loc, partialType, zero));
+    // The caller sums the block sums: one dimension where R was.
+    dims.assign({trailing ? int64_t(kept.size()) : 0});
+    return partial;
   }
 };
 

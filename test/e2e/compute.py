@@ -123,6 +123,17 @@ for op, reference in [("reduce_sum", np.sum), ("reduce_prod", np.prod),
             np.float32)
         single(f"{op} {dims}", f"kiln.{op} %a0, dims = {dims} : "
                f"{sig([R], want)}", [R], want, rtol=1e-5, atol=1e-6)
+# Long f32 sums are added in blocks of about sqrt(R) elements: within 2e-6
+# of the exact sum of a million positive values (adding them in order, 64
+# lanes at a time, lost 1e-4), whether the reduced dimensions are all,
+# trailing or leading.
+for shape, dims in [((1000000,), [0]), ((64, 50000), [1]),
+                    ((50000, 64), [0]), ((100, 32, 256), [0, 1, 2])]:
+    big = rng.random(shape, dtype=np.float32)
+    want = big.astype(np.float64).sum(axis=tuple(dims)).astype(np.float32)
+    single(f"long reduce_sum {list(shape)} over {dims}",
+           f"kiln.reduce_sum %a0, dims = {dims} : {sig([big], want)}", [big],
+           want, rtol=2e-6)
 RI = rng.integers(-100, 100, (3, 4)).astype(np.int32)
 for op, reference in [("reduce_sum", np.sum), ("reduce_max", np.max),
                       ("reduce_min", np.min)]:
