@@ -12,6 +12,11 @@
 
 namespace kiln {
 
+/// The ranked tensor type of `v` (every kiln value has one).
+inline mlir::RankedTensorType tensorType(mlir::Value v) {
+  return llvm::cast<mlir::RankedTensorType>(v.getType());
+}
+
 /// Whether values of `type` carry derivatives (float tensors do; integer
 /// and boolean ones have zero tangents, as JAX's float0).
 bool isDifferentiable(mlir::Type type);

@@ -20,10 +20,6 @@ using namespace kiln;
 
 namespace {
 
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// A rule `Rule(op, b, ct, isLinear, operandCts)` for a single-result op.
 using Rule = LogicalResult (*)(Operation *, OpBuilder &, Value,
                                ArrayRef<bool>, MutableArrayRef<Value>);

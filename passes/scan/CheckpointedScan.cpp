@@ -2,6 +2,7 @@
 #include "CheckpointedScan.h"
 
 #include "kiln/KilnDialect.h"
+#include "passes/grad/RuleBuilders.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -47,10 +48,6 @@ int64_t kiln::smallestBudget(int64_t length) {
 }
 
 namespace {
-
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
 
 /// `type` with its leading `count` dimensions replaced by `shape`.
 RankedTensorType withLeading(RankedTensorType type, unsigned count,

@@ -23,10 +23,6 @@ using namespace kiln;
 
 namespace {
 
-RankedTensorType tensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// A rule `Rule(op, b, operands, dims, size, results, resultDims)`.
 using Rule = LogicalResult (*)(Operation *, OpBuilder &, ValueRange,
                                ArrayRef<int64_t>, int64_t,
