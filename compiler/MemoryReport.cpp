@@ -7,6 +7,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -57,13 +58,15 @@ struct Held {
 };
 
 /// The walk through one function: what it holds now and at its peak so far,
-/// counted from its start.
+/// counted from its start (less than nothing once it frees arguments its
+/// callers handed it), and which of its arguments it frees.
 struct State {
-  uint64_t current = 0, peak = 0;
+  int64_t current = 0, peak = 0;
   std::vector<Held> held, atPeak;
+  llvm::SmallSetVector<unsigned, 4> freedArgs;
 
   /// Notes that `extra` more bytes (`extraHeld`) are held for a moment.
-  void touch(uint64_t extra, ArrayRef<Held> extraHeld) {
+  void touch(int64_t extra, ArrayRef<Held> extraHeld) {
     if (current + extra <= peak)
       return;
     peak = current + extra;
@@ -96,10 +99,12 @@ struct State {
 };
 
 /// What walking a function from nothing gives: its peak and the buffers
-/// then, and the bytes it still holds when it returns.
+/// then, the bytes it still holds when it returns (less the arguments it
+/// frees), and which arguments it frees (kiln-free-in-callees).
 struct Summary {
-  uint64_t peak = 0, net = 0;
+  int64_t peak = 0, net = 0;
   std::vector<Held> atPeak;
+  SmallVector<unsigned> freedArgs;
 };
 
 class MemoryWalker {
@@ -107,13 +112,13 @@ public:
   explicit MemoryWalker(ModuleOp module) : symbols(module) {}
 
   const Summary &summarize(func::FuncOp fn) {
-    auto [it, added] = summaries.try_emplace(fn);
-    if (!added)
+    if (auto it = summaries.find(fn); it != summaries.end())
       return it->second;
     State state;
     walk(fn.getBody(), state);
-    it->second = {state.peak, state.current, state.atPeak};
-    return it->second;
+    // Looked up again: the walk summarizes the callees, which grows the map.
+    return summaries[fn] = {state.peak, state.current, state.atPeak,
+                            state.freedArgs.takeVector()};
   }
 
 private:
@@ -127,7 +132,7 @@ private:
     if (auto alloc = dyn_cast<memref::AllocOp>(op))
       return allocate(alloc, state);
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
-      return state.release(viewedBuffer(dealloc.getMemref()));
+      return free(viewedBuffer(dealloc.getMemref()), state);
     if (auto call = dyn_cast<func::CallOp>(op))
       return callFunction(call, state);
     if (op.getNumRegions() == 0)
@@ -155,6 +160,19 @@ private:
                  allocated}});
   }
 
+  /// Frees `root`: an argument of the function walked, handed to it by its
+  /// callers, or a buffer it holds.
+  void free(Value root, State &state) {
+    auto argument = dyn_cast<BlockArgument>(root);
+    if (argument && argument.getOwner()->isEntryBlock() &&
+        isa<func::FuncOp>(argument.getOwner()->getParentOp())) {
+      state.current -= int64_t(typeBytes(root.getType()));
+      state.freedArgs.insert(argument.getArgNumber());
+      return;
+    }
+    state.release(root);
+  }
+
   void callFunction(func::CallOp call, State &state) {
     auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
     if (!callee || callee.isExternal())
@@ -162,6 +180,13 @@ private:
     const Summary &summary = summarize(callee);
     state.touch(summary.peak, summary.atPeak);
     state.current += summary.net;
+    // The callee counted the arguments it frees by their types' bytes; the
+    // caller forgets them as it holds them.
+    for (unsigned i : summary.freedArgs) {
+      Value root = viewedBuffer(call.getOperand(i));
+      state.current += int64_t(typeBytes(root.getType()));
+      free(root, state);
+    }
   }
 
   /// An op that runs one of its regions: the one that peaks highest for the
@@ -201,7 +226,7 @@ std::vector<EntryMemory> kiln::analyzeMemory(ModuleOp module) {
     if (!fn.isPublic() || fn.isExternal())
       continue;
     const Summary &summary = walker.summarize(fn);
-    EntryMemory entry{fn.getName().str(), summary.peak, {}};
+    EntryMemory entry{fn.getName().str(), uint64_t(summary.peak), {}};
     for (const Held &held : summary.atPeak)
       entry.atPeak.push_back(held.shown);
     llvm::sort(entry.atPeak, [](const PeakBuffer &a, const PeakBuffer &b) {

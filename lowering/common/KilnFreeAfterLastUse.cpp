@@ -13,17 +13,35 @@ namespace kiln {
 
 namespace {
 
-/// The last op of `block` that uses `buffer` or a view of it, other than
-/// `dealloc`; null if the buffer may escape (through an op that yields it,
-/// returns another memref that may alias it, or takes its address) or is
-/// used outside `block`.
-Operation *lastUse(Value buffer, Block *block, Operation *dealloc) {
-  Operation *last = buffer.getDefiningOp();
+struct KilnFreeAfterLastUsePass
+    : kiln::impl::KilnFreeAfterLastUseBase<KilnFreeAfterLastUsePass> {
+  void runOnOperation() override {
+    getOperation()->walk([](memref::DeallocOp dealloc) {
+      Value buffer = kiln::viewedBuffer(dealloc.getMemref());
+      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+      Block *block = dealloc->getBlock();
+      if (!alloc || alloc->getBlock() != block)
+        return;
+      FailureOr<Operation *> last = kiln::lastUseInBlock(buffer, block, dealloc);
+      if (failed(last))
+        return;
+      Operation *after = *last ? *last : alloc.getOperation();
+      if (after->isBeforeInBlock(dealloc))
+        dealloc->moveAfter(after);
+    });
+  }
+};
+
+} // namespace
+
+FailureOr<Operation *> kiln::lastUseInBlock(Value buffer, Block *block,
+                                            Operation *ignored) {
+  Operation *last = nullptr;
   SmallVector<Value> aliases = {buffer};
   while (!aliases.empty()) {
     Value alias = aliases.pop_back_val();
     for (Operation *user : alias.getUsers()) {
-      if (user == dealloc)
+      if (user == ignored)
         continue;
       bool isView = isa<memref::ExtractStridedMetadataOp>(user) ||
                     (isa<ViewLikeOpInterface>(user) &&
@@ -36,35 +54,17 @@ Operation *lastUse(Value buffer, Block *block, Operation *dealloc) {
                  isa<memref::ExtractAlignedPointerAsIndexOp>(user) ||
                  llvm::any_of(user->getResultTypes(),
                               llvm::IsaPred<BaseMemRefType>)) {
-        return nullptr;
+        return failure();
       }
       Operation *inBlock = block->findAncestorOpInBlock(*user);
       if (!inBlock)
-        return nullptr;
-      if (last->isBeforeInBlock(inBlock))
+        return failure();
+      if (!last || last->isBeforeInBlock(inBlock))
         last = inBlock;
     }
   }
   return last;
 }
-
-struct KilnFreeAfterLastUsePass
-    : kiln::impl::KilnFreeAfterLastUseBase<KilnFreeAfterLastUsePass> {
-  void runOnOperation() override {
-    getOperation()->walk([](memref::DeallocOp dealloc) {
-      Value buffer = kiln::viewedBuffer(dealloc.getMemref());
-      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-      Block *block = dealloc->getBlock();
-      if (!alloc || alloc->getBlock() != block)
-        return;
-      Operation *last = lastUse(buffer, block, dealloc);
-      if (last && last->isBeforeInBlock(dealloc))
-        dealloc->moveAfter(last);
-    });
-  }
-};
-
-} // namespace
 
 Value kiln::viewedBuffer(Value value) {
   while (Operation *def = value.getDefiningOp()) {

@@ -29,6 +29,15 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "lowering/common/Passes.h.inc"
 
+/// The last op of `block` that uses `buffer` (an alloc's result or an
+/// argument) or a view of it, other than `ignored`; null if none does.
+/// Fails if the buffer may escape (through an op that yields it, returns
+/// another memref that may alias it, or takes its address) or is used
+/// outside `block`.
+mlir::FailureOr<mlir::Operation *>
+lastUseInBlock(mlir::Value buffer, mlir::Block *block,
+               mlir::Operation *ignored);
+
 /// The buffer `value` views: the value behind its casts, views and strided
 /// metadata (an alloc's result or an argument). kiln-free-after-last-use
 /// and the memory report follow buffers through it.

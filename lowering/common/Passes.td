@@ -101,6 +101,37 @@ def KilnCopyRepeatedResults
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KilnWriteResultsInPlace
+    : Pass<"kiln-write-results-in-place", "::mlir::ModuleOp"> {
+  let summary = "Compute a result into its out-parameter instead of copying it there";
+  let description = [{
+    Runs after `buffer-results-to-out-params`, whose `hoist-static-allocs`
+    writes a result into its out-parameter only where the function
+    allocates it itself: a result a call computes (into a buffer the
+    caller allocates for the callee's out-parameter) is still copied. In a
+    chain of calls passing results up (the forward halves of nested
+    checkpoints), every level would hold its own copy. Where a function
+    copies a buffer it allocated, at the buffer's last use, into an
+    out-parameter nothing else uses, the buffer becomes the out-parameter.
+
+    Example:
+
+    ```mlir
+    func.func private @f(%x: memref<4xf32>, %out: memref<4xf32>) {
+      %a = memref.alloc() : memref<4xf32>
+      call @g(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+      memref.copy %a, %out : memref<4xf32> to memref<4xf32>
+      return
+    }
+    // becomes
+    func.func private @f(%x: memref<4xf32>, %out: memref<4xf32>) {
+      call @g(%x, %out) : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    ```
+  }];
+}
+
 def KilnFreeAfterLastUse : Pass<"kiln-free-after-last-use"> {
   let summary = "Free each buffer right after its last use";
   let description = [{
@@ -126,6 +157,44 @@ def KilnFreeAfterLastUse : Pass<"kiln-free-after-last-use"> {
     linalg.negf ins(%a : memref<4xf32>) outs(%y : memref<4xf32>)
     memref.dealloc %a : memref<4xf32>
     %b = memref.alloc() : memref<4xf32>
+    ```
+  }];
+}
+
+def KilnFreeInCallees : Pass<"kiln-free-in-callees", "::mlir::ModuleOp"> {
+  let summary = "Let a private function free the arguments its callers free after calling it";
+  let description = [{
+    Runs after kiln-free-after-last-use. A caller frees a buffer after its
+    last use, and if that use is a call, the buffer lives through the whole
+    callee: a backward half holds all of its residuals until it returns,
+    and in a gradient of nested checkpoints every level's residuals would
+    be held while the level below recomputes its own. Where every caller of
+    a private function frees the buffer it passes as an argument right
+    after the call (a buffer it allocated or was itself handed), the
+    function frees the argument instead, right after its own last use of
+    it; repeated until nothing changes, so a buffer is handed down the
+    calls. The function's other arguments are left to their callers.
+
+    Example:
+
+    ```mlir
+    func.func private @f(%r: memref<4xf32>, %out: memref<4xf32>) {
+      linalg.exp ins(%r : memref<4xf32>) outs(%out : memref<4xf32>)
+      %t = memref.alloc() : memref<4xf32>
+      ...
+    }
+    %r = memref.alloc() : memref<4xf32>
+    ...
+    call @f(%r, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+    memref.dealloc %r : memref<4xf32>
+    // becomes
+    func.func private @f(%r: memref<4xf32>, %out: memref<4xf32>) {
+      linalg.exp ins(%r : memref<4xf32>) outs(%out : memref<4xf32>)
+      memref.dealloc %r : memref<4xf32>
+      %t = memref.alloc() : memref<4xf32>
+      ...
+    }
+    call @f(%r, %y) : (memref<4xf32>, memref<4xf32>) -> ()
     ```
   }];
 }

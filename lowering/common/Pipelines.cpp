@@ -39,8 +39,10 @@ void kiln::buildBufferizationPipeline(OpPassManager &pm) {
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createKilnWriteResultsInPlace());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createKilnFreeAfterLastUse());
+  pm.addPass(createKilnFreeInCallees());
   pm.addPass(createKilnCopiesToLinalg());
 }

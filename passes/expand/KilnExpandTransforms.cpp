@@ -132,25 +132,39 @@ struct KilnExpandTransformsPass
                               op, op->getAttrOfType<FlatSymbolRefAttr>(
                                       "callee")));
     });
-    eraseUnusedGenerated(module, given);
+    eraseUnusedGenerated(module, given, symbols);
   }
 
-  /// Removes the generated functions nothing calls any more (a JVP that
-  /// reverse mode split).
-  void eraseUnusedGenerated(ModuleOp module, ArrayRef<func::FuncOp> given) {
+  /// Removes the generated functions nothing references any more (a JVP
+  /// that reverse mode split).
+  void eraseUnusedGenerated(ModuleOp module, ArrayRef<func::FuncOp> given,
+                            SymbolTable &symbols) {
+    // Counts the references to each function once; erasing one drops the
+    // references it makes, which may leave another unused.
+    DenseMap<Operation *, unsigned> references;
+    auto forEachReferenced = [&](Region *region,
+                                 function_ref<void(Operation *)> visit) {
+      if (std::optional<SymbolTable::UseRange> uses =
+              SymbolTable::getSymbolUses(region))
+        for (const SymbolTable::SymbolUse &use : *uses)
+          if (Operation *fn =
+                  symbols.lookup(use.getSymbolRef().getRootReference()))
+            visit(fn);
+    };
+    forEachReferenced(&module.getBodyRegion(),
+                      [&](Operation *fn) { ++references[fn]; });
     llvm::DenseSet<Operation *> user(given.begin(), given.end());
-    SmallVector<func::FuncOp> generated;
+    SmallVector<Operation *> unused;
     for (auto fn : module.getOps<func::FuncOp>())
-      if (!user.contains(fn))
-        generated.push_back(fn);
-    for (bool erased = true; erased;) {
-      erased = false;
-      for (func::FuncOp &fn : generated)
-        if (fn && SymbolTable::symbolKnownUseEmpty(fn, module)) {
-          fn.erase();
-          fn = nullptr;
-          erased = true;
-        }
+      if (!user.contains(fn) && !references.lookup(fn))
+        unused.push_back(fn);
+    while (!unused.empty()) {
+      Operation *fn = unused.pop_back_val();
+      forEachReferenced(&fn->getRegion(0), [&](Operation *callee) {
+        if (--references[callee] == 0 && !user.contains(callee))
+          unused.push_back(callee);
+      });
+      symbols.erase(fn);
     }
   }
 };

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -31,6 +32,39 @@ bool kiln::rematSaves(CheckpointOp checkpoint, Operation &op) {
 
 namespace {
 
+/// The function `call` calls, if it has a body.
+func::FuncOp calleeOf(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && !callee.isExternal() ? callee : func::FuncOp();
+}
+
+} // namespace
+
+/// rematSavesWithin for `fn`, remembering each function's answer in `known`
+/// (a budgeted scan calls its segments along many paths).
+static bool savesWithin(CheckpointOp checkpoint, func::FuncOp fn,
+                        DenseMap<Operation *, bool> &known) {
+  if (auto it = known.find(fn); it != known.end())
+    return it->second;
+  bool saves = llvm::any_of(fn.getBody().front(), [&](Operation &op) {
+    auto call = dyn_cast<func::CallOp>(op);
+    func::FuncOp callee = call ? calleeOf(call) : func::FuncOp();
+    return callee ? savesWithin(checkpoint, callee, known)
+                  : rematSaves(checkpoint, op);
+  });
+  return known[fn] = saves;
+}
+
+bool kiln::rematSavesWithin(CheckpointOp checkpoint, func::FuncOp fn) {
+  if (checkpoint.getPolicy() == RematPolicy::nothing_saveable)
+    return false;
+  DenseMap<Operation *, bool> known;
+  return savesWithin(checkpoint, fn, known);
+}
+
+namespace {
+
 /// Emits the body of one function after another as emitRemat describes.
 class RematEmitter {
 public:
@@ -51,9 +85,8 @@ public:
 private:
   void emit(Operation &op, IRMapping &mapping) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (callee && !callee.isExternal()) {
+      func::FuncOp callee = calleeOf(call);
+      if (callee && (!reuse || rematSavesWithin(checkpoint, callee))) {
         SmallVector<Value> operands = llvm::map_to_vector(
             call.getOperands(), [&](Value v) { return mapping.lookup(v); });
         mapping.map(call.getResults(), emit(callee, operands));

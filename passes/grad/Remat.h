@@ -22,12 +22,18 @@ namespace kiln {
 /// (save_only_these_names); nothing's (nothing_saveable).
 bool rematSaves(CheckpointOp checkpoint, mlir::Operation &op);
 
+/// Whether `checkpoint`'s policy saves the result of an op of `fn` or of a
+/// function it calls outside loops and conds.
+bool rematSavesWithin(CheckpointOp checkpoint, mlir::func::FuncOp fn);
+
 /// Emits, with `b`, the body of `fn` on `args`, inlining the functions it
 /// calls (so that the policy sees their ops too; calls inside loops and
 /// conds are copied as they are, and their values recomputed), and returns
 /// `fn`'s results. The results of the ops `checkpoint`'s policy saves are
 /// appended to `saved` in order of emission or, when `reuse` is set, read
-/// from it in that same order instead of recomputed.
+/// from it in that same order instead of recomputed; then a call whose
+/// function saves nothing is copied as it is, so that nested checkpoints
+/// (a budgeted scan's) do not grow into copies of everything they call.
 llvm::SmallVector<mlir::Value>
 emitRemat(mlir::OpBuilder &b, CheckpointOp checkpoint, mlir::func::FuncOp fn,
           mlir::ValueRange args, llvm::SmallVectorImpl<mlir::Value> &saved,

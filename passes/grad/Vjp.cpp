@@ -817,11 +817,20 @@ FailureOr<func::FuncOp> VjpBuilder::rematJvp(Operation *op) {
       createFunction(b, symbols, loc, derivedName(fn, "remat_fwd"),
                      b.getFunctionType(args, {}));
   b.setInsertionPointToStart(&forward.front());
+  // Where the policy saves nothing, the forward half is the function itself
+  // and the backward one calls its forward half: a checkpoint of checkpoints
+  // (a budgeted scan's segments) stays one call deep.
+  bool savesNothing = !rematSavesWithin(checkpoint, split->forward);
   SmallVector<Value> saved;
   SmallVector<Value> returned(
-      ArrayRef(emitRemat(b, checkpoint, split->forward, forward.getArguments(),
-                         saved, /*reuse=*/false))
-          .take_front(results.size()));
+      savesNothing
+          ? SmallVector<Value>(func::CallOp::create(b, loc, fn,
+                                                    forward.getArguments())
+                                   .getResults())
+          : ArrayRef(emitRemat(b, checkpoint, split->forward,
+                               forward.getArguments(), saved,
+                               /*reuse=*/false))
+                .take_front(results.size()));
   llvm::append_range(returned, forward.getArguments());
   llvm::append_range(returned, saved);
   func::ReturnOp::create(b, loc, returned);
@@ -839,10 +848,14 @@ FailureOr<func::FuncOp> VjpBuilder::rematJvp(Operation *op) {
   b.setInsertionPointToStart(&backward.front());
   ValueRange backArgs = backward.getArguments();
   SmallVector<Value> savedArgs(backArgs.drop_front(results.size() + args.size()));
+  ValueRange primalArgs = backArgs.slice(results.size(), args.size());
   SmallVector<Value> again =
-      emitRemat(b, checkpoint, split->forward,
-                backArgs.slice(results.size(), args.size()), savedArgs,
-                /*reuse=*/true);
+      savesNothing
+          ? SmallVector<Value>(
+                func::CallOp::create(b, loc, split->forward, primalArgs)
+                    .getResults())
+          : emitRemat(b, checkpoint, split->forward, primalArgs, savedArgs,
+                      /*reuse=*/true);
   SmallVector<Value> operands(backArgs.take_front(results.size()));
   llvm::append_range(operands, ArrayRef(again).drop_front(results.size()));
   func::ReturnOp::create(

@@ -8,54 +8,64 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 
 using namespace mlir;
 using namespace kiln;
 
-/// The fewest steps per level whose `levels`-th power reaches `length`.
-static int64_t stepsFor(int64_t length, int64_t levels) {
-  auto reaches = [&](int64_t steps) {
-    int64_t covered = 1;
-    for (int64_t i = 0; i < levels && covered < length; ++i)
-      covered *= steps;
-    return covered >= length;
-  };
-  int64_t steps = 1;
-  while (!reaches(steps))
-    ++steps;
-  return steps;
-}
-
-FailureOr<ScanNesting> kiln::nestingFor(int64_t length, int64_t budget) {
-  for (int64_t levels = 1; levels <= 64; ++levels) {
-    int64_t steps = stepsFor(length, levels);
-    if (levels * steps <= budget)
-      return ScanNesting{levels, steps};
-    if (steps <= 2)
-      break;
-  }
-  return failure();
-}
-
-int64_t kiln::smallestBudget(int64_t length) {
-  int64_t best = std::max<int64_t>(length, 1);
-  for (int64_t levels = 2, steps = length; steps > 2; ++levels) {
-    steps = stepsFor(length, levels);
-    best = std::min(best, levels * steps);
-  }
-  return best;
-}
-
 namespace {
 
-/// `type` with its leading `count` dimensions replaced by `shape`.
-RankedTensorType withLeading(RankedTensorType type, unsigned count,
-                             ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> dims(shape);
-  llvm::append_range(dims, type.getShape().drop_front(count));
-  return type.clone(dims);
+/// More sweeps would run each step forward over 33 times and grow the
+/// program (it has about carries x sweeps segments).
+constexpr int64_t kMaxSweeps = 32;
+
+/// Griewank's binomial number C(carries + sweeps, carries): the most steps
+/// `carries` stored carries reverse in `sweeps` sweeps; saturates.
+int64_t binomial(int64_t carries, int64_t sweeps) {
+  int64_t result = 1;
+  for (int64_t k = 1; k <= sweeps; ++k) {
+    if (result > std::numeric_limits<int64_t>::max() / (carries + k))
+      return std::numeric_limits<int64_t>::max();
+    result = result * (carries + k) / k; // C(c + k - 1, k - 1) (c + k) / k
+  }
+  return result;
 }
+
+/// The fewest sweeps r for which binomial(carries, r) reaches `length`, or
+/// kMaxSweeps + 1 if more than kMaxSweeps are needed.
+int64_t sweepsFor(int64_t length, int64_t carries) {
+  int64_t sweeps = 0;
+  while (sweeps <= kMaxSweeps && binomial(carries, sweeps) < length)
+    ++sweeps;
+  return sweeps;
+}
+
+/// How many of `length` > 1 steps, reversed with `carries` >= 1 stored
+/// carries, run before the second carry is stored: the smallest m in
+/// Griewank's optimal range (the rest needs at most r sweeps with one carry
+/// fewer, the first m at most r - 1), which keeps most segments binomial.
+int64_t firstSegment(int64_t length, int64_t carries) {
+  if (carries == 1)
+    return length - 1;
+  int64_t sweeps = sweepsFor(length, carries);
+  return std::max({length - binomial(carries - 1, sweeps),
+                   sweeps >= 2 ? binomial(carries, sweeps - 2) : 1,
+                   int64_t(1)});
+}
+
+/// The smallest budget that reverses `length` steps within kMaxSweeps.
+int64_t smallestBudget(int64_t length) {
+  int64_t carries = 1;
+  while (binomial(carries, kMaxSweeps) < length)
+    ++carries;
+  return carries;
+}
+
+} // namespace
+
+namespace {
 
 /// `type` stacked `rows` times on a new dimension 0.
 RankedTensorType stacked(Type type, int64_t rows) {
@@ -75,11 +85,11 @@ Value rows(OpBuilder &b, Location loc, Value x, int64_t begin, int64_t end) {
   return SliceOp::create(b, loc, x, start, limit, strides);
 }
 
-/// Builds the nested segments of one scan.
-class Nester {
+/// Builds the segments of one scan's binomial schedule.
+class Revolver {
 public:
-  Nester(SymbolTable &symbols, ScanOp scan, ScanNesting nesting)
-      : symbols(symbols), scan(scan), nesting(nesting),
+  Revolver(SymbolTable &symbols, ScanOp scan)
+      : symbols(symbols), scan(scan),
         body(symbols.lookup<func::FuncOp>(scan.getCallee())),
         numCarry(scan.getNumCarry()) {
     Operation *terminator = body.getBody().front().getTerminator();
@@ -88,10 +98,12 @@ public:
         invariant.insert(i);
   }
 
-  /// The function running `length` steps at `level` (1: a plain scan of
-  /// the body): (carries..., xs of `length` rows) -> (carries..., ys).
-  func::FuncOp segment(int64_t length, int64_t level) {
-    func::FuncOp &fn = segments[{length, level}];
+  /// The function reversing `length` steps with `carries` stored carries:
+  /// (carries..., xs of `length` rows) -> (carries..., ys).
+  func::FuncOp segment(int64_t length, int64_t carries) {
+    if (length == 1) // One step needs no carry stored: one function.
+      carries = 0;
+    func::FuncOp &fn = segments[{length, carries}];
     if (fn)
       return fn;
     Location loc = scan.getLoc();
@@ -104,133 +116,87 @@ public:
       outputs.push_back(stacked(y, length));
     OpBuilder b(body);
     b.setInsertionPointAfter(body);
-    fn = func::FuncOp::create(
-        b, loc,
-        (body.getName() + "_segment_" + std::to_string(length) + "_" +
-         std::to_string(level))
-            .str(),
-        b.getFunctionType(inputs, outputs));
+    fn = func::FuncOp::create(b, loc,
+                              (body.getName() + "_revolve_" +
+                               std::to_string(length) + "_" +
+                               std::to_string(carries))
+                                  .str(),
+                              b.getFunctionType(inputs, outputs));
     fn.setPrivate();
     symbols.insert(fn);
     Block *entry = fn.addEntryBlock();
     b.setInsertionPointToStart(entry);
     SmallVector<Value> returned =
-        level == 1 ? plainScan(b, loc, entry->getArguments(), length)
-                   : nested(b, loc, entry->getArguments(), length, level);
+        length == 1 ? step(b, loc, entry->getArguments())
+                    : chain(b, loc, entry->getArguments(), length, carries);
+    // A carry the body returns unchanged is returned as it came, so that
+    // no segment stores or copies it.
+    for (unsigned i : invariant)
+      returned[i] = entry->getArgument(i);
     func::ReturnOp::create(b, loc, returned);
     return fn;
   }
 
 private:
-  /// kiln.scan of the body over all of `operands`' rows.
-  SmallVector<Value> plainScan(OpBuilder &b, Location loc, ValueRange operands,
-                               int64_t length) {
-    SmallVector<Type> types(
-        body.getResultTypes().take_front(numCarry));
+  /// The body on the single rows of `operands`' xs, as a scan of length 1.
+  SmallVector<Value> step(OpBuilder &b, Location loc, ValueRange operands) {
+    SmallVector<Type> types(body.getResultTypes().take_front(numCarry));
     for (Type y : body.getResultTypes().drop_front(numCarry))
-      types.push_back(stacked(y, length));
+      types.push_back(stacked(y, 1));
     SmallVector<NamedAttribute> attrs = {
         b.getNamedAttr("callee", SymbolRefAttr::get(body)),
         b.getNamedAttr("num_carry", b.getI64IntegerAttr(numCarry)),
-        b.getNamedAttr("length", b.getI64IntegerAttr(length)),
-        b.getNamedAttr("unroll", b.getI64IntegerAttr(scan.getUnroll()))};
+        b.getNamedAttr("length", b.getI64IntegerAttr(1))};
     return ScanOp::create(b, loc, types, operands, attrs)->getResults();
   }
 
-  /// kiln.checkpoint of `fn` on `operands`.
-  SmallVector<Value> checkpointed(OpBuilder &b, Location loc, func::FuncOp fn,
-                                  ValueRange operands) {
-    SmallVector<NamedAttribute> attrs = {
-        b.getNamedAttr("callee", SymbolRefAttr::get(fn))};
-    return CheckpointOp::create(b, loc, fn.getResultTypes(), operands, attrs)
-        ->getResults();
-  }
-
-  /// The body of the function running `length` steps at `level` > 1: a
-  /// scan over the segments of `inner` steps one level down, each
-  /// checkpointed, then the remaining steps as one shorter segment.
-  SmallVector<Value> nested(OpBuilder &b, Location loc, ValueRange args,
-                            int64_t length, int64_t level) {
-    int64_t inner = 1;
-    for (int64_t i = 1; i < level; ++i)
-      inner *= nesting.steps;
-    int64_t count = length / inner, rest = length % inner;
-    SmallVector<Value> carries(args.take_front(numCarry));
+  /// The segment of `length` > 1 steps: its first m steps checkpointed
+  /// with `carries`, then the rest with one carry fewer, unrolled into a
+  /// chain here (not a call per part), so that reverse mode holds one
+  /// cotangent of the carries at a time along it, not one per part.
+  SmallVector<Value> chain(OpBuilder &b, Location loc, ValueRange args,
+                           int64_t length, int64_t carries) {
     ValueRange xs = args.drop_front(numCarry);
+    SmallVector<Value> state(args.take_front(numCarry));
     SmallVector<SmallVector<Value>> ys(body.getNumResults() - numCarry);
-    if (count > 0) {
-      func::FuncOp step = segmentStep(inner, level - 1);
-      SmallVector<Value> operands(carries);
-      for (Value x : xs) {
-        Value whole = rest ? rows(b, loc, x, 0, count * inner) : x;
-        operands.push_back(ReshapeOp::create(
-            b, loc, withLeading(tensorType(x), 1, {count, inner}), whole));
-      }
-      SmallVector<Type> types(step.getResultTypes().take_front(numCarry));
-      for (Type y : step.getResultTypes().drop_front(numCarry))
-        types.push_back(stacked(y, count));
-      SmallVector<NamedAttribute> attrs = {
-          b.getNamedAttr("callee", SymbolRefAttr::get(step)),
-          b.getNamedAttr("num_carry", b.getI64IntegerAttr(numCarry)),
-          b.getNamedAttr("length", b.getI64IntegerAttr(count))};
-      Operation *outer = ScanOp::create(b, loc, types, operands, attrs);
-      carries.assign(outer->result_begin(), outer->result_begin() + numCarry);
-      for (auto [k, y] : llvm::enumerate(outer->getResults().drop_front(numCarry)))
-        ys[k].push_back(ReshapeOp::create(
-            b, loc, withLeading(tensorType(y), 2, {count * inner}), y));
-    }
-    if (rest > 0) {
-      SmallVector<Value> operands(carries);
+    auto ran = [&](ValueRange results) {
+      state.assign(results.begin(), results.begin() + numCarry);
+      for (unsigned i : invariant)
+        state[i] = args[i];
+      for (auto [parts, y] : llvm::zip_equal(ys, results.drop_front(numCarry)))
+        parts.push_back(y);
+    };
+    auto operandsFor = [&](int64_t begin, int64_t end) {
+      SmallVector<Value> operands(state);
       for (Value x : xs)
-        operands.push_back(rows(b, loc, x, length - rest, length));
-      SmallVector<Value> results =
-          checkpointed(b, loc, segment(rest, level - 1), operands);
-      carries.assign(results.begin(), results.begin() + numCarry);
-      for (auto [k, y] : llvm::enumerate(ArrayRef(results).drop_front(numCarry)))
-        ys[k].push_back(y);
+        operands.push_back(rows(b, loc, x, begin, end));
+      return operands;
+    };
+    int64_t begin = 0;
+    // The schedule leaves one step once no carry is left to store.
+    for (; length - begin > 1; --carries) {
+      int64_t first = firstSegment(length - begin, carries);
+      func::FuncOp head = segment(first, carries);
+      ran(CheckpointOp::create(
+              b, loc, head.getResultTypes(), operandsFor(begin, begin + first),
+              {b.getNamedAttr("callee", SymbolRefAttr::get(head))})
+              ->getResults());
+      begin += first;
     }
-    SmallVector<Value> returned(carries);
+    ran(step(b, loc, operandsFor(begin, length)));
+    SmallVector<Value> returned(state);
     for (ArrayRef<Value> parts : ys)
-      returned.push_back(parts.size() == 1
-                             ? parts.front()
-                             : ConcatenateOp::create(b, loc, parts, 0));
+      returned.push_back(ConcatenateOp::create(b, loc, parts, 0));
     return returned;
-  }
-
-  /// The body of a scan over segments of `length` steps at `level`: one
-  /// segment, checkpointed.
-  func::FuncOp segmentStep(int64_t length, int64_t level) {
-    func::FuncOp &fn = steps[{length, level}];
-    if (fn)
-      return fn;
-    func::FuncOp target = segment(length, level);
-    OpBuilder b(target);
-    b.setInsertionPointAfter(target);
-    fn = func::FuncOp::create(b, scan.getLoc(),
-                              (target.getName() + "_checkpointed").str(),
-                              target.getFunctionType());
-    fn.setPrivate();
-    symbols.insert(fn);
-    Block *entry = fn.addEntryBlock();
-    b.setInsertionPointToStart(entry);
-    SmallVector<Value> results =
-        checkpointed(b, scan.getLoc(), target, entry->getArguments());
-    // A carry the body returns unchanged is returned as it came, so that
-    // the outer loop sees it is invariant and does not stack it per trip.
-    for (unsigned i : invariant)
-      results[i] = entry->getArgument(i);
-    func::ReturnOp::create(b, scan.getLoc(), results);
-    return fn;
   }
 
   SymbolTable &symbols;
   ScanOp scan;
-  ScanNesting nesting;
   func::FuncOp body;
   unsigned numCarry;
   /// The carries the body returns as it gets them.
   llvm::SmallDenseSet<unsigned> invariant;
-  std::map<std::pair<int64_t, int64_t>, func::FuncOp> segments, steps;
+  std::map<std::pair<int64_t, int64_t>, func::FuncOp> segments;
 };
 
 } // namespace
@@ -245,12 +211,12 @@ LogicalResult kiln::nestCheckpointedScans(ModuleOp module,
   });
   for (ScanOp scan : scans) {
     int64_t length = scan.getLength(), budget = scan.getCheckpoints();
-    FailureOr<ScanNesting> nesting = nestingFor(length, budget);
-    if (failed(nesting))
+    if (sweepsFor(length, budget) > kMaxSweeps)
       return scan.emitOpError("checkpoints = ")
              << budget << " is too few for length " << length
-             << ": nested checkpointing stores at least "
-             << smallestBudget(length) << " carries";
+             << ": the binomial schedule would sweep the steps over "
+             << kMaxSweeps << " times; give at least "
+             << smallestBudget(length);
     Location loc = scan.getLoc();
     OpBuilder b(scan);
     unsigned numCarry = scan.getNumCarry();
@@ -260,9 +226,8 @@ LogicalResult kiln::nestCheckpointedScans(ModuleOp module,
     if (scan.getReverse())
       for (Value &x : MutableArrayRef(operands).drop_front(numCarry))
         x = ReverseOp::create(b, loc, x, ArrayRef<int64_t>{0});
-    Nester nester(symbols, scan, *nesting);
     auto results = func::CallOp::create(
-        b, loc, nester.segment(length, nesting->levels), operands);
+        b, loc, Revolver(symbols, scan).segment(length, budget), operands);
     SmallVector<Value> replaced(results.getResults());
     if (scan.getReverse())
       for (Value &y : MutableArrayRef(replaced).drop_front(numCarry))

@@ -1,4 +1,17 @@
 //===- CheckpointedScan.h - scans with a checkpoint budget ------*- C++ -*-===//
+//
+// A kiln.scan with `checkpoints = C` below its length L runs Griewank's
+// binomial checkpointing (treeverse/revolve; Griewank and Walther,
+// "Algorithm 799: revolve", ACM TOMS 26(1), 2000) written as ordinary
+// functions: the segment of L steps with C carries is a
+// nothing_saveable kiln.checkpoint of its first m steps (with C carries)
+// followed by a call of the other L - m steps (with C - 1). Reverse mode
+// then stores at most C carries at once and, with r the fewest sweeps for
+// which the binomial number C(C + r, C) reaches L, runs
+// r L - C(C + r, C + 1) + L steps forward: the fewest any schedule with C
+// stored carries needs.
+//
+//===----------------------------------------------------------------------===//
 #ifndef KILN_PASSES_SCAN_CHECKPOINTEDSCAN_H
 #define KILN_PASSES_SCAN_CHECKPOINTEDSCAN_H
 
@@ -7,29 +20,11 @@
 
 namespace kiln {
 
-/// How a scan of `length` steps with at most `budget` stored carries nests:
-/// `levels` scans deep, each running at most `steps` segments of the level
-/// below (steps^levels >= length, levels * steps <= budget, levels as small
-/// as can be). Its gradient stores at most levels * steps carries and runs
-/// each step forward `levels` times (the primal pass, then once per
-/// checkpointed level).
-struct ScanNesting {
-  int64_t levels = 1, steps = 0;
-};
-
-/// The nesting of a scan of `length` with `budget` stored carries, or
-/// failure when even steps of 2 need more.
-mlir::FailureOr<ScanNesting> nestingFor(int64_t length, int64_t budget);
-
-/// The smallest budget nestingFor accepts for `length`.
-int64_t smallestBudget(int64_t length);
-
 /// Rewrites every kiln.scan in `module` whose `checkpoints` budget is below
-/// its length into nested kiln.scans over segments of the slices, each
-/// level's body a kiln.checkpoint of the level below (multi-level
-/// checkpointing): new private functions `NAME_segment_LEN_LEVEL` that the
-/// transformations then expand as any other. A budget too small for the
-/// length is an error at the scan.
+/// its length into calls of new private functions `BODY_revolve_LEN_C`
+/// (the segment of LEN steps with C carries) that the transformations then
+/// expand as any other. A budget that needs more sweeps than 32
+/// is an error at the scan that names the smallest one that does not.
 mlir::LogicalResult nestCheckpointedScans(mlir::ModuleOp module,
                                           mlir::SymbolTable &symbols);
 

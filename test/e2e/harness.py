@@ -58,22 +58,48 @@ def _peak(text, entry):
     return None
 
 
+def _compiler():
+    return shutil.which("kiln-compile") or os.path.join(
+        os.path.dirname(KILN_RUN), "kiln-compile")
+
+
+def compile_report(program, kind):
+    """kiln-compile --report=KIND of `program`: (stdout, or stderr where it
+    failed; whether it succeeded)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as source:
+        source.write(program)
+        source.flush()
+        done = subprocess.run([_compiler(), source.name, f"--report={kind}",
+                               "--emit=kiln", "-o", os.devnull],
+                              capture_output=True, text=True)
+    return (done.stdout, True) if done.returncode == 0 else (done.stderr, False)
+
+
 def peak_memory(program, entry, args):
     """The peak bytes of intermediate buffers of `entry`: as kiln-compile
     --report=memory predicts them and as kiln-run --report=memory measures
     a call, with kiln-compile's report; None where a tool failed."""
-    compiler = shutil.which("kiln-compile") or os.path.join(
-        os.path.dirname(KILN_RUN), "kiln-compile")
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as source:
-        source.write(program)
-        source.flush()
-        done = subprocess.run([compiler, source.name, "--report=memory",
-                               "--emit=kiln", "-o", os.devnull],
-                              capture_output=True, text=True)
-    report = done.stdout if done.returncode == 0 else done.stderr
+    report, _ = compile_report(program, "memory")
     _, output, status = run(program, entry, args, ["--report=memory"])
     measured = _peak(output, entry) if status == 0 else None
     return _peak(report, entry), measured, report
+
+
+def function_runs(program, entry):
+    """How many times one call of `entry` runs each function, by name, as
+    kiln-compile --report=calls counts them; None where it failed or counted
+    inexactly."""
+    report, ok = compile_report(program, "calls")
+    if not ok or "*" in report:
+        return None
+    runs, inside = {}, False
+    for line in report.splitlines():
+        if not line.startswith(" "):
+            inside = line.startswith(f"{entry}: ")
+        elif inside:
+            count, name = line.split()
+            runs[name] = int(count)
+    return runs
 
 
 def _bundle(name, program, entry, args, expected, rtol, atol):
@@ -85,8 +111,7 @@ def _bundle(name, program, entry, args, expected, rtol, atol):
     listing = os.path.join(folder, "cases.jsonl")
     index = sum(1 for _ in open(listing)) if os.path.exists(listing) else 0
     stem = os.path.join(folder, f"case-{index}")
-    compiler = shutil.which("kiln-compile") or os.path.join(
-        os.path.dirname(KILN_RUN), "kiln-compile")
+    compiler = _compiler()
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "program.mlir")
         with open(source, "w") as f:

@@ -2,17 +2,19 @@
 //
 // kiln-compile FILE -o OUT [--target=cpu|nvptx] [--chip=sm_90]
 //              [--emit=artifact|kiln|linalg|loops|llvm|llvm-ir|asm|ptx|cubin]
-//              [--report=memory]
+//              [--report=memory|calls]
 //
 // The artifact is a shared object holding the program's native code and its
 // manifest of entry signatures, which kiln-run and the runtime load; for
 // NVPTX its host code carries the kernels as a CUDA binary. The other --emit
 // values print the program at an earlier stage instead, or (ptx, cubin) the
 // kernels alone. --report=memory prints, before the output, each entry's
-// peak bytes of intermediate buffers and the buffers that make it up.
+// peak bytes of intermediate buffers and the buffers that make it up;
+// --report=calls how many times each entry runs each function per call.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
+#include "compiler/CallReport.h"
 #include "compiler/MemoryReport.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -65,12 +67,15 @@ cl::opt<GpuBinaryFormat> gpuBinary(
                clEnumValN(GpuBinaryFormat::Ptx, "ptx",
                           "PTX alone (the driver compiles it at load)")));
 
-enum class Report { None, Memory };
+enum class Report { None, Memory, Calls };
 cl::opt<Report> report(
     "report", cl::init(Report::None), cl::desc("What to report on stdout"),
     cl::values(clEnumValN(Report::Memory, "memory",
                           "each entry's peak bytes of intermediate buffers "
-                          "and the buffers live then (CPU)")));
+                          "and the buffers live then (CPU)"),
+               clEnumValN(Report::Calls, "calls",
+                          "how many times each entry runs each function "
+                          "per call (CPU)")));
 
 /// The stage that --emit needs.
 Stage stageFor(Emit what) {
@@ -154,10 +159,9 @@ int main(int argc, char **argv) {
                     "--target=nvptx\n";
     return 1;
   }
-  if (report == Report::Memory) {
+  if (report != Report::None) {
     if (target != Target::Cpu) {
-      llvm::errs() << "kiln-compile: error: --report=memory needs "
-                      "--target=cpu\n";
+      llvm::errs() << "kiln-compile: error: --report needs --target=cpu\n";
       return 1;
     }
     CompileOptions loops = options;
@@ -165,7 +169,10 @@ int main(int argc, char **argv) {
     CompiledProgram bufferized;
     if (failed(compileSource(context, inputFile, loops, bufferized)))
       return 1;
-    printMemoryReport(analyzeMemory(*bufferized.module), llvm::outs());
+    if (report == Report::Memory)
+      printMemoryReport(analyzeMemory(*bufferized.module), llvm::outs());
+    else
+      printCallReport(countCalls(*bufferized.module), llvm::outs());
     llvm::outs().flush();
   }
   if (failed(compileSource(context, inputFile, options, program)))

@@ -101,31 +101,39 @@ func.func @main(%h: tensor<3xf32>, %xs: tensor<4x3xf32>, %w: tensor<3xf32>) -> (
 
 // -----
 
-// With a budget of 8 stored carries, 10 steps run as nested scans: two
-// segments of 4 steps, each checkpointed, then the 2 left over (two
-// levels of at most 4 steps: 2 * 4 = 8 carries). Without a derivative the
-// checkpoints are calls.
-// CHECK-LABEL: func.func private @step_segment_4_1_checkpointed_scan
-// CHECK: kiln.while
-// CHECK: func.call @step_segment_4_1_checkpointed(
-// CHECK-LABEL: func.func private @step_segment_10_2
+// With a budget of 3 stored carries, 10 steps run Griewank's binomial
+// schedule (2 sweeps: C(3 + 2, 3) = 10) as a chain: the first 4 steps
+// checkpointed with 3 carries (one step at a time), the next 3 with 2, the
+// next 2 with 1, then the last step, a scan of length 1. Without a
+// derivative the checkpoints are calls.
+// CHECK-LABEL: func.func private @step_revolve_1_0
+// CHECK: call @step_scan(
+// CHECK-LABEL: func.func private @step_revolve_4_3
+// CHECK-SAME: (%[[C4:.*]]: tensor<f32>, %[[XS4:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[ONE:.*]] = kiln.slice %[[XS4]] [0:1]
+// CHECK-NEXT: %[[FIRST:.*]]:2 = call @step_revolve_1_0(%[[C4]], %[[ONE]])
+// CHECK-NEXT: %[[TWO:.*]] = kiln.slice %[[XS4]] [1:2]
+// CHECK-NEXT: call @step_revolve_1_0(%[[FIRST]]#0, %[[TWO]])
+// CHECK-LABEL: func.func private @step_revolve_10_3
 // CHECK-SAME: (%[[C:.*]]: tensor<f32>, %[[XS:.*]]: tensor<10xf32>)
-// CHECK-NEXT: %[[HEAD:.*]] = kiln.slice %[[XS]] [0:8]
-// CHECK-NEXT: %[[SEGMENTS:.*]] = kiln.reshape %[[HEAD]] : (tensor<8xf32>) -> tensor<2x4xf32>
-// CHECK-NEXT: %[[OUTER:.*]]:2 = call @step_segment_4_1_checkpointed_scan(%[[C]], %[[SEGMENTS]])
-// CHECK-NEXT: %[[YS:.*]] = kiln.reshape %[[OUTER]]#1 : (tensor<2x4xf32>) -> tensor<8xf32>
-// CHECK-NEXT: %[[TAIL:.*]] = kiln.slice %[[XS]] [8:10]
-// CHECK-NEXT: %[[REST:.*]]:2 = call @step_segment_2_1(%[[OUTER]]#0, %[[TAIL]])
-// CHECK-NEXT: %[[ALL:.*]] = kiln.concatenate %[[YS]], %[[REST]]#1, dim = 0
-// CHECK-NEXT: return %[[REST]]#0, %[[ALL]]
+// CHECK-NEXT: %[[X1:.*]] = kiln.slice %[[XS]] [0:4]
+// CHECK-NEXT: %[[P1:.*]]:2 = call @step_revolve_4_3(%[[C]], %[[X1]])
+// CHECK-NEXT: %[[X2:.*]] = kiln.slice %[[XS]] [4:7]
+// CHECK-NEXT: %[[P2:.*]]:2 = call @step_revolve_3_2(%[[P1]]#0, %[[X2]])
+// CHECK-NEXT: %[[X3:.*]] = kiln.slice %[[XS]] [7:9]
+// CHECK-NEXT: %[[P3:.*]]:2 = call @step_revolve_2_1(%[[P2]]#0, %[[X3]])
+// CHECK-NEXT: %[[X4:.*]] = kiln.slice %[[XS]] [9:10]
+// CHECK-NEXT: %[[P4:.*]]:2 = call @step_scan(%[[P3]]#0, %[[X4]])
+// CHECK-NEXT: %[[ALL:.*]] = kiln.concatenate %[[P1]]#1, %[[P2]]#1, %[[P3]]#1, %[[P4]]#1, dim = 0
+// CHECK-NEXT: return %[[P4]]#0, %[[ALL]]
 // CHECK-LABEL: func.func @budgeted
-// CHECK-NEXT: call @step_segment_10_2(
+// CHECK-NEXT: call @step_revolve_10_3(
 func.func private @step(%c: tensor<f32>, %x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
   %s = kiln.add %c, %x : tensor<f32>
   %t = kiln.tanh %s : tensor<f32>
   return %t, %t : tensor<f32>, tensor<f32>
 }
 func.func @budgeted(%c: tensor<f32>, %xs: tensor<10xf32>) -> (tensor<f32>, tensor<10xf32>) {
-  %r:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 10 : i64, checkpoints = 8 : i64} : (tensor<f32>, tensor<10xf32>) -> (tensor<f32>, tensor<10xf32>)
+  %r:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 10 : i64, checkpoints = 3 : i64} : (tensor<f32>, tensor<10xf32>) -> (tensor<f32>, tensor<10xf32>)
   return %r#0, %r#1 : tensor<f32>, tensor<10xf32>
 }
