@@ -52,15 +52,20 @@ def program(lhs, rhs, lb, rb, lc, rc):
             f"  return %d : {ttype(out)}\n}}\n")
 
 
-def numpy_ms(subscripts, a, b, runs):
-    path = np.einsum_path(subscripts, a, b, optimize="optimal")[0]
-    np.einsum(subscripts, a, b, optimize=path)
+def median_ms(call, runs):
+    """The median of `runs` timed calls of `call`, after one untimed."""
+    call()
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        np.einsum(subscripts, a, b, optimize=path)
+        call()
         times.append(time.perf_counter() - start)
     return sorted(times)[runs // 2] * 1e3
+
+
+def numpy_ms(subscripts, a, b, runs):
+    path = np.einsum_path(subscripts, a, b, optimize="optimal")[0]
+    return median_ms(lambda: np.einsum(subscripts, a, b, optimize=path), runs)
 
 
 def cpu_name():
@@ -69,6 +74,23 @@ def cpu_name():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     return platform.processor() or "unknown CPU"
+
+
+def kiln_ms(kiln_run, tmp, source_text, args, runs):
+    """Times the first function of `source_text` on `args` with kiln-run
+    --bench, its files in folder `tmp`: (median ms, its first result)."""
+    source = os.path.join(tmp, "case.mlir")
+    inputs = os.path.join(tmp, "in.npz")
+    outputs = os.path.join(tmp, "out.npz")
+    with open(source, "w") as f:
+        f.write(source_text)
+    np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(args)})
+    entry = source_text.split("func.func @", 1)[1].split("(", 1)[0]
+    done = subprocess.run([kiln_run, source, "--entry", entry, "--input",
+                           inputs, "--output", outputs, "--bench", str(runs)],
+                          capture_output=True, text=True, check=True)
+    with np.load(outputs) as f:
+        return float(done.stdout.split("median ")[1].split()[0]), f["out0"]
 
 
 def main():
@@ -81,19 +103,8 @@ def main():
         for name, lhs, rhs, lb, rb, lc, rc, subscripts in CASES:
             a = rng.standard_normal(lhs).astype(np.float32)
             b = rng.standard_normal(rhs).astype(np.float32)
-            source = os.path.join(tmp, "dot.mlir")
-            inputs = os.path.join(tmp, "in.npz")
-            outputs = os.path.join(tmp, "out.npz")
-            with open(source, "w") as f:
-                f.write(program(lhs, rhs, lb, rb, lc, rc))
-            np.savez(inputs, arg0=a, arg1=b)
-            done = subprocess.run([kiln_run, source, "--entry", "dot", "--input",
-                                   inputs, "--output", outputs, "--bench",
-                                   str(runs)], capture_output=True, text=True,
-                                  check=True)
-            kiln = float(done.stdout.split("median ")[1].split()[0])
-            with np.load(outputs) as f:
-                got = f["out0"]
+            kiln, got = kiln_ms(kiln_run, tmp,
+                                program(lhs, rhs, lb, rb, lc, rc), [a, b], runs)
             want = np.einsum(subscripts, a.astype(np.float64), b.astype(np.float64))
             error = np.max(np.abs(got - want)) / np.max(np.abs(want))
             peer = numpy_ms(subscripts, a, b, runs)

@@ -84,20 +84,6 @@ bool hasNarrowFloats(linalg::LinalgOp op) {
   });
 }
 
-/// Elementwise: rows of up to `width` along the innermost loop. Rows of
-/// bf16 or f16 have a power-of-two length: LLVM cannot legalize every
-/// operation on odd-sized vectors of them.
-void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                     int64_t width) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<int64_t> sizes(ranges.size(), 1);
-  int64_t size = ranges.back();
-  // size & -size: the largest power of two that divides size.
-  sizes.back() = dividingTile(hasNarrowFloats(op) ? size & -size : size, width);
-  if (Operation *tiled = tile(rewriter, op, sizes))
-    vectorize(rewriter, tiled);
-}
-
 /// The tile sizes of the matmul schedule (the pass's options).
 struct MatmulTiles {
   int64_t registerM, registerN, cacheM, cacheN, cacheK;
@@ -115,11 +101,13 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
   // Rows [offset, offset + length) of `operand` along the dimension that
   // loop `loop` indexes, if any.
   auto part = [&](OpOperand &operand, int64_t offset, int64_t length) {
-    auto type = cast<RankedTensorType>(operand.get().getType());
+    // A scalar operand (a fill's value) is not sliced.
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    int64_t rank = type ? type.getRank() : 0;
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)),
-        sizes, strides(type.getRank(), rewriter.getIndexAttr(1));
-    for (int64_t d : type.getShape())
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
+        strides(rank, rewriter.getIndexAttr(1));
+    for (int64_t d : type ? type.getShape() : ArrayRef<int64_t>())
       sizes.push_back(rewriter.getIndexAttr(d));
     bool sliced = false;
     for (auto [d, expr] : llvm::enumerate(map.getResults()))
@@ -158,6 +146,32 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
   }
   rewriter.replaceOp(op, result);
   return {first, second};
+}
+
+/// Elementwise: rows of up to `width` along the innermost loop. Where no
+/// row length near `width` divides that loop (a row of 50257), the
+/// multiple of `width` below it runs in rows of `width` and the rest as one
+/// shorter row, instead of rows too short to vectorize. Rows of bf16 or
+/// f16 have a power-of-two length: LLVM cannot legalize every operation on
+/// odd-sized vectors of them.
+void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                     int64_t width) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  int64_t size = ranges.back();
+  unsigned innermost = ranges.size() - 1;
+  bool narrow = hasNarrowFloats(op);
+  if (!narrow && size > width && dividingTile(size, width) < width / 4 &&
+      op.getIteratorTypesArray()[innermost] == utils::IteratorType::parallel) {
+    auto [whole, rest] = split(rewriter, op, innermost, size - size % width);
+    tileElementwise(rewriter, whole, width);
+    tileElementwise(rewriter, rest, width);
+    return;
+  }
+  // size & -size: the largest power of two that divides size.
+  sizes.back() = dividingTile(narrow ? size & -size : size, width);
+  if (Operation *tiled = tile(rewriter, op, sizes))
+    vectorize(rewriter, tiled);
 }
 
 /// f32 matmul, batched (one leading batch loop) or not: cache tiles, then

@@ -65,6 +65,24 @@ func.func @reduce_max(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A row of 200 reduces as 12 groups of 16 lanes (short rows take one
+// vector of lanes), lane by lane across the groups, then over the lanes;
+// the 8 left over are combined last.
+// CHECK-LABEL: func.func @reduce_rows_in_lanes
+// CHECK: %[[HEAD:.*]] = tensor.extract_slice %{{.*}}[0, 0] [4, 192] [1, 1]
+// CHECK: tensor.collapse_shape %[[HEAD]]
+// CHECK: %[[GROUPS:.*]] = tensor.expand_shape {{.*}} into tensor<4x12x16xf32>
+// CHECK: %[[LANES:.*]] = linalg.reduce ins(%[[GROUPS]] : tensor<4x12x16xf32>) outs(%{{.*}} : tensor<4x16xf32>) dimensions = [1]
+// CHECK: %[[ROWS:.*]] = linalg.reduce ins(%[[LANES]] : tensor<4x16xf32>) outs(%{{.*}} : tensor<4xf32>) dimensions = [1]
+// CHECK: %[[TAIL:.*]] = tensor.extract_slice %{{.*}}[0, 192] [4, 8] [1, 1]
+// CHECK: linalg.reduce ins(%[[TAIL]] : tensor<4x8xf32>) outs(%[[ROWS]] : tensor<4xf32>) dimensions = [1]
+func.func @reduce_rows_in_lanes(%x: tensor<4x200xf32>) -> tensor<4xf32> {
+  %0 = kiln.reduce_max %x, dims = [1] : (tensor<4x200xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @data_movement
 func.func @data_movement(%x: tensor<2x3xf32>, %i: tensor<i32>) -> (tensor<6xf32>, tensor<3x2xf32>, tensor<1x3xf32>, tensor<1x2xf32>) {
   // CHECK: tensor.collapse_shape
