@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds Kiln (scripts/setup.sh) and runs kiln-bench: Kiln and its peers side
-# by side in one run, one thread each. OpenBLAS 0.3.21 mistakes AVX-512
-# CPUs with bf16 for Prescott, so its best kernel is chosen explicitly.
+# Builds Kiln (scripts/setup.sh) and runs kiln-bench, then the spreads of
+# dot_general layouts (against numpy) and of normalizations (against
+# PyTorch): Kiln and its peers side by side in one run, one thread each.
+# OpenBLAS 0.3.21 mistakes AVX-512 CPUs with bf16 for Prescott, so its best
+# kernel is chosen explicitly.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -11,4 +13,6 @@ elif grep -q avx512f /proc/cpuinfo; then
   export OPENBLAS_CORETYPE=SkylakeX
 fi
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
-exec "$root/build/bin/kiln-bench" "$@"
+"$root/build/bin/kiln-bench" "$@"
+/usr/bin/python3 "$root/benchmarks/dot_spread.py" "$root/build/bin/kiln-run"
+/usr/bin/python3 "$root/benchmarks/norm_spread.py" "$root/build/bin/kiln-run"
