@@ -1,6 +1,6 @@
 """kiln.dot_general in every layout against numpy (OpenBLAS, one thread):
 transposed operands, matrix-vector products, batch dimensions that do not
-lead, several contracting dimensions, odd sizes. Each case is timed with
+lead, several contracting dimensions, odd sizes; f32 and f64. Each case is timed with
 kiln-run --bench (median of N calls into the same results) and numpy's
 einsum with optimize=True (BLAS) on the same arrays; prints the CPU and one
 row per case with the ratio numpy/kiln (100% = as fast as numpy).
@@ -30,6 +30,8 @@ CASES = [
     ("batch mid 64x8x32 . 8x32x64", (64, 8, 32), (8, 32, 64), [1], [0], [2], [1], "mbk,bkn->bmn"),
     ("attention 8x128x64 . 8x128x64^T", (8, 128, 64), (8, 128, 64), [0], [0], [2], [2], "bmk,bnk->bmn"),
     ("two contracting 16x32x64 . 32x64x48", (16, 32, 64), (32, 64, 48), [], [], [1, 2], [0, 1], "mij,ijn->mn"),
+    ("f64 nn 256x256x256", (256, 256), (256, 256), [], [], [1], [0], "mk,kn->mn"),
+    ("f64 odd nt 127x333 . 65x333^T", (127, 333), (65, 333), [], [], [1], [1], "mk,nk->mn"),
 ]
 
 
@@ -39,17 +41,18 @@ def result_shape(lhs, rhs, lb, rb, lc, rc):
     return [lhs[i] for i in lb] + free_l + free_r
 
 
-def ttype(shape):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+def ttype(shape, element="f32"):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
-def program(lhs, rhs, lb, rb, lc, rc):
+def program(lhs, rhs, lb, rb, lc, rc, element):
     out = result_shape(lhs, rhs, lb, rb, lc, rc)
+    a, b, r = ttype(lhs, element), ttype(rhs, element), ttype(out, element)
     batching = f"batching = {lb} x {rb}, " if lb else ""
-    return (f"func.func @dot(%a: {ttype(lhs)}, %b: {ttype(rhs)}) -> {ttype(out)} {{\n"
+    return (f"func.func @dot(%a: {a}, %b: {b}) -> {r} {{\n"
             f"  %d = kiln.dot_general %a, %b, {batching}contracting = {lc} x {rc} : "
-            f"({ttype(lhs)}, {ttype(rhs)}) -> {ttype(out)}\n"
-            f"  return %d : {ttype(out)}\n}}\n")
+            f"({a}, {b}) -> {r}\n"
+            f"  return %d : {r}\n}}\n")
 
 
 def median_ms(call, runs):
@@ -101,10 +104,11 @@ def main():
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         for name, lhs, rhs, lb, rb, lc, rc, subscripts in CASES:
-            a = rng.standard_normal(lhs).astype(np.float32)
-            b = rng.standard_normal(rhs).astype(np.float32)
-            kiln, got = kiln_ms(kiln_run, tmp,
-                                program(lhs, rhs, lb, rb, lc, rc), [a, b], runs)
+            element = "f64" if name.startswith("f64") else "f32"
+            a = rng.standard_normal(lhs).astype(element.replace("f", "float"))
+            b = rng.standard_normal(rhs).astype(element.replace("f", "float"))
+            source = program(lhs, rhs, lb, rb, lc, rc, element)
+            kiln, got = kiln_ms(kiln_run, tmp, source, [a, b], runs)
             want = np.einsum(subscripts, a.astype(np.float64), b.astype(np.float64))
             error = np.max(np.abs(got - want)) / np.max(np.abs(want))
             peer = numpy_ms(subscripts, a, b, runs)

@@ -174,7 +174,7 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
     vectorize(rewriter, tiled);
 }
 
-/// f32 matmul, batched (one leading batch loop) or not: cache tiles, then
+/// f32 or f64 matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. Where M or N is
 /// not a multiple of its register tile, the multiple below it runs with
 /// whole register tiles and the rest (fewer than a tile) on its own, as
@@ -227,14 +227,18 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// Whether `op` is a linalg.matmul or linalg.batch_matmul accumulating in
-/// f32 (from f32, or from bf16 / f16 operands widened as they are read).
-bool isF32Matmul(linalg::LinalgOp op) {
+/// f32 (from f32, or from bf16 / f16 operands widened as they are read) or
+/// in f64 from f64.
+bool isFloatMatmul(linalg::LinalgOp op) {
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return false;
   Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
   Type rhs = getElementTypeOrSelf(op->getOperand(1).getType());
   Type acc = getElementTypeOrSelf(op->getOperand(2).getType());
-  return acc.isF32() && lhs == rhs && (lhs.isF32() || lhs.isBF16() || lhs.isF16());
+  if (lhs != rhs)
+    return false;
+  return acc.isF64() ? lhs.isF64()
+                     : acc.isF32() && (lhs.isF32() || lhs.isBF16() || lhs.isF16());
 }
 
 struct KilnTileAndVectorizePass
@@ -258,8 +262,13 @@ struct KilnTileAndVectorizePass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      if (isF32Matmul(op)) {
-        tileMatmul(rewriter, op, tiles);
+      if (isFloatMatmul(op)) {
+        // An f64 register tile takes as many registers as an f32 one of
+        // half the columns.
+        MatmulTiles scaled = tiles;
+        if (getElementTypeOrSelf(op->getOperand(2).getType()).isF64())
+          scaled.registerN = std::max<int64_t>(1, tiles.registerN / 2);
+        tileMatmul(rewriter, op, scaled);
       } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
                      op.getOperation())) {
         continue;

@@ -57,14 +57,18 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     - all-parallel ops (fused elementwise chains, fills, broadcasts,
       transposes) and `linalg.reduce` are tiled to one row of up to
       `vector-width` elements along the innermost dimension (a width that
-      divides it) and each tile becomes vector code (a reduction's tiles
-      accumulate into its result in order);
+      divides it; where only short ones do, an all-parallel op is split
+      into the multiple of `vector-width` below and the rest) and each tile
+      becomes vector code (a reduction's tiles accumulate into its result
+      in order);
     - `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
-      accumulating in f32 (from f32, bf16 or f16) whose M and N are
-      multiples of the register tile is tiled for the caches (by default
-      64 x 256 x 256 where those divide) and then into register tiles (by
-      default 8 x 32) over single k steps, each a `vector.contract`, which
-      kiln-lower-vectors turns into FMAs on an accumulator kept in registers.
+      accumulating in f32 (from f32, bf16 or f16) or in f64 (from f64) is
+      tiled for the caches (by default 64 x 256 x 256 where those divide)
+      and then into register tiles (by default 8 x 32; half as many
+      columns for f64) over single k steps, each a `vector.contract`, which
+      kiln-lower-vectors turns into FMAs on an accumulator kept in
+      registers; rows and columns past the last whole register tile run as
+      one smaller tile (bf16 and f16 need whole tiles).
 
     Other ops are left for the loop lowering.
 

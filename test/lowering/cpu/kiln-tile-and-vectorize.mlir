@@ -37,6 +37,38 @@ func.func @short_rows(%x: tensor<3x10xf32>) -> tensor<3x10xf32> {
 // -----
 
 #id = affine_map<(d0) -> (d0)>
+// A row of 1000 (no row length above 8 divides it): 960 in rows of 64,
+// then the 40 left as one row.
+// CHECK-LABEL: func.func @odd_rows
+// CHECK: scf.for %{{.*}} = %c0 to %c960 step %c64
+// CHECK: math.exp {{.*}} : vector<64xf32>
+// CHECK: math.exp {{.*}} : vector<40xf32>
+// CHECK: tensor.insert_slice
+func.func @odd_rows(%x: tensor<1000xf32>) -> tensor<1000xf32> {
+  %e = tensor.empty() : tensor<1000xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<1000xf32>) outs(%e : tensor<1000xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = math.exp %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<1000xf32>
+  return %0 : tensor<1000xf32>
+}
+
+// -----
+
+// An f64 matmul: register tiles of 8 x 16 (as many registers as 8 x 32 of
+// f32).
+// CHECK-LABEL: func.func @f64_matmul
+// CHECK: vector.contract {{.*}} vector<8x1xf64>, vector<1x16xf64> into vector<8x16xf64>
+func.func @f64_matmul(%a: tensor<64x64xf64>, %b: tensor<64x64xf64>, %c: tensor<64x64xf64>) -> tensor<64x64xf64> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xf64>, tensor<64x64xf64>) outs(%c : tensor<64x64xf64>) -> tensor<64x64xf64>
+  return %0 : tensor<64x64xf64>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
 // i1 tensors stay scalar: a vector of i1 is stored as packed bits.
 // CHECK-LABEL: func.func @booleans
 func.func @booleans(%x: tensor<64xi1>) -> tensor<64xi1> {
