@@ -174,7 +174,7 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
     vectorize(rewriter, tiled);
 }
 
-/// f32 or f64 matmul, batched (one leading batch loop) or not: cache tiles, then
+/// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. Where M or N is
 /// not a multiple of its register tile, the multiple below it runs with
 /// whole register tiles and the rest (fewer than a tile) on its own, as
@@ -227,9 +227,9 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// Whether `op` is a linalg.matmul or linalg.batch_matmul accumulating in
-/// f32 (from f32, or from bf16 / f16 operands widened as they are read) or
-/// in f64 from f64.
-bool isFloatMatmul(linalg::LinalgOp op) {
+/// f32 (from f32, or from bf16 / f16 operands widened as they are read), or
+/// in f64, i32 or i64 from operands of its own type.
+bool isTiledMatmul(linalg::LinalgOp op) {
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return false;
   Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
@@ -237,8 +237,9 @@ bool isFloatMatmul(linalg::LinalgOp op) {
   Type acc = getElementTypeOrSelf(op->getOperand(2).getType());
   if (lhs != rhs)
     return false;
-  return acc.isF64() ? lhs.isF64()
-                     : acc.isF32() && (lhs.isF32() || lhs.isBF16() || lhs.isF16());
+  if (acc.isF32())
+    return lhs.isF32() || lhs.isBF16() || lhs.isF16();
+  return lhs == acc && (acc.isF64() || acc.isInteger(32) || acc.isInteger(64));
 }
 
 struct KilnTileAndVectorizePass
@@ -262,11 +263,12 @@ struct KilnTileAndVectorizePass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      if (isFloatMatmul(op)) {
-        // An f64 register tile takes as many registers as an f32 one of
-        // half the columns.
+      if (isTiledMatmul(op)) {
+        // A register tile of 64-bit elements takes as many registers as a
+        // 32-bit one of half the columns.
         MatmulTiles scaled = tiles;
-        if (getElementTypeOrSelf(op->getOperand(2).getType()).isF64())
+        if (getElementTypeOrSelf(op->getOperand(2).getType())
+                .getIntOrFloatBitWidth() == 64)
           scaled.registerN = std::max<int64_t>(1, tiles.registerN / 2);
         tileMatmul(rewriter, op, scaled);
       } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(

@@ -62,13 +62,14 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
       becomes vector code (a reduction's tiles accumulate into its result
       in order);
     - `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
-      accumulating in f32 (from f32, bf16 or f16) or in f64 (from f64) is
-      tiled for the caches (by default 64 x 256 x 256 where those divide)
-      and then into register tiles (by default 8 x 32; half as many
-      columns for f64) over single k steps, each a `vector.contract`, which
-      kiln-lower-vectors turns into FMAs on an accumulator kept in
-      registers; rows and columns past the last whole register tile run as
-      one smaller tile (bf16 and f16 need whole tiles).
+      accumulating in f32 (from f32, bf16 or f16) or in f64, i32 or i64
+      (from its own type) is tiled for the caches (by default 64 x 256 x
+      256 where those divide) and then into register tiles (by default
+      8 x 32; half as many columns for 64-bit elements) over single k
+      steps, each a `vector.contract`, which kiln-lower-vectors turns into
+      FMAs on an accumulator kept in registers; rows and columns past the
+      last whole register tile run as one smaller tile (bf16 and f16 need
+      whole tiles).
 
     Other ops are left for the loop lowering.
 

@@ -68,6 +68,16 @@ func.func @f64_matmul(%a: tensor<64x64xf64>, %b: tensor<64x64xf64>, %c: tensor<6
 
 // -----
 
+// An i32 matmul takes the f32 schedule: register tiles of 8 x 32.
+// CHECK-LABEL: func.func @i32_matmul
+// CHECK: vector.contract {{.*}} vector<8x1xi32>, vector<1x32xi32> into vector<8x32xi32>
+func.func @i32_matmul(%a: tensor<64x64xi32>, %b: tensor<64x64xi32>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xi32>, tensor<64x64xi32>) outs(%c : tensor<64x64xi32>) -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
+
+// -----
+
 #id = affine_map<(d0) -> (d0)>
 // i1 tensors stay scalar: a vector of i1 is stored as packed bits.
 // CHECK-LABEL: func.func @booleans
