@@ -55,9 +55,17 @@ llvm::Error kiln::translateToLLVMIR(const CompiledProgram &program,
           /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(module.get()))
     return llvm::createStringError("LLVM optimization failed: " +
                                    llvm::toString(std::move(failure)));
+  // The manifest names the features the code was compiled for that the
+  // runtime can check, so that a CPU without them refuses the artifact.
+  runtime::Manifest manifest = program.manifest;
+  llvm::SmallVector<llvm::StringRef> features;
+  llvm::StringRef(machine->getTargetFeatureString()).split(features, ',');
+  for (llvm::StringRef feature : features)
+    if (feature.consume_front("+") &&
+        llvm::is_contained(runtime::cpuFeaturesTheRuntimeChecks(), feature))
+      manifest.cpuFeatures.push_back(feature.str());
   auto *text = llvm::ConstantDataArray::getString(
-      llvmContext, runtime::serializeManifest(program.manifest),
-      /*AddNull=*/true);
+      llvmContext, runtime::serializeManifest(manifest), /*AddNull=*/true);
   new llvm::GlobalVariable(*module, text->getType(), /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, text,
                            KILN_MANIFEST_SYMBOL);

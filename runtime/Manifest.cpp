@@ -7,6 +7,7 @@
 //   result i32
 //   end
 //   device cuda sm_90  (optional; the default is the CPU)
+//   cpu-features avx2 avx512f  (optional: what the host code needs)
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
@@ -70,6 +71,12 @@ std::string kiln::runtime::serializeManifest(const Manifest &manifest) {
   os << kHeader << "\n";
   if (manifest.device != "cpu")
     os << "device " << manifest.device << " " << manifest.chip << "\n";
+  if (!manifest.cpuFeatures.empty()) {
+    os << "cpu-features";
+    for (const std::string &feature : manifest.cpuFeatures)
+      os << " " << feature;
+    os << "\n";
+  }
   for (const EntrySignature &entry : manifest.entries) {
     os << "entry " << entry.name << "\n";
     for (auto [kind, specs] : {std::pair{"arg", &entry.args},
@@ -104,6 +111,11 @@ kiln_status_t kiln::runtime::parseManifest(const std::string &text,
       if (entry || !(words >> manifest.device >> manifest.chip) ||
           words >> word || manifest.device != "cuda")
         return fail("expected 'device cuda CHIP' before the entries");
+    } else if (kind == "cpu-features") {
+      if (entry)
+        return fail("cpu-features inside an entry");
+      while (words >> word)
+        manifest.cpuFeatures.push_back(word);
     } else if (kind == "entry") {
       if (entry)
         return fail("entry before the previous one's end");
@@ -138,4 +150,52 @@ kiln_status_t kiln::runtime::parseManifest(const std::string &text,
   if (entry)
     return error("manifest: entry " + entry->name + " has no end");
   return nullptr;
+}
+
+const std::vector<std::string> &kiln::runtime::cpuFeaturesTheRuntimeChecks() {
+  static const std::vector<std::string> features = {
+      "sse4.2",   "avx",        "avx2",       "fma",        "f16c",
+      "bmi",      "bmi2",       "avx512f",    "avx512bw",   "avx512dq",
+      "avx512vl", "avx512cd",   "avx512vnni", "avx512bf16", "avx512fp16",
+      "amx-tile", "amx-bf16",   "amx-int8"};
+  return features;
+}
+
+std::vector<std::string>
+kiln::runtime::missingCpuFeatures(const std::vector<std::string> &required,
+                                  bool (*hasFeature)(const std::string &)) {
+  std::vector<std::string> missing;
+  for (const std::string &feature : required)
+    if (!hasFeature(feature))
+      missing.push_back(feature);
+  return missing;
+}
+
+bool kiln::runtime::hostHasCpuFeature(const std::string &name) {
+#if defined(__x86_64__) || defined(__i386__)
+  // __builtin_cpu_supports takes literals only: one test per feature.
+#define KILN_FEATURE(LLVM_NAME, GCC_NAME)                                      \
+  if (name == LLVM_NAME)                                                       \
+    return __builtin_cpu_supports(GCC_NAME);
+  KILN_FEATURE("sse4.2", "sse4.2")
+  KILN_FEATURE("avx", "avx")
+  KILN_FEATURE("avx2", "avx2")
+  KILN_FEATURE("fma", "fma")
+  KILN_FEATURE("f16c", "f16c")
+  KILN_FEATURE("bmi", "bmi")
+  KILN_FEATURE("bmi2", "bmi2")
+  KILN_FEATURE("avx512f", "avx512f")
+  KILN_FEATURE("avx512bw", "avx512bw")
+  KILN_FEATURE("avx512dq", "avx512dq")
+  KILN_FEATURE("avx512vl", "avx512vl")
+  KILN_FEATURE("avx512cd", "avx512cd")
+  KILN_FEATURE("avx512vnni", "avx512vnni")
+  KILN_FEATURE("avx512bf16", "avx512bf16")
+  KILN_FEATURE("avx512fp16", "avx512fp16")
+  KILN_FEATURE("amx-tile", "amx-tile")
+  KILN_FEATURE("amx-bf16", "amx-bf16")
+  KILN_FEATURE("amx-int8", "amx-int8")
+#undef KILN_FEATURE
+#endif
+  return true; // Not a feature the runtime can check.
 }

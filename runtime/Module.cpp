@@ -175,6 +175,15 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
     kiln_status_free(status);
     return error(message);
   }
+  std::vector<std::string> missing =
+      missingCpuFeatures(manifest.cpuFeatures, hostHasCpuFeature);
+  if (!missing.empty()) {
+    std::string names;
+    for (const std::string &feature : missing)
+      names += (names.empty() ? "" : ", ") + feature;
+    return error(std::string(path) + " was compiled for a CPU with " + names +
+                 ", which this CPU lacks: compile it again on this machine");
+  }
   return newModule(std::move(object), std::move(manifest), out);
 }
 

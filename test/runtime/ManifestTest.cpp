@@ -1,7 +1,7 @@
 //===- ManifestTest.cpp - the manifest format -----------------------------===//
 //
 // The manifest an artifact carries round-trips, and corrupt text is
-// rejected line by line.
+// rejected line by line; the CPU features it names are checked.
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestSupport.h"
@@ -42,6 +42,28 @@ TEST(Manifest, RoundTripsAndRejectsCorruptText) {
             "manifest line 3: entry before the previous one's end");
   EXPECT_EQ(reject("kiln-manifest 1\nbogus\n"),
             "manifest line 2: unknown item 'bogus'");
+  EXPECT_EQ(reject("kiln-manifest 1\nentry f\ncpu-features avx2\nend\n"),
+            "manifest line 3: cpu-features inside an entry");
+}
+
+TEST(Manifest, NamesTheCpuFeaturesACpuLacks) {
+  using namespace kiln::runtime;
+  Manifest manifest;
+  manifest.cpuFeatures = {"avx2", "avx512bf16", "amx-tile"};
+  Manifest parsed;
+  ASSERT_EQ(message(parseManifest(serializeManifest(manifest), parsed)), "ok");
+  EXPECT_EQ(parsed.cpuFeatures, manifest.cpuFeatures);
+  // A CPU with AVX-512 bf16 and no AMX (AMD Zen 5).
+  auto zen5 = [](const std::string &name) { return name != "amx-tile"; };
+  EXPECT_EQ(missingCpuFeatures(parsed.cpuFeatures, zen5),
+            std::vector<std::string>{"amx-tile"});
+  auto none = [](const std::string &) { return false; };
+  EXPECT_EQ(missingCpuFeatures(parsed.cpuFeatures, none),
+            parsed.cpuFeatures);
+  // A feature the runtime cannot detect is not held against the CPU. (Code
+  // compiled here naming what this CPU has: every artifact the e2e tests
+  // load.)
+  EXPECT_TRUE(hostHasCpuFeature("not-a-feature"));
 }
 
 } // namespace

@@ -38,7 +38,20 @@ struct Manifest {
   /// memory) for the GPU `chip` ("sm_90").
   std::string device = "cpu";
   std::string chip;
+  /// The host CPU features its code was compiled for, as LLVM names them
+  /// ("avx512f"), those of cpuFeaturesTheRuntimeChecks() only.
+  std::vector<std::string> cpuFeatures;
 };
+
+/// The x86 features whose absence the runtime can detect (with cpuid),
+/// from SSE4.2 to AVX-512 and AMX, as LLVM names them.
+const std::vector<std::string> &cpuFeaturesTheRuntimeChecks();
+/// Which of `required` (LLVM names) `hasFeature` says the CPU lacks.
+std::vector<std::string>
+missingCpuFeatures(const std::vector<std::string> &required,
+                   bool (*hasFeature)(const std::string &));
+/// Whether this CPU has the feature `name` of cpuFeaturesTheRuntimeChecks().
+bool hostHasCpuFeature(const std::string &name);
 
 /// The manifest as the text kiln-compile embeds in an artifact.
 std::string serializeManifest(const Manifest &manifest);

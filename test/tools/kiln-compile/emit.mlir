@@ -16,7 +16,7 @@
 // LOOPS: vector.store
 // LLVM: llvm.func @kiln_entry_twice
 // IR-DAG: define void @kiln_entry_twice(ptr
-// IR-DAG: @kiln_manifest = constant {{.*}}c"kiln-manifest 1\0Aentry twice\0Aarg f32 4\0Aresult f32 4\0Aend\0A\00"
+// IR-DAG: @kiln_manifest = constant {{.*}}c"kiln-manifest 1\0Acpu-features {{[a-z0-9. -]*}}\0Aentry twice\0Aarg f32 4\0Aresult f32 4\0Aend\0A\00"
 // ASM: kiln_entry_twice:
 // RESULT: out0 = f32[4]
 // RESULT-NEXT: [2. -4. 6. -8.]
