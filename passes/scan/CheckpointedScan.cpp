@@ -63,10 +63,6 @@ int64_t smallestBudget(int64_t length) {
   return carries;
 }
 
-} // namespace
-
-namespace {
-
 /// `type` stacked `rows` times on a new dimension 0.
 RankedTensorType stacked(Type type, int64_t rows) {
   auto tensor = cast<RankedTensorType>(type);
