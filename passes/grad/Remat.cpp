@@ -86,7 +86,7 @@ private:
   void emit(Operation &op, IRMapping &mapping) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
       func::FuncOp callee = calleeOf(call);
-      if (callee && (!reuse || rematSavesWithin(checkpoint, callee))) {
+      if (callee && (!reuse || savesWithin(checkpoint, callee, known))) {
         SmallVector<Value> operands = llvm::map_to_vector(
             call.getOperands(), [&](Value v) { return mapping.lookup(v); });
         mapping.map(call.getResults(), emit(callee, operands));
@@ -110,6 +110,8 @@ private:
   SmallVectorImpl<Value> &saved;
   bool reuse;
   unsigned next = 0;
+  /// savesWithin's answers, kept for the whole emission.
+  DenseMap<Operation *, bool> known;
 };
 
 } // namespace
