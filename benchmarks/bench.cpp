@@ -1,6 +1,6 @@
 //===- bench.cpp - Kiln against its peers, side by side in one run --------===//
 //
-// kiln-bench [--runs N]
+// kiln-bench [--runs N] [--threads T]
 //
 // f32 matmul 256^3 and 1024^3: Kiln against OpenBLAS and oneDNN;
 // tanh(a*x+b)*c over 16M floats: Kiln against numpy and a memory-bandwidth
@@ -8,7 +8,11 @@
 // kiln.vmap of a per-example loss against the loss batched by hand and a
 // loop of unbatched calls; an RNN over 100 steps (kiln.scan) and its
 // gradient against PyTorch's nn.RNN.
-// One thread each; the median of N runs; preallocated outputs throughout.
+// T threads each (default 1: Kiln through kiln_set_num_threads, OpenBLAS
+// through openblas_set_num_threads, oneDNN through OMP_NUM_THREADS set before
+// OpenMP starts, PyTorch through torch.set_num_threads, the bandwidth
+// reference split over T std::threads; numpy runs on one); the median of N
+// runs; preallocated outputs throughout.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/runtime.h"
@@ -24,13 +28,14 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern "C" char *openblas_get_corename(void);
 
 namespace {
 
-int runs = 21;
+int runs = 21, threads = 1;
 
 /// The median seconds of `runs` calls of `f`, after one warm-up call.
 double medianSeconds(const std::function<void()> &f) {
@@ -126,11 +131,24 @@ __attribute__((noinline)) void scale(float *y, const float *x, float a,
     y[i] = a * x[i];
 }
 
+/// scale() on `threads` parts of the arrays at once.
+void scaleOnThreads(float *y, const float *x, float a, size_t n) {
+  std::vector<std::thread> workers;
+  size_t part = (n + threads - 1) / threads;
+  for (size_t begin = part; begin < n; begin += part)
+    workers.emplace_back(scale, y + begin, x + begin, a,
+                         std::min(part, n - begin));
+  scale(y, x, a, std::min(part, n));
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
 /// The numbers benchmarks/SCRIPT prints when asked for `runs` runs, or none
 /// if it fails (its peer is then left out).
 std::vector<double> pythonPeer(const std::string &script) {
   std::string command = "/usr/bin/python3 " KILN_BENCH_DIR "/" + script +
-                        " " + std::to_string(runs);
+                        " " + std::to_string(runs) + " " +
+                        std::to_string(threads);
   std::vector<double> numbers;
   if (FILE *pipe = popen(command.c_str(), "r")) {
     for (double value; std::fscanf(pipe, "%lf", &value) == 1;)
@@ -152,7 +170,7 @@ void benchChain() {
     check(kiln_module_call_into(module, "chain", 4, args, 1, &result));
   });
   double reference =
-      medianSeconds([&] { scale(y.data(), x.data(), 0.5f, n); });
+      medianSeconds([&] { scaleOnThreads(y.data(), x.data(), 0.5f, n); });
   std::vector<double> numpy = pythonPeer("numpy_chain.py");
   double gigabytes = 2.0 * n * sizeof(float) / 1e9;
   row("tanh(a*x+b)*c 16M", "bandwidth", kiln, reference, gigabytes, "GB/s");
@@ -279,10 +297,16 @@ int main(int argc, char **argv) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--runs") == 0)
       runs = std::max(1, std::atoi(argv[i + 1]));
+    else if (std::strcmp(argv[i], "--threads") == 0)
+      threads = std::max(1, std::atoi(argv[i + 1]));
+  // Before anything starts OpenMP, which reads it once.
+  setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+  openblas_set_num_threads(threads);
+  check(kiln_set_num_threads(threads));
   std::printf("%s\n", cpuName().c_str());
-  std::printf("one thread each; median of %d runs; OpenBLAS kernel %s "
-              "(OPENBLAS_CORETYPE=%s)\n",
-              runs, openblas_get_corename(),
+  std::printf("%d thread(s) each (numpy: one); median of %d runs; OpenBLAS "
+              "kernel %s (OPENBLAS_CORETYPE=%s)\n",
+              threads, runs, openblas_get_corename(),
               std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE")
                                                : "unset");
   benchMatmul(256);

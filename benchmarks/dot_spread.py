@@ -79,9 +79,10 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
-def kiln_ms(kiln_run, tmp, source_text, args, runs):
+def kiln_ms(kiln_run, tmp, source_text, args, runs, threads=1):
     """Times the first function of `source_text` on `args` with kiln-run
-    --bench, its files in folder `tmp`: (median ms, its first result)."""
+    --bench on `threads` threads, its files in folder `tmp`: (median ms,
+    its first result)."""
     source = os.path.join(tmp, "case.mlir")
     inputs = os.path.join(tmp, "in.npz")
     outputs = os.path.join(tmp, "out.npz")
@@ -90,7 +91,8 @@ def kiln_ms(kiln_run, tmp, source_text, args, runs):
     np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(args)})
     entry = source_text.split("func.func @", 1)[1].split("(", 1)[0]
     done = subprocess.run([kiln_run, source, "--entry", entry, "--input",
-                           inputs, "--output", outputs, "--bench", str(runs)],
+                           inputs, "--output", outputs, "--bench", str(runs),
+                           "--threads", str(threads)],
                           capture_output=True, text=True, check=True)
     with np.load(outputs) as f:
         return float(done.stdout.split("median ")[1].split()[0]), f["out0"]

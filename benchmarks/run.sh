@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds Kiln (scripts/setup.sh) and runs kiln-bench, then the spreads of
-# dot_general layouts (against numpy) and of normalizations (against
-# PyTorch): Kiln and its peers side by side in one run, one thread each.
+# Builds Kiln (scripts/setup.sh) and runs kiln-bench on one thread and on
+# two, then the spreads of dot_general layouts (against numpy) and of
+# normalizations (against PyTorch): Kiln and its peers side by side in one
+# run, one thread each unless said.
 # OpenBLAS 0.3.21 mistakes AVX-512 CPUs with bf16 for Prescott, so its best
 # kernel is chosen explicitly.
 set -euo pipefail
@@ -14,5 +15,6 @@ elif grep -q avx512f /proc/cpuinfo; then
 fi
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 "$root/build/bin/kiln-bench" "$@"
+"$root/build/bin/kiln-bench" --threads 2 "$@"
 /usr/bin/python3 "$root/benchmarks/dot_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/norm_spread.py" "$root/build/bin/kiln-run"

@@ -1,14 +1,14 @@
 """PyTorch's nn.RNN (tanh) over 100 steps, hidden and input size 256, batch
-32, on one thread: prints the median milliseconds of argv[1] runs of the
-forward pass (no autograd), then of the forward and backward pass of the
+32, on argv[2] threads (default 1): prints the median milliseconds of
+argv[1] runs of the forward pass (no autograd), then of the forward and backward pass of the
 sum of the squares of the states (benchmarks/rnn.mlir's @forward, @grad)."""
 import sys
 import time
 
 import torch
 
-torch.set_num_threads(1)
 runs = int(sys.argv[1])
+torch.set_num_threads(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
 T, B, H = 100, 32, 256
 rnn = torch.nn.RNN(H, H, nonlinearity="tanh")
 x = torch.randn(T, B, H)

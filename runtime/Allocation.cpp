@@ -142,6 +142,7 @@ std::string kiln::runtime::takeFailure() { return std::exchange(failure, {}); }
 
 bool kiln::runtime::runEntry(EntryFunction function, void **args,
                              std::string &why) {
+  CallThreads threads;
   std::jmp_buf jump;
   std::jmp_buf *outer = activeCall;
   activeCall = &jump;
@@ -159,14 +160,22 @@ bool kiln::runtime::runEntry(EntryFunction function, void **args,
   return true;
 }
 
-void kiln::runtime::exportAllocationFunctions() {
-  // Compiled code finds the functions above through the global symbol
-  // scope, which this library is not part of when it was itself opened
-  // with RTLD_LOCAL (Python's ctypes does that): promote it.
+namespace {
+/// Adds the shared library that defines `symbol` to the global symbol
+/// scope, which it is not part of when it (or a library that needs it) was
+/// opened with RTLD_LOCAL, as Python's ctypes does.
+void promoteLibraryOf(void *symbol) {
   Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc), &info) &&
-      info.dli_fname)
-    if (void *self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD |
-                                                RTLD_GLOBAL))
-      dlclose(self);
+  if (dladdr(symbol, &info) && info.dli_fname)
+    if (void *library = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD |
+                                                   RTLD_GLOBAL))
+      dlclose(library);
+}
+} // namespace
+
+void kiln::runtime::exportRuntimeSymbols() {
+  // Compiled code finds the allocation functions above and OpenMP's entry
+  // points (kiln/abi.h) through the global symbol scope.
+  promoteLibraryOf(reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+  promoteLibraryOf(openMPSymbol());
 }

@@ -76,9 +76,26 @@ void abandonCall(const std::string &why);
 /// The first failure recorded outside a call since the last take, or "".
 std::string takeFailure();
 
-/// Makes the allocation functions compiled code calls visible to the code
-/// that dlopen and the JIT load.
-void exportAllocationFunctions();
+/// Makes the allocation functions and the OpenMP runtime compiled code
+/// calls visible to the code that dlopen and the JIT load.
+void exportRuntimeSymbols();
+
+/// A function of the OpenMP runtime compiled code's parallel loops call.
+void *openMPSymbol();
+
+/// For its lifetime (a call), the calling thread's parallel loops use as
+/// many threads as kiln_num_threads says, which sleep (not spin) when
+/// idle; the caller's own OpenMP settings come back afterwards.
+class CallThreads {
+public:
+  CallThreads();
+  ~CallThreads();
+  CallThreads(const CallThreads &) = delete;
+  CallThreads &operator=(const CallThreads &) = delete;
+
+private:
+  int callerThreads, callerBlocktime;
+};
 
 /// Compiled code with its entries, from a shared object, the JIT or (later)
 /// a device. The module calls entries by their index in the manifest.

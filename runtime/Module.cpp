@@ -154,7 +154,7 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   std::string file = std::strchr(path, '/') ? path : std::string("./") + path;
   if (kiln_status_t status = checkSharedObject(file.c_str()))
     return status;
-  exportAllocationFunctions();
+  exportRuntimeSymbols();
   takeFailure();
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)

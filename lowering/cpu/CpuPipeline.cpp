@@ -26,12 +26,14 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
 
   pm.addPass(createKilnTileAndVectorize(
       {options.vectorWidth, options.registerTileM, options.registerTileN,
-       options.cacheTileM, options.cacheTileN, options.cacheTileK}));
+       options.cacheTileM, options.cacheTileN, options.cacheTileK,
+       options.parallelWork}));
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createKilnLowerVectors({options.streamingBytes}));
+  pm.addPass(createKilnLowerForalls());
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)
     return;
@@ -64,7 +66,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createKilnEmitEntryWrappers());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createKilnCheckContract({{"llvm"}, "kiln-to-cpu-pipeline"}));
+  // OpenMP regions stay as omp ops: LLVM IR translation outlines them.
+  pm.addPass(createKilnCheckContract({{"llvm", "omp"}, "kiln-to-cpu-pipeline"}));
 }
 
 void kiln::registerKilnToCpuPipeline() {

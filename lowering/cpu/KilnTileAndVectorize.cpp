@@ -16,14 +16,17 @@ namespace kiln {
 
 namespace {
 
-/// Tiles `op` by `sizes` with scf.for loops nested in `order` (default: the
-/// op's); returns the tiled op, which replaces `op`, or null if tiling failed
-/// (and `op` is unchanged).
+/// Tiles `op` by `sizes` with loops of `loopType` (scf.for loops nested in
+/// `order`, default: the op's); returns the tiled op, which replaces `op`,
+/// or null if tiling failed (and `op` is unchanged).
 Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                ArrayRef<int64_t> sizes, ArrayRef<int64_t> order = {}) {
+                ArrayRef<int64_t> sizes, ArrayRef<int64_t> order = {},
+                scf::SCFTilingOptions::LoopType loopType =
+                    scf::SCFTilingOptions::LoopType::ForOp) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   options.setInterchange(order);
+  options.setLoopType(loopType);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
       rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -118,32 +121,33 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
       }
     return std::make_tuple(sliced, offsets, sizes, strides);
   };
-  auto piece = [&](int64_t offset, int64_t length) {
+  // The piece of `op` on [offset, offset + length), writing into the part
+  // of `into` it covers; returns it and `into` with its result inserted.
+  // The second piece writes into the first's result, so that both write
+  // one buffer in place.
+  OpOperand &initOperand = *op.getDpsInitOperand(0);
+  auto piece = [&](int64_t offset, int64_t length, Value into) {
     SmallVector<Value> operands;
     for (OpOperand &operand : op->getOpOperands()) {
       auto [sliced, offsets, sizes, strides] = part(operand, offset, length);
+      Value source = &operand == &initOperand ? into : operand.get();
       operands.push_back(
-          sliced ? tensor::ExtractSliceOp::create(rewriter, loc, operand.get(),
+          sliced ? tensor::ExtractSliceOp::create(rewriter, loc, source,
                                                   offsets, sizes, strides)
                        .getResult()
-                 : operand.get());
+                 : source);
     }
-    Type resultType = operands[op.getDpsInitOperand(0)->getOperandNumber()]
-                          .getType();
-    return cast<linalg::LinalgOp>(
+    Type resultType = operands[initOperand.getOperandNumber()].getType();
+    auto tiled = cast<linalg::LinalgOp>(
         clone(rewriter, op, TypeRange{resultType}, operands));
-  };
-  linalg::LinalgOp first = piece(0, at), second = piece(at, size - at);
-  Value result = init;
-  for (auto [piece, offset, length] :
-       {std::make_tuple(first, int64_t(0), at),
-        std::make_tuple(second, at, size - at)}) {
     auto [sliced, offsets, sizes, strides] =
-        part(*op.getDpsInitOperand(0), offset, length);
-    result = tensor::InsertSliceOp::create(rewriter, loc,
-                                           piece->getResult(0), result,
-                                           offsets, sizes, strides);
-  }
+        part(initOperand, offset, length);
+    Value inserted = tensor::InsertSliceOp::create(
+        rewriter, loc, tiled->getResult(0), into, offsets, sizes, strides);
+    return std::make_pair(tiled, inserted);
+  };
+  auto [first, partial] = piece(0, at, init);
+  auto [second, result] = piece(at, size - at, partial);
   rewriter.replaceOp(op, result);
   return {first, second};
 }
@@ -242,6 +246,129 @@ bool isTiledMatmul(linalg::LinalgOp op) {
   return lhs == acc && (acc.isF64() || acc.isInteger(32) || acc.isInteger(64));
 }
 
+/// The time `op` is estimated to take on one thread, in ns: a matmul at
+/// 100 GFLOP/s, any other op at 20 GB/s of the tensors it reads and writes.
+double estimatedNs(linalg::LinalgOp op) {
+  if (isTiledMatmul(op)) {
+    double flops = 2;
+    for (int64_t size : op.getStaticLoopRanges())
+      flops *= size;
+    return flops / 100;
+  }
+  double bytes = 0;
+  for (Type type : op->getOperandTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+      Type element = tensor.getElementType();
+      bytes += tensor.getNumElements() *
+               (element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64) /
+               8.0;
+    }
+  return bytes / 20;
+}
+
+/// What a chunk of each loop of `op` must be a multiple of for the schedule
+/// to tile it as it tiles the whole op (a matmul's cache or register tile,
+/// an elementwise row), or 0 for a loop that cannot be split into chunks
+/// running at once (a reduction).
+SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
+                                   int64_t width) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> granules(ranges.size(), 1);
+  if (isTiledMatmul(op)) {
+    size_t m = ranges.size() - 3, n = m + 1;
+    granules[m] = ranges[m] % tiles.cacheM == 0 ? tiles.cacheM : tiles.registerM;
+    granules[n] = ranges[n] % tiles.cacheN == 0 ? tiles.cacheN : tiles.registerN;
+  } else {
+    granules.back() = width;
+  }
+  for (auto [granule, type] :
+       llvm::zip_equal(granules, op.getIteratorTypesArray()))
+    if (type != utils::IteratorType::parallel)
+      granule = 0;
+  return granules;
+}
+
+/// Chunks of one loop at most: enough for 64 threads.
+constexpr int64_t kMaxChunks = 64;
+
+/// Where `op` is estimated to take at least `minNs` on one thread, splits
+/// one of its parallel loops into chunks (whole multiples of the loop's
+/// granule) that an scf.forall runs, for threads to share: the first loop
+/// with enough granules for about one chunk per `minNs / 2`, else the one
+/// with the most. Rows past the last whole granule run after it, on one
+/// thread. Returns the ops left to schedule: the chunk and those rows.
+SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
+                                         linalg::LinalgOp op,
+                                         ArrayRef<int64_t> granules,
+                                         int64_t minNs) {
+  double ns = estimatedNs(op);
+  if (minNs <= 0 || ns < minNs)
+    return {op};
+  int64_t target = std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  std::optional<unsigned> loop;
+  int64_t units = 1;
+  for (auto [index, range, granule] : llvm::enumerate(ranges, granules)) {
+    if (granule == 0 || range / granule <= units)
+      continue;
+    loop = index;
+    units = range / granule;
+    if (units >= target)
+      break;
+  }
+  if (!loop || units < 2)
+    return {op};
+  int64_t range = ranges[*loop], granule = granules[*loop];
+  if (range % granule != 0) {
+    // split() rebuilds one result.
+    if (op->getNumResults() != 1)
+      return {op};
+    auto [whole, rest] = split(rewriter, op, *loop, range - range % granule);
+    SmallVector<linalg::LinalgOp> parts =
+        distribute(rewriter, whole, granules, minNs);
+    parts.push_back(rest);
+    return parts;
+  }
+  // The fewest chunks, at least `target`, that divide the granules evenly.
+  int64_t chunks = units;
+  for (int64_t count = target; count < units; ++count)
+    if (units % count == 0) {
+      chunks = count;
+      break;
+    }
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes[*loop] = range / chunks;
+  Operation *chunk = tile(rewriter, op, sizes, /*order=*/{},
+                          scf::SCFTilingOptions::LoopType::ForallOp);
+  if (!chunk)
+    return {op};
+  return {cast<linalg::LinalgOp>(chunk)};
+}
+
+/// Whether the schedule tiles `op`: matmuls it register-tiles, all-parallel
+/// ops and reductions.
+bool isScheduled(linalg::LinalgOp op) {
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+    return isTiledMatmul(op);
+  // A reduction tiles like an elementwise op: its tiles accumulate in order
+  // into the result, a vector of partial results at a time.
+  return op.getNumLoops() == op.getNumParallelLoops() ||
+         isa<linalg::ReduceOp>(op.getOperation());
+}
+
+/// Tiles and vectorizes `op`, one isScheduled accepts.
+void schedule(RewriterBase &rewriter, linalg::LinalgOp op, MatmulTiles tiles,
+              int64_t width) {
+  if (!isTiledMatmul(op))
+    return tileElementwise(rewriter, op, width);
+  // A register tile of 64-bit elements takes as many registers as a 32-bit
+  // one of half the columns.
+  if (getElementTypeOrSelf(op->getOperand(2).getType())
+          .getIntOrFloatBitWidth() == 64)
+    tiles.registerN = std::max<int64_t>(1, tiles.registerN / 2);
+  tileMatmul(rewriter, op, tiles);
+}
+
 struct KilnTileAndVectorizePass
     : kiln::impl::KilnTileAndVectorizeBase<KilnTileAndVectorizePass> {
   using KilnTileAndVectorizeBase::KilnTileAndVectorizeBase;
@@ -258,28 +385,15 @@ struct KilnTileAndVectorizePass
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
-          isVectorizable(op))
+          isVectorizable(op) && isScheduled(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      if (isTiledMatmul(op)) {
-        // A register tile of 64-bit elements takes as many registers as a
-        // 32-bit one of half the columns.
-        MatmulTiles scaled = tiles;
-        if (getElementTypeOrSelf(op->getOperand(2).getType())
-                .getIntOrFloatBitWidth() == 64)
-          scaled.registerN = std::max<int64_t>(1, tiles.registerN / 2);
-        tileMatmul(rewriter, op, scaled);
-      } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
-                     op.getOperation())) {
-        continue;
-      } else if (op.getNumLoops() == op.getNumParallelLoops() ||
-                 isa<linalg::ReduceOp>(op.getOperation())) {
-        // A reduction tiles like an elementwise op: its tiles accumulate
-        // in order into the result, a vector of partial results at a time.
-        tileElementwise(rewriter, op, vectorWidth);
-      }
+      SmallVector<int64_t> granules = chunkGranules(op, tiles, vectorWidth);
+      for (linalg::LinalgOp part :
+           distribute(rewriter, op, granules, parallelWork))
+        schedule(rewriter, part, tiles, vectorWidth);
     }
   }
 };

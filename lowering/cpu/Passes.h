@@ -88,6 +88,11 @@ struct KilnToCpuPipelineOptions
       *this, "cache-tile-k",
       llvm::cl::desc("Reduction steps per matmul cache tile"),
       llvm::cl::init(256)};
+  Option<int64_t> parallelWork{
+      *this, "parallel-work",
+      llvm::cl::desc("Estimated ns on one thread from which an op runs in "
+                     "chunks that threads share (0: never)"),
+      llvm::cl::init(250000)};
   Option<int64_t> streamingBytes{
       *this, "streaming-bytes",
       llvm::cl::desc("Buffers of at least this many bytes are written with "

@@ -73,6 +73,15 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
 
     Other ops are left for the loop lowering.
 
+    First, an op estimated to take at least `parallel-work` ns on one
+    thread (a matmul at 100 GFLOP/s, other ops at 20 GB/s of their
+    tensors) is split along one parallel loop into chunks run by an
+    `scf.forall`, for threads to share (kiln-lower-foralls): batch, then
+    rows, then columns, whichever first has enough whole cache tiles,
+    register tiles or vector rows for a chunk per `parallel-work / 2` ns;
+    rows past the last whole tile run after it. Each chunk is then tiled
+    as above.
+
     Example:
 
     ```mlir
@@ -97,11 +106,51 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     Option<"cacheTileN", "cache-tile-n", "int64_t", "256",
            "Columns of B per matmul cache tile">,
     Option<"cacheTileK", "cache-tile-k", "int64_t", "256",
-           "Reduction steps per matmul cache tile">
+           "Reduction steps per matmul cache tile">,
+    Option<"parallelWork", "parallel-work", "int64_t", "250000",
+           "Estimated ns on one thread from which an op runs in chunks "
+           "that threads share (0: never)">
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect"
+  ];
+}
+
+def KilnLowerForalls : Pass<"kiln-lower-foralls"> {
+  let summary = "Run outermost scf.forall loops on threads where that is safe";
+  let description = [{
+    On memrefs: an outermost `scf.forall` whose body neither allocates heap
+    memory nor calls a function becomes an OpenMP worksharing loop in a
+    parallel region: a static schedule (each thread a contiguous block of
+    iterations) and no barrier but the region's end, since each barrier
+    costs a wake-up of sleeping threads (the runtime sets the thread count
+    and keeps threads blocking, not spinning, between loops). Any other `scf.forall` becomes an `scf.for`
+    running its iterations in order: a failed allocation abandons the call
+    by a jump that must not cross threads, and a nested one runs inside a
+    thread already.
+
+    Example:
+
+    ```mlir
+    scf.forall (%i) in (4) {
+      %rows = memref.subview %c[%i * 64, 0] [64, 256] [1, 1] ...
+      ...
+    }
+    // becomes
+    omp.parallel {
+      omp.wsloop nowait {
+        omp.loop_nest (%i) : index = (%c0) to (%c4) step (%c1) {
+          ...
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::omp::OpenMPDialect", "::mlir::scf::SCFDialect"
   ];
 }
 

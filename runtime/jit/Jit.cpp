@@ -77,7 +77,7 @@ kiln_status_t kiln_module_compile_for(const char *path, kiln_device_t device,
   if (device != KILN_DEVICE_CPU)
     return error("device: invalid device " + std::to_string(int(device)));
   kiln::initializeNativeTarget();
-  exportAllocationFunctions();
+  exportRuntimeSymbols();
   auto context = std::make_unique<MLIRContext>();
   kiln::prepareContext(*context);
   kiln::CompiledProgram program;

@@ -7,6 +7,7 @@
 #include "RuntimeTestSupport.h"
 
 #include <cstring>
+#include <thread>
 
 using namespace kiln::test;
 
@@ -166,6 +167,54 @@ func.func @two(%x: tensor<128x128xf32>) -> tensor<128x128xf32> {
     EXPECT_EQ(results[0].data<float>()[0], 1.0f / 8);
     EXPECT_EQ(results[0].data<float>()[1], 0.0f);
   }
+}
+
+TEST(Module, ParallelLoopsGiveTheSameResultsOnAnyNumberOfThreads) {
+  // A 256^3 integer matmul is large enough to run in chunks on threads.
+  // Every thread count gives the exact product (a loop of sums here), also
+  // with two host threads calling at once.
+  TempFile source("threads.mlir", R"mlir(
+func.func @matmul(%a: tensor<256x256xi32>, %b: tensor<256x256xi32>) -> tensor<256x256xi32> {
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0] : (tensor<256x256xi32>, tensor<256x256xi32>) -> tensor<256x256xi32>
+  return %r : tensor<256x256xi32>
+}
+)mlir");
+  kiln::Module module;
+  ASSERT_TRUE(kiln::Module::compile(source.path, module).ok());
+  constexpr int n = 256;
+  std::vector<int32_t> a(n * n), b(n * n), expected(n * n, 0);
+  for (int i = 0; i < n * n; ++i) {
+    a[i] = i % 7 - 3;
+    b[i] = i % 5 - 2;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        expected[i * n + j] += a[i * n + k] * b[k * n + j];
+  kiln::Tensor x, y;
+  ASSERT_TRUE(kiln::Tensor::create(KILN_I32, {n, n}, a.data(), a.size() * 4, x));
+  ASSERT_TRUE(kiln::Tensor::create(KILN_I32, {n, n}, b.data(), b.size() * 4, y));
+  auto product = [&](std::vector<int32_t> &out) {
+    std::vector<kiln::Tensor> results;
+    ASSERT_TRUE(module.call("matmul", {x, y}, results).ok());
+    out.assign(results[0].data<int32_t>(), results[0].data<int32_t>() + n * n);
+  };
+  int64_t initial = kiln::numThreads();
+  EXPECT_GE(initial, 1);
+  EXPECT_EQ(kiln::setNumThreads(0).message(),
+            "num_threads: expected at least 1, got 0");
+  EXPECT_EQ(kiln::numThreads(), initial);
+  for (int64_t threads : {1, 2, 3}) {
+    ASSERT_TRUE(kiln::setNumThreads(threads).ok());
+    EXPECT_EQ(kiln::numThreads(), threads);
+    std::vector<int32_t> got, other;
+    std::thread second([&] { product(other); });
+    product(got);
+    second.join();
+    EXPECT_EQ(got, expected) << threads << " threads";
+    EXPECT_EQ(other, expected) << threads << " threads, second caller";
+  }
+  ASSERT_TRUE(kiln::setNumThreads(initial).ok());
 }
 
 TEST(CppWrapper, CompilesCallsAndReportsErrors) {

@@ -48,6 +48,8 @@ struct Options {
   /// --check-vmap's batch axis of each argument (empty: all 0).
   std::vector<int64_t> inAxes;
   unsigned benchCalls = 0;
+  /// --threads: the threads parallel loops use (0: the runtime's default).
+  unsigned threads = 0;
   /// Where a .mlir source runs; an artifact says where it runs.
   kiln_device_t device = KILN_DEVICE_CPU;
   bool deviceGiven = false;
@@ -59,7 +61,10 @@ const char *const kUsage =
     "                [--print] [--bench N] [--device cpu|cuda] "
     "[--check-grads]\n"
     "                [--check-vmap [--in-axes A,B,...]] [--report=memory]\n"
+    "                [--threads N]\n"
     "Run a function of a kiln program (.mlir source or artifact).\n"
+    "--threads: how many threads parallel loops use (default: the CPUs this\n"
+    "process may run on).\n"
     "--report=memory: print the peak bytes of the buffers the call allocated\n"
     "(arguments and results not included).\n"
     "--check-grads: compare the entry's jvp with finite differences and its\n"
@@ -81,6 +86,23 @@ bool parseAxes(const std::string &value) {
     }
     options.inAxes.push_back(axis);
   }
+  return true;
+}
+
+/// Parses `value`, the value of `flag`, as a count from `least` to
+/// 1000000000 into `count`; prints the problem and returns false if it is
+/// not one.
+bool parseCount(const std::string &flag, const std::string &value,
+                unsigned long least, unsigned &count) {
+  char *end = nullptr;
+  unsigned long parsed = std::strtoul(value.c_str(), &end, 10);
+  if (value.empty() || value[0] == '-' || *end || parsed < least ||
+      parsed > 1000000000) {
+    std::cerr << "kiln-run: error: " << flag << ": '" << value
+              << "' is not a count (" << least << " to 1000000000)\n";
+    return false;
+  }
+  count = unsigned(parsed);
   return true;
 }
 
@@ -127,7 +149,7 @@ bool parseCommandLine(int argc, char **argv) {
       if (!takeValue() || !parseAxes(value))
         return false;
     } else if (arg == "--entry" || arg == "--input" || arg == "--output" ||
-               arg == "--bench" || arg == "--device") {
+               arg == "--bench" || arg == "--device" || arg == "--threads") {
       if (!takeValue())
         return false;
       if (arg == "--entry")
@@ -137,14 +159,11 @@ bool parseCommandLine(int argc, char **argv) {
       else if (arg == "--output")
         options.outputPath = value;
       else if (arg == "--bench") {
-        char *end = nullptr;
-        unsigned long calls = std::strtoul(value.c_str(), &end, 10);
-        if (value.empty() || *end || calls > 1000000000) {
-          std::cerr << "kiln-run: error: --bench: '" << value
-                    << "' is not a number of calls\n";
+        if (!parseCount(arg, value, 0, options.benchCalls))
           return false;
-        }
-        options.benchCalls = unsigned(calls);
+      } else if (arg == "--threads") {
+        if (!parseCount(arg, value, 1, options.threads))
+          return false;
       } else if (value == "cpu" || value == "cuda") {
         options.device = value == "cpu" ? KILN_DEVICE_CPU : KILN_DEVICE_CUDA;
         options.deviceGiven = true;
@@ -359,6 +378,8 @@ bool moveTo(std::vector<Tensor> &tensors, kiln_device_t device) {
 
 int main(int argc, char **argv) {
   if (!parseCommandLine(argc, argv))
+    return 1;
+  if (options.threads && failed(kiln_set_num_threads(options.threads)))
     return 1;
   const std::string &file = options.inputFile;
   kiln_module_t raw = nullptr;

@@ -11,7 +11,10 @@
  *   const int64_t KILN_SIGNATURE_PREFIX NAME[]
  *       {length, #args, #results, then per tensor: dtype, rank, dims...};
  * and once, the NUL-terminated manifest text KILN_MANIFEST_SYMBOL (see
- * kiln/manifest.hpp).
+ * kiln/manifest.hpp). Its undefined symbols are the runtime's: MLIR's
+ * generic allocation functions (_mlir_memref_to_llvm_alloc, ...) and LLVM
+ * OpenMP's entry points (__kmpc_fork_call, ...) for parallel loops, which
+ * the runtime links and configures before each call.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef KILN_ABI_H

@@ -181,6 +181,13 @@ kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
  * share the count and may raise it. */
 uint64_t kiln_last_call_peak_bytes(void);
 
+/* How many threads compiled code's parallel loops use (a pool of blocking
+ * threads the process shares; an op too small to pay for them runs on the
+ * calling thread): `count` >= 1, set for every call that starts after it
+ * returns. The default is the number of CPUs this process may run on. */
+kiln_status_t kiln_set_num_threads(int64_t count);
+int64_t kiln_num_threads(void);
+
 /* Compiled code's large buffers (64 KiB or more) are kept when freed, up to
  * 1 GiB in all, for the next call that allocates the same size (no page
  * faults on fresh memory). Frees every buffer kept so. */

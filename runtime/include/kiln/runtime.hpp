@@ -150,6 +150,12 @@ private:
   std::shared_ptr<kiln_module> handle_;
 };
 
+/// How many threads compiled code's parallel loops use (kiln_set_num_threads).
+inline Status setNumThreads(int64_t count) {
+  return Status(kiln_set_num_threads(count));
+}
+inline int64_t numThreads() { return kiln_num_threads(); }
+
 } // namespace kiln
 
 #endif // KILN_RUNTIME_HPP

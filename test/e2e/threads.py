@@ -1,0 +1,123 @@
+# Parallel loops: ops large enough to pay for threads run in chunks that
+# kiln-run --threads N shares among N threads. Each program gives numpy's
+# result (computed independently, in float64 where it rounds) with 1, 2 and
+# 3 threads (more than this machine's CPUs: blocking threads must cope),
+# and the same bits with each: a chunk's work does not depend on the count.
+# RUN: %numpy_python %s kiln-run
+import numpy as np
+
+from harness import compare, fail, finish, run, ttype
+
+rng = np.random.default_rng(41)
+
+
+def program(args, result, body):
+    """A function @f of `args` (numpy arrays) returning `result`'s type
+    with `body` (kiln ops on %a0, %a1, ... ending in %r)."""
+    params = ", ".join(f"%a{i}: {ttype(a.shape, a.dtype)}"
+                       for i, a in enumerate(args))
+    t = ttype(result.shape, result.dtype)
+    return (f"func.func @f({params}) -> {t} {{\n{body}\n"
+            f"  return %r : {t}\n}}\n")
+
+
+def sig(args, result):
+    return ("(" + ", ".join(ttype(a.shape, a.dtype) for a in args) + ") -> "
+            + ttype(result.shape, result.dtype))
+
+
+def dot(a, b, dims, want):
+    return program([a, b], want,
+                   f"  %r = kiln.dot_general %a0, %a1, {dims} : "
+                   f"{sig([a, b], want)}")
+
+
+def f32(shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def matmul_case(name, a, b, dims, reference):
+    want = reference(a.astype(np.float64), b.astype(np.float64))
+    return name, dot(a, b, dims, want.astype(a.dtype)), [a, b], \
+        want.astype(a.dtype)
+
+
+CASES = []
+# A prime number of rows (whole register tiles in chunks, the last row on
+# the calling thread), a batch matmul (chunks of the batch), a matrix-vector
+# product (chunks of columns), the backward pass's transposed operand, an
+# exact integer matmul.
+A, B = f32((257, 600)), f32((600, 300))
+CASES.append(matmul_case("matmul 257x600x300", A, B,
+                         "contracting = [1] x [0]", lambda a, b: a @ b))
+A, B = f32((4, 128, 256)), f32((4, 256, 96))
+CASES.append(matmul_case("batch matmul 4x128x256x96", A, B,
+                         "batching = [0] x [0], contracting = [2] x [1]",
+                         lambda a, b: a @ b))
+A, B = f32((1, 4096)), f32((4096, 4096))
+CASES.append(matmul_case("matrix-vector 1x4096x4096", A, B,
+                         "contracting = [1] x [0]", lambda a, b: a @ b))
+A, B = f32((512, 384)), f32((512, 256))
+CASES.append(matmul_case("transposed lhs 384x512x256", A, B,
+                         "contracting = [0] x [0]", lambda a, b: a.T @ b))
+IA = rng.integers(-20, 20, (256, 256)).astype(np.int32)
+IB = rng.integers(-20, 20, (256, 256)).astype(np.int32)
+CASES.append(("i32 matmul 256^3", dot(IA, IB, "contracting = [1] x [0]",
+                                      IA @ IB), [IA, IB], IA @ IB))
+
+# A fused elementwise chain over 1000 x 1001 f32 and 512 x 2048 f64.
+X = f32((1000, 1001))
+t = ttype(X.shape, X.dtype)
+CASES.append(("tanh(2x) * x, f32", program(
+    [X], X, f"  %s = kiln.add %a0, %a0 : {t}\n  %h = kiln.tanh %s : {t}\n"
+            f"  %r = kiln.mul %h, %a0 : {t}"), [X],
+    (np.tanh(2 * X.astype(np.float64)) * X).astype(np.float32)))
+D = rng.standard_normal((512, 2048))
+t = ttype(D.shape, D.dtype)
+CASES.append(("x * x - x, f64", program(
+    [D], D, f"  %m = kiln.mul %a0, %a0 : {t}\n  %r = kiln.sub %m, %a0 : {t}"),
+    [D], D * D - D))
+
+# Reductions: over rows (softmax), over columns (the reduced dimension is
+# not the one split).
+X = f32((2048, 1000))
+m, n = X.shape
+tx, tr = ttype((m, n), X.dtype), ttype((m,), X.dtype)
+e = np.exp(X.astype(np.float64) - X.max(axis=1, keepdims=True))
+CASES.append(("softmax 2048x1000", program([X], X, f"""
+  %mx = kiln.reduce_max %a0, dims = [1] : ({tx}) -> {tr}
+  %mb = kiln.broadcast_in_dim %mx, dims = [0] : ({tr}) -> {tx}
+  %d = kiln.sub %a0, %mb : {tx}
+  %e = kiln.exp %d : {tx}
+  %s = kiln.reduce_sum %e, dims = [1] : ({tx}) -> {tr}
+  %sb = kiln.broadcast_in_dim %s, dims = [0] : ({tr}) -> {tx}
+  %r = kiln.div %e, %sb : {tx}"""), [X],
+    (e / e.sum(axis=1, keepdims=True)).astype(np.float32)))
+X = f32((2048, 1000))
+want = X.astype(np.float64).sum(axis=0).astype(np.float32)
+CASES.append(("column sums 2048x1000", program(
+    [X], want, f"  %r = kiln.reduce_sum %a0, dims = [0] : {sig([X], want)}"),
+    [X], want))
+
+for name, source, args, want in CASES:
+    exact = np.issubdtype(want.dtype, np.integer)
+    first = None
+    for threads in (1, 2, 3):
+        results, output, status = run(source, "f", args,
+                                      ["--threads", str(threads)])
+        if status != 0:
+            fail(f"{name}, {threads} threads: kiln-run failed ({status}):\n"
+                 f"{output}")
+            break
+        compare(f"{name}, {threads} threads", results, [want],
+                rtol=0 if exact else 2e-4, atol=0 if exact else 2e-4)
+        if first is None:
+            first = results[0]
+        elif not np.array_equal(first, results[0], equal_nan=True):
+            fail(f"{name}: {threads} threads give other bits than 1")
+
+# A thread count is at least 1.
+_, output, status = run(CASES[0][1], "f", CASES[0][2], ["--threads", "0"])
+if status == 0 or "--threads: '0' is not a count (1 to 1000000000)" not in output:
+    fail(f"--threads 0: status {status}, output {output!r}")
+finish()

@@ -1,0 +1,109 @@
+// RUN: kiln-opt %s --kiln-tile-and-vectorize --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s --check-prefix=SERIAL
+
+// Ops estimated to take at least parallel-work ns (250 us) on one thread
+// are split into chunks that an scf.forall runs, about one per 125 us, each
+// chunk then tiled as the whole op would be.
+
+// A matmul of 67 MFLOP (671 us at 100 GFLOP/s, a target of 5 chunks):
+// chunks of whole 64-row cache tiles, all 4 of them, each tiled into 8 x 32
+// register tiles.
+// CHECK-LABEL: func.func @matmul
+// SERIAL-LABEL: func.func @matmul
+// SERIAL-NOT: scf.forall
+func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  // CHECK: scf.forall (%{{.*}}) = (0) to (256) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x256xf32>)
+  // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [64, 512] [1, 1]
+  // CHECK: scf.for {{.*}} step %c8
+  // CHECK: vector.contract {{.*}} into vector<8x32xf32>
+  // CHECK: tensor.parallel_insert_slice {{.*}} [64, 256] [1, 1]
+  %0 = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x256xf32>)
+                     outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
+// 257 rows (a prime, 135 MFLOP, a target of 10 chunks): the 256 rows of
+// whole 8-row register tiles run in 16 chunks of 2 tiles (the fewest, at
+// least 10, that divide the 32 tiles), the last row after them on one
+// thread.
+// CHECK-LABEL: func.func @prime_rows
+func.func @prime_rows(%a: tensor<257x512xf32>, %b: tensor<512x512xf32>, %c: tensor<257x512xf32>) -> tensor<257x512xf32> {
+  // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x512xf32>)
+  // CHECK: tensor.parallel_insert_slice {{.*}} [16, 512] [1, 1]
+  // CHECK: tensor.insert_slice %[[WHOLE]] into %{{.*}}[0, 0] [256, 512] [1, 1]
+  // CHECK-NOT: scf.forall
+  // CHECK: vector.contract {{.*}} into vector<1x32xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<257x512xf32>, tensor<512x512xf32>)
+                     outs(%c : tensor<257x512xf32>) -> tensor<257x512xf32>
+  return %0 : tensor<257x512xf32>
+}
+
+// -----
+
+// A matrix-vector product, 1 x 4096 x 4096 (34 MFLOP, 2 chunks): one row,
+// so the columns are split, in chunks of whole 256-column cache tiles.
+// CHECK-LABEL: func.func @matvec
+func.func @matvec(%a: tensor<1x4096xf32>, %b: tensor<4096x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
+  // CHECK: scf.forall (%{{.*}}) = (0) to (4096) step (2048) shared_outs
+  // CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [4096, 2048] [1, 1]
+  %0 = linalg.matmul ins(%a, %b : tensor<1x4096xf32>, tensor<4096x4096xf32>)
+                     outs(%c : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+  return %0 : tensor<1x4096xf32>
+}
+
+// -----
+
+// An elementwise op over 1000 x 1001 f32 (8 MB, 400 us at 20 GB/s): a
+// target of 3 chunks; the fewest that divide 1000 rows are 4, of 250 rows.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%x: tensor<1000x1001xf32>) -> tensor<1000x1001xf32> {
+  // CHECK: scf.forall (%{{.*}}) = (0) to (1000) step (250) shared_outs
+  // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [250, 1001] [1, 1]
+  // CHECK: math.exp {{.*}} : vector<1x64xf32>
+  %e = tensor.empty() : tensor<1000x1001xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1000x1001xf32>) outs(%e : tensor<1000x1001xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  } -> tensor<1000x1001xf32>
+  return %0 : tensor<1000x1001xf32>
+}
+
+// -----
+
+// A sum over each row of 2048 x 1024 (8 MB, 420 us): the rows are split
+// into 4 chunks, never the reduced dimension.
+// CHECK-LABEL: func.func @row_sums
+func.func @row_sums(%x: tensor<2048x1024xf32>, %init: tensor<2048xf32>) -> tensor<2048xf32> {
+  // CHECK: scf.forall (%{{.*}}) = (0) to (2048) step (512) shared_outs
+  // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [512, 1024] [1, 1]
+  %0 = linalg.reduce ins(%x : tensor<2048x1024xf32>) outs(%init : tensor<2048xf32>)
+      dimensions = [1]
+  (%in: f32, %acc: f32) {
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  }
+  return %0 : tensor<2048xf32>
+}
+
+// -----
+
+// Small ops (here 4 KB, 0.2 us) stay on the calling thread.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.forall
+func.func @small(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %e = tensor.empty() : tensor<1024xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = arith.negf %in : f32
+    linalg.yield %y : f32
+  } -> tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
