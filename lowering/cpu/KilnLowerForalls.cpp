@@ -16,24 +16,53 @@ namespace kiln {
 
 namespace {
 
-/// Whether threads may run the iterations of `loop`: it is not inside a
-/// loop already run by threads, and nothing in it allocates heap memory
-/// (whose failure jumps out of the call on the calling thread) or calls a
-/// function (which may).
-bool mayRunOnThreads(scf::ForallOp loop) {
+/// The most bytes of buffers one thread's iterations of a loop may hold on
+/// its stack (libomp's threads have 4 MiB).
+constexpr int64_t kThreadBufferBytes = 1 << 20;
+
+/// The buffers allocated in `loop`'s body (not in nested loops' bodies
+/// only: anywhere in it) if threads may run its iterations, else nullopt.
+/// Threads may run them if `loop` is not inside a loop already run by
+/// threads, calls no function (which may allocate: a failed allocation
+/// jumps out of the call on the calling thread) and allocates only
+/// statically shaped buffers, freed in the body, of at most
+/// kThreadBufferBytes in all, which become per-thread stack buffers.
+std::optional<SmallVector<memref::AllocOp>>
+threadBuffers(scf::ForallOp loop) {
   if (loop->getParentOfType<omp::ParallelOp>())
-    return false;
-  WalkResult found = loop.getBody()->walk([](Operation *op) {
-    return isa<memref::AllocOp, memref::ReallocOp, CallOpInterface>(op)
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
+    return std::nullopt;
+  SmallVector<memref::AllocOp> buffers;
+  int64_t bytes = 0;
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (isa<memref::ReallocOp, CallOpInterface>(op))
+      return WalkResult::interrupt();
+    auto alloc = dyn_cast<memref::AllocOp>(op);
+    if (!alloc)
+      return WalkResult::advance();
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+        llvm::any_of(alloc->getUsers(), [&](Operation *user) {
+          return isa<memref::DeallocOp>(user) &&
+                 user->getBlock() != alloc->getBlock();
+        }))
+      return WalkResult::interrupt();
+    bytes += type.getNumElements() *
+             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    buffers.push_back(alloc);
+    return bytes <= kThreadBufferBytes ? WalkResult::advance()
+                                       : WalkResult::interrupt();
   });
-  return !found.wasInterrupted();
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  return buffers;
 }
 
 /// Replaces the bufferized `loop` by an OpenMP parallel region whose threads
-/// share its iterations (a static schedule: contiguous blocks of them).
-void lowerToOpenMP(RewriterBase &rewriter, scf::ForallOp loop) {
+/// share its iterations (a static schedule: contiguous blocks of them);
+/// `buffers`, allocated in its body, become stack buffers each thread
+/// allocates once, before its iterations.
+void lowerToOpenMP(RewriterBase &rewriter, scf::ForallOp loop,
+                   ArrayRef<memref::AllocOp> buffers) {
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   omp::LoopNestOperands bounds;
@@ -46,6 +75,14 @@ void lowerToOpenMP(RewriterBase &rewriter, scf::ForallOp loop) {
 
   auto parallel = omp::ParallelOp::create(rewriter, loc, omp::ParallelOperands{});
   rewriter.createBlock(&parallel.getRegion());
+  for (memref::AllocOp alloc : buffers) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    rewriter.replaceOp(alloc, memref::AllocaOp::create(
+                                  rewriter, alloc.getLoc(), alloc.getType(),
+                                  alloc.getAlignmentAttr()));
+  }
   // No barrier after the loop: the end of the parallel region is one.
   omp::WsloopOperands schedule;
   schedule.nowait = rewriter.getUnitAttr();
@@ -76,8 +113,9 @@ struct KilnLowerForallsPass
                          "(no shared outputs)");
         return signalPassFailure();
       }
-      if (mayRunOnThreads(loop)) {
-        lowerToOpenMP(rewriter, loop);
+      if (std::optional<SmallVector<memref::AllocOp>> buffers =
+              threadBuffers(loop)) {
+        lowerToOpenMP(rewriter, loop, *buffers);
         continue;
       }
       rewriter.setInsertionPoint(loop);

@@ -4,8 +4,10 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 
@@ -345,6 +347,170 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   return {cast<linalg::LinalgOp>(chunk)};
 }
 
+/// The linalg ops (not matmuls) in `root`'s block that `root` is computed
+/// from, through slices and reshapes, `root` first.
+SmallVector<linalg::LinalgOp> producerCone(linalg::LinalgOp root) {
+  SmallVector<linalg::LinalgOp> cone{root};
+  SmallVector<Value> work(root->getOperands());
+  DenseSet<Operation *> seen{root};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != root->getBlock() || !seen.insert(def).second)
+      continue;
+    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp>(def)) {
+      work.push_back(def->getOperand(0));
+    } else if (auto op = dyn_cast<linalg::LinalgOp>(def);
+               op && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(def)) {
+      cone.push_back(op);
+      llvm::append_range(work, def->getOperands());
+    }
+  }
+  return cone;
+}
+
+/// Whether a reduction reads `op`'s results, through slices and reshapes:
+/// then `op` is the middle of a chain (a softmax's exponentials), not its
+/// end, and a loop of it alone would leave its rows in other threads'
+/// caches for the rest of the chain to read.
+bool feedsReduction(Operation *op) {
+  SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
+  while (!work.empty()) {
+    Operation *user = work.pop_back_val();
+    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp>(user))
+      llvm::append_range(work, user->getUsers());
+    else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+             linalgOp && linalgOp.getNumReductionLoops() > 0)
+      return true;
+  }
+  return false;
+}
+
+/// Bytes of row blocks that rows fusion aims at: a block's intermediate
+/// values stay in L2.
+constexpr int64_t kRowBlockBytes = 64 << 10;
+
+/// Fusion that follows the data: where the all-parallel `root` is computed
+/// from a reduction (a softmax's division by its row sums), tiles it by
+/// blocks of its first loop's rows and computes, inside the loop, the rows
+/// of every producer it needs (reductions, elementwise ops, fills), so that
+/// a normalization reads its input from memory about once instead of once
+/// per op. Producers whose every row each block would need (a column sum)
+/// and matmuls stay outside. The loop is an scf.forall, shared by threads,
+/// when the ops are estimated to take at least `minNs` together. Returns
+/// the loop, or null where `root` is not such an op or fusion failed; adds
+/// the ops it erases (`root` and the producers left dead) to `erased`.
+Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
+                    int64_t minNs, DenseSet<Operation *> &erased) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  if (ranges.empty() || ranges[0] < 2 || root.getNumReductionLoops() != 0 ||
+      root->getNumResults() != 1 || root.getNumDpsInputs() == 0)
+    return nullptr;
+  if (feedsReduction(root))
+    return nullptr;
+  SmallVector<linalg::LinalgOp> cone = producerCone(root);
+  if (llvm::none_of(cone, [](linalg::LinalgOp op) {
+        return op.getNumReductionLoops() > 0;
+      }))
+    return nullptr;
+  // A producer that two ops of the chain read is computed again for each
+  // in the loop: fine for a subtraction (layer norm's x - mean), not for
+  // exponentials (a softmax's, divided and summed), which stay unfused.
+  for (linalg::LinalgOp op : llvm::drop_begin(cone)) {
+    bool costly = op->walk([](Operation *inner) {
+                      return isa<math::MathDialect>(inner->getDialect())
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    }).wasInterrupted();
+    if (costly && !op->hasOneUse())
+      return nullptr;
+  }
+  double ns = 0;
+  for (linalg::LinalgOp op : cone)
+    ns += estimatedNs(op);
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  int64_t rowBytes = std::max<int64_t>(
+      1, type.getNumElements() / ranges[0] *
+             std::max<int64_t>(1, type.getElementTypeBitWidth() / 8));
+  // The most rows that divide the loop and fit the block; blocks of a few
+  // rows where more would fit (a prime number of short rows) cost more in
+  // loop overhead than fusion saves.
+  int64_t fitting = std::max<int64_t>(1, kRowBlockBytes / rowBytes);
+  int64_t rows = std::min(fitting, ranges[0]);
+  while (ranges[0] % rows != 0)
+    --rows;
+  if (rows < std::min<int64_t>(fitting, 8))
+    return nullptr;
+
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes[0] = rows;
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  tiling.setLoopType(minNs > 0 && ns >= minNs
+                         ? scf::SCFTilingOptions::LoopType::ForallOp
+                         : scf::SCFTilingOptions::LoopType::ForOp);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp slice, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(producer.getOwner()) ||
+            slice.getSourceType() == slice.getResultType())
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  // Slices of a reshape (a reduction's [rows, groups, lanes] view) or of
+  // a slice move above it, onto the op that computes the rows.
+  RewritePatternSet cleanup(rewriter.getContext());
+  tensor::populateBubbleUpExtractSliceOpPatterns(cleanup);
+  tensor::populateMergeConsecutiveInsertExtractSlicePatterns(cleanup);
+  options.cleanupPatterns = FrozenRewritePatternSet(std::move(cleanup));
+
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  if (failed(fused) || fused->loops.empty())
+    return nullptr;
+  Value replacement = fused->replacements.lookup(root->getResult(0));
+  // A fused producer writes its block into a slice of the empty tensor
+  // that held all its rows: give it a block of its own instead, so that no
+  // buffer of all the rows is allocated and producers computed twice (for
+  // two consumers) do not write one buffer.
+  fused->loops.front()->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice.getSource().getDefiningOp<tensor::EmptyOp>() &&
+        slice.getResultType().hasStaticShape()) {
+      rewriter.setInsertionPoint(slice);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          slice, slice.getResultType().getShape(),
+          slice.getResultType().getElementType());
+    }
+  });
+  // The producers computed in the loop are dead outside it unless
+  // something else uses them, once the slices of them fusion left in the
+  // loop are gone.
+  Operation *loop = fused->loops.front();
+  SmallVector<Operation *> work;
+  loop->walk([&](tensor::ExtractSliceOp slice) { work.push_back(slice); });
+  for (Value operand : root->getOperands())
+    if (Operation *def = operand.getDefiningOp())
+      work.push_back(def);
+  erased.insert(root);
+  rewriter.replaceOp(root, replacement);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (erased.contains(op) || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        work.push_back(def);
+    erased.insert(op);
+    rewriter.eraseOp(op);
+  }
+  return loop;
+}
+
 /// Whether the schedule tiles `op`: matmuls it register-tiles, all-parallel
 /// ops and reductions.
 bool isScheduled(linalg::LinalgOp op) {
@@ -382,17 +548,36 @@ struct KilnTileAndVectorizePass
           "positive");
       return signalPassFailure();
     }
+    IRRewriter rewriter(&getContext());
+    // Rows fusion first, last roots first: a root fused into a later one's
+    // loop is gone by the time the walk would reach it.
+    SmallVector<linalg::LinalgOp> roots;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && isVectorizable(op) &&
+          op.getNumLoops() == op.getNumParallelLoops())
+        roots.push_back(op);
+    });
+    DenseSet<Operation *> fusedLoops, erased;
+    for (linalg::LinalgOp root : llvm::reverse(roots))
+      if (!erased.contains(root))
+        if (Operation *loop = fuseRows(rewriter, root, parallelWork, erased))
+          fusedLoops.insert(loop);
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
           isVectorizable(op) && isScheduled(op))
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
+      // A block of fused rows is small: threads share the loop around it.
+      bool inFusedLoop = llvm::any_of(fusedLoops, [&](Operation *loop) {
+        return loop->isProperAncestor(op);
+      });
       SmallVector<int64_t> granules = chunkGranules(op, tiles, vectorWidth);
-      for (linalg::LinalgOp part :
-           distribute(rewriter, op, granules, parallelWork))
+      SmallVector<linalg::LinalgOp> parts =
+          inFusedLoop ? SmallVector<linalg::LinalgOp>{op}
+                      : distribute(rewriter, op, granules, parallelWork);
+      for (linalg::LinalgOp part : parts)
         schedule(rewriter, part, tiles, vectorWidth);
     }
   }

@@ -73,7 +73,18 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
 
     Other ops are left for the loop lowering.
 
-    First, an op estimated to take at least `parallel-work` ns on one
+    First, fusion that follows the data: an all-parallel op computed from a
+    row reduction, and not itself read by a reduction (a normalization's
+    last step), is tiled by blocks of rows (as many as fit 64 KiB and
+    divide the rows, at least 8 where 8 fit) and the producers each block
+    needs are computed in the loop (`scf.forall` when the chain is
+    estimated at `parallel-work` ns or more, else `scf.for`): a layer norm
+    reads its input once per use in a block, not once per op. Matmuls,
+    producers each block needs whole (a column sum), and costly producers
+    (with math ops) that two ops of the chain read stay outside: they
+    would be computed again in every block.
+
+    Then, an op estimated to take at least `parallel-work` ns on one
     thread (a matmul at 100 GFLOP/s, other ops at 20 GB/s of their
     tensors) is split along one parallel loop into chunks run by an
     `scf.forall`, for threads to share (kiln-lower-foralls): batch, then

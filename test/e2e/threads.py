@@ -1,5 +1,6 @@
 # Parallel loops: ops large enough to pay for threads run in chunks that
-# kiln-run --threads N shares among N threads. Each program gives numpy's
+# kiln-run --threads N shares among N threads, and so do normalizations
+# fused by blocks of rows. Each program gives numpy's
 # result (computed independently, in float64 where it rounds) with 1, 2 and
 # 3 threads (more than this machine's CPUs: blocking threads must cope),
 # and the same bits with each: a chunk's work does not depend on the count.
@@ -98,6 +99,35 @@ want = X.astype(np.float64).sum(axis=0).astype(np.float32)
 CASES.append(("column sums 2048x1000", program(
     [X], want, f"  %r = kiln.reduce_sum %a0, dims = [0] : {sig([X], want)}"),
     [X], want))
+
+# Normalizations fused by blocks of rows (kiln-tile-and-vectorize's rows
+# fusion): on threads when large, in a loop when small.
+for m, n in [(2048, 768), (64, 96)]:
+    X, G, Bv = f32((m, n)), f32((n,)), f32((n,))
+    tx, tr, tv = (ttype((m, n), X.dtype), ttype((m,), X.dtype),
+                  ttype((n,), X.dtype))
+    x64 = X.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+    want = ((x64 - mean) / np.sqrt(var + 1e-5) * G + Bv).astype(np.float32)
+    CASES.append((f"layer norm {m}x{n}", program([X, G, Bv], X, f"""
+  %inv = kiln.constant dense<{1.0 / n:.9e}> : {tr}
+  %eps = kiln.constant dense<1.0e-05> : {tr}
+  %s = kiln.reduce_sum %a0, dims = [1] : ({tx}) -> {tr}
+  %mean = kiln.mul %s, %inv : {tr}
+  %mb = kiln.broadcast_in_dim %mean, dims = [0] : ({tr}) -> {tx}
+  %xc = kiln.sub %a0, %mb : {tx}
+  %sq = kiln.mul %xc, %xc : {tx}
+  %ss = kiln.reduce_sum %sq, dims = [1] : ({tx}) -> {tr}
+  %var = kiln.mul %ss, %inv : {tr}
+  %ve = kiln.add %var, %eps : {tr}
+  %rs = kiln.rsqrt %ve : {tr}
+  %rb = kiln.broadcast_in_dim %rs, dims = [0] : ({tr}) -> {tx}
+  %gb = kiln.broadcast_in_dim %a1, dims = [1] : ({tv}) -> {tx}
+  %bb = kiln.broadcast_in_dim %a2, dims = [1] : ({tv}) -> {tx}
+  %y0 = kiln.mul %xc, %rb : {tx}
+  %y1 = kiln.mul %y0, %gb : {tx}
+  %r = kiln.add %y1, %bb : {tx}"""), [X, G, Bv], want))
 
 for name, source, args, want in CASES:
     exact = np.issubdtype(want.dtype, np.integer)

@@ -28,19 +28,45 @@ func.func @threads(%x: memref<256x64xf32>, %y: memref<256x64xf32>) {
 
 // -----
 
-// A loop that allocates runs its iterations in order on the calling
-// thread: a failed allocation abandons the call by a jump on that thread.
-// CHECK-LABEL: func.func @allocates
-// CHECK-NOT: omp.
-func.func @allocates(%x: memref<4x64xf32>) {
-  // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
-  // CHECK: memref.alloc
+// Buffers the body allocates (statically shaped, freed in it, 1 MiB at
+// most in all) become stack buffers each thread allocates once.
+// CHECK-LABEL: func.func @buffers
+func.func @buffers(%x: memref<4x64xf32>) {
+  // CHECK: omp.parallel {
+  // CHECK-NEXT: %[[T:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64xf32>
+  // CHECK-NEXT: omp.wsloop
+  // CHECK: memref.copy %[[T]]
+  // CHECK-NOT: memref.alloc()
+  // CHECK-NOT: memref.dealloc
   scf.forall (%i) in (4) {
-    %t = memref.alloc() : memref<64xf32>
+    %t = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
     %row = memref.subview %x[%i, 0] [1, 64] [1, 1]
         : memref<4x64xf32> to memref<64xf32, strided<[1], offset: ?>>
     memref.copy %t, %row : memref<64xf32> to memref<64xf32, strided<[1], offset: ?>>
     memref.dealloc %t : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// A loop whose buffers exceed 1 MiB (here 2 MiB), or are dynamically
+// shaped, runs its iterations in order on the calling thread: a failed
+// heap allocation abandons the call by a jump on that thread.
+// CHECK-LABEL: func.func @large_buffers
+// CHECK-NOT: omp.
+func.func @large_buffers(%x: memref<4x64xf32>, %n: index) {
+  // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
+  // CHECK: memref.alloc() : memref<524288xf32>
+  scf.forall (%i) in (4) {
+    %t = memref.alloc() : memref<524288xf32>
+    memref.dealloc %t : memref<524288xf32>
+  }
+  // CHECK: scf.for
+  // CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
+  scf.forall (%i) in (4) {
+    %t = memref.alloc(%n) : memref<?xf32>
+    memref.dealloc %t : memref<?xf32>
   }
   return
 }

@@ -1,0 +1,172 @@
+// RUN: kiln-opt %s --kiln-tile-and-vectorize --split-input-file | FileCheck %s
+
+// Fusion that follows the data: an elementwise op computed from a row
+// reduction (a normalization's last step) is tiled by blocks of rows that
+// fit 64 KiB, and each block's producers (the squares, the sums in lanes,
+// the fills) are computed in the loop, so the input is read from memory
+// once per use in the block, not once per op.
+
+// 512 x 256 (an estimated 180 us): blocks of 64 rows in an scf.for; no op
+// over all 512 rows is left.
+// CHECK-LABEL: func.func @rows
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %[[I:.*]] = %c0 to %c512 step %c64 iter_args
+// CHECK: tensor.extract_slice %arg0[%[[I]], 0] [64, 256] [1, 1]
+// CHECK: arith.mulf {{.*}} : vector<1x64xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x1x16xf32> to vector<1x16xf32>
+// CHECK: arith.divf {{.*}} : vector<1x64xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[I]], 0] [64, 256] [1, 1]
+// CHECK-NOT: tensor<512x16xf32>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%arg0: tensor<512x256xf32>) -> tensor<512x256xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<512x256xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<512x256xf32>) outs(%0 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.mulf %in, %in : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  %2 = tensor.empty() : tensor<512xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<512xf32>) -> tensor<512xf32>
+  %expanded = tensor.expand_shape %1 [[0], [1, 2]] output_shape [512, 16, 16] : tensor<512x256xf32> into tensor<512x16x16xf32>
+  %4 = tensor.empty() : tensor<512x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<512x16xf32>) -> tensor<512x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<512x16x16xf32>) outs(%5 : tensor<512x16xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<512x16xf32>) outs(%3 : tensor<512xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<512x256xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %reduced_0 : tensor<512x256xf32>, tensor<512xf32>) outs(%6 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  return %7 : tensor<512x256xf32>
+}
+
+// -----
+
+// 2048 x 1024 (an estimated 2 ms): blocks of 16 rows (4 KiB each) in an
+// scf.forall that threads share; each block's intermediate values are
+// blocks of their own, not slices of tensors of all the rows.
+// CHECK-LABEL: func.func @large_rows
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (2048) step (16) shared_outs
+// CHECK: tensor.empty() : tensor<16x1024xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[I]], 0] [16, 1024] [1, 1]
+// CHECK-NOT: tensor.empty() : tensor<2048x1024xf32>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @large_rows(%arg0: tensor<2048x1024xf32>) -> tensor<2048x1024xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2048x1024xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<2048x1024xf32>) outs(%0 : tensor<2048x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.mulf %in, %in : f32
+    linalg.yield %8 : f32
+  } -> tensor<2048x1024xf32>
+  %2 = tensor.empty() : tensor<2048xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<2048xf32>) -> tensor<2048xf32>
+  %expanded = tensor.expand_shape %1 [[0], [1, 2]] output_shape [2048, 16, 64] : tensor<2048x1024xf32> into tensor<2048x16x64xf32>
+  %4 = tensor.empty() : tensor<2048x64xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<2048x64xf32>) -> tensor<2048x64xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<2048x16x64xf32>) outs(%5 : tensor<2048x64xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<2048x64xf32>) outs(%3 : tensor<2048xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<2048x1024xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %reduced_0 : tensor<2048x1024xf32>, tensor<2048xf32>) outs(%6 : tensor<2048x1024xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<2048x1024xf32>
+  return %7 : tensor<2048x1024xf32>
+}
+
+// -----
+
+// Exponentials both divided and summed would be computed twice in the
+// loop: the chain stays unfused, each op over all the rows.
+// CHECK-LABEL: func.func @exponentials
+// CHECK-NOT: step %c64
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c1
+// CHECK: math.exp
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @exponentials(%arg0: tensor<512x256xf32>) -> tensor<512x256xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<512x256xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<512x256xf32>) outs(%0 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = math.exp %in : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  %2 = tensor.empty() : tensor<512xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<512xf32>) -> tensor<512xf32>
+  %expanded = tensor.expand_shape %1 [[0], [1, 2]] output_shape [512, 16, 16] : tensor<512x256xf32> into tensor<512x16x16xf32>
+  %4 = tensor.empty() : tensor<512x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<512x16xf32>) -> tensor<512x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<512x16x16xf32>) outs(%5 : tensor<512x16xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<512x16xf32>) outs(%3 : tensor<512xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<512x256xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%1, %reduced_0 : tensor<512x256xf32>, tensor<512xf32>) outs(%6 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  return %7 : tensor<512x256xf32>
+}
+
+// -----
+
+// A column sum needs every row for each block: it is computed once, over
+// all the rows, before the blocks of the division.
+// CHECK-LABEL: func.func @column_sums
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c1
+// CHECK: vector.multi_reduction <add>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c64
+// CHECK-NOT: vector.multi_reduction
+// CHECK: arith.divf
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d1)>
+func.func @column_sums(%arg0: tensor<512x256xf32>) -> tensor<512x256xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<256xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<256xf32>) -> tensor<256xf32>
+  %reduced = linalg.reduce ins(%arg0 : tensor<512x256xf32>) outs(%1 : tensor<256xf32>) dimensions = [0] 
+    (%in: f32, %init: f32) {
+      %4 = arith.addf %in, %init : f32
+      linalg.yield %4 : f32
+    }
+  %2 = tensor.empty() : tensor<512x256xf32>
+  %3 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %reduced : tensor<512x256xf32>, tensor<256xf32>) outs(%2 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %4 = arith.divf %in, %in_0 : f32
+    linalg.yield %4 : f32
+  } -> tensor<512x256xf32>
+  return %3 : tensor<512x256xf32>
+}
