@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds Kiln (scripts/setup.sh) and runs kiln-bench on one thread and on
-# two, then the spreads of dot_general layouts (against numpy) and of
-# normalizations (against PyTorch): Kiln and its peers side by side in one
-# run, one thread each unless said.
+# two, then the spreads of dot_general layouts (against numpy), of
+# normalizations (against PyTorch) and of thread counts (against PyTorch),
+# and an MLP training step (against PyTorch, 1 and 2 threads): Kiln and its
+# peers side by side in one run, one thread each unless said.
 # OpenBLAS 0.3.21 mistakes AVX-512 CPUs with bf16 for Prescott, so its best
 # kernel is chosen explicitly.
 set -euo pipefail
@@ -18,3 +19,5 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 "$root/build/bin/kiln-bench" --threads 2 "$@"
 /usr/bin/python3 "$root/benchmarks/dot_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/norm_spread.py" "$root/build/bin/kiln-run"
+/usr/bin/python3 "$root/benchmarks/thread_spread.py" "$root/build/bin/kiln-run"
+/usr/bin/python3 "$root/benchmarks/mlp_step.py" "$root/build/bin/kiln-run"
