@@ -39,8 +39,10 @@ kiln_status_t kiln_set_num_threads(int64_t count) {
 }
 
 int64_t kiln_num_threads(void) {
+  // Asked once: a call should not cost a system call.
+  static const int64_t defaultThreads = availableCpus();
   int64_t count = requestedThreads;
-  return count > 0 ? count : availableCpus();
+  return count > 0 ? count : defaultThreads;
 }
 
 kiln::runtime::CallThreads::CallThreads()

@@ -20,8 +20,8 @@ namespace {
 /// its stack (libomp's threads have 4 MiB).
 constexpr int64_t kThreadBufferBytes = 1 << 20;
 
-/// The buffers allocated in `loop`'s body (not in nested loops' bodies
-/// only: anywhere in it) if threads may run its iterations, else nullopt.
+/// The buffers allocated anywhere in `loop`'s body if threads may run its
+/// iterations, else nullopt.
 /// Threads may run them if `loop` is not inside a loop already run by
 /// threads, calls no function (which may allocate: a failed allocation
 /// jumps out of the call on the calling thread) and allocates only

@@ -392,7 +392,8 @@ bool feedsReduction(Operation *op) {
 constexpr int64_t kRowBlockBytes = 64 << 10;
 
 /// Fusion that follows the data: where the all-parallel `root` is computed
-/// from a reduction (a softmax's division by its row sums), tiles it by
+/// from a reduction (a layer norm's scaling by its rows' inverse standard
+/// deviations), tiles it by
 /// blocks of its first loop's rows and computes, inside the loop, the rows
 /// of every producer it needs (reductions, elementwise ops, fills), so that
 /// a normalization reads its input from memory about once instead of once
