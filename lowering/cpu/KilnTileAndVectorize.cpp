@@ -574,10 +574,11 @@ struct KilnTileAndVectorizePass
       bool inFusedLoop = llvm::any_of(fusedLoops, [&](Operation *loop) {
         return loop->isProperAncestor(op);
       });
-      SmallVector<int64_t> granules = chunkGranules(op, tiles, vectorWidth);
       SmallVector<linalg::LinalgOp> parts =
-          inFusedLoop ? SmallVector<linalg::LinalgOp>{op}
-                      : distribute(rewriter, op, granules, parallelWork);
+          inFusedLoop
+              ? SmallVector<linalg::LinalgOp>{op}
+              : distribute(rewriter, op, chunkGranules(op, tiles, vectorWidth),
+                           parallelWork);
       for (linalg::LinalgOp part : parts)
         schedule(rewriter, part, tiles, vectorWidth);
     }
