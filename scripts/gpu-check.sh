@@ -19,7 +19,7 @@ PYTHON=${PYTHON:-$([ "${1:-}" = run ] && echo python3 || echo /usr/bin/python3)}
 if [ "$MODE" = bundle ]; then
   BIN=build/bin
   rm -rf "$BUNDLE" && mkdir -p "$BUNDLE/cases" "$BUNDLE/bench"
-  for test in test/e2e/{elementwise,compute,shape,control_flow,empty,entries,jvp}.py; do
+  for test in test/e2e/{elementwise,compute,shape,control_flow,empty,entries,autodiff,scan,vmap,remat}.py; do
     echo "bundling $test"
     KILN_GPU_BUNDLE="$BUNDLE/cases" PATH="$BIN:$PATH" \
       "$PYTHON" "$test" "$BIN/kiln-run" > /dev/null
@@ -28,6 +28,9 @@ if [ "$MODE" = bundle ]; then
     "$BIN/kiln-compile" "$program" --target=nvptx \
       -o "$BUNDLE/bench/$(basename "$program" .mlir).so"
   done
+  # The runtime's one library beyond the C library: LLVM's OpenMP runtime.
+  cp "$(ldd build/lib/libkiln_runtime.so | awk '/libomp/ {print $3}')" \
+    "$BUNDLE/"
   cp "$BIN/kiln-run" build/lib/libkiln_runtime.so test/e2e/harness.py \
     scripts/gpu/run_cases.py benchmarks/gpu/bench.py "$BUNDLE/"
   echo "$(wc -l < "$BUNDLE/cases/cases.jsonl") cases, $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE"

@@ -63,7 +63,8 @@ int64_t runtimeDtypeCode(mlir::Type type);
 /// The front half every target shares: transformations expanded, entries
 /// prepared, kiln lowered to linalg on tensors (checked), canonicalized and,
 /// with `fuseElementwise`, elementwise chains fused.
-void buildKilnToLinalgPipeline(mlir::OpPassManager &pm, bool fuseElementwise);
+void buildKilnToLinalgPipeline(mlir::OpPassManager &pm, bool fuseElementwise,
+                               bool laneReductions);
 
 /// Bufferization as every target's runtime ABI wants it: buffers at function
 /// boundaries with identity layouts, every result in its own buffer and

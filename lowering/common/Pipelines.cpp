@@ -10,10 +10,11 @@
 
 using namespace mlir;
 
-void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise) {
+void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise,
+                                     bool laneReductions) {
   pm.addPass(createKilnExpandTransforms());
   pm.addPass(createKilnPrepareEntries());
-  pm.addPass(createConvertKilnToLinalg());
+  pm.addPass(createConvertKilnToLinalg({laneReductions}));
   pm.addPass(createKilnCheckContract(
       {{"arith", "func", "linalg", "math", "scf", "tensor"},
        "convert-kiln-to-linalg"}));

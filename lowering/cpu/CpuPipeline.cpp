@@ -20,7 +20,8 @@ using namespace mlir;
 
 void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                                   const KilnToCpuPipelineOptions &options) {
-  buildKilnToLinalgPipeline(pm, options.fuseElementwise);
+  buildKilnToLinalgPipeline(pm, options.fuseElementwise,
+                            /*laneReductions=*/true);
   if (options.stopAfter == CpuStage::Linalg)
     return;
 

@@ -25,6 +25,10 @@ enum class Role {
   /// Computes from its operands alone: joins a kernel when it uses a
   /// value computed there.
   Pure,
+  /// Makes a view of a buffer (a dynamic_slice's subview): stays on the
+  /// host, which needs the view; scalars it takes from a kernel (offsets)
+  /// come back to the host.
+  View,
   /// Anything else (allocations, launches, control flow around launches,
   /// terminators): stays on the host and ends a kernel.
   Host,
@@ -39,8 +43,12 @@ Role roleOf(Operation *op) {
     return Role::Host;
   if (isAccess(op))
     return Role::Access;
+  if (op->getNumRegions() == 0 && isMemoryEffectFree(op))
+    return llvm::any_of(op->getResultTypes(), llvm::IsaPred<MemRefType>)
+               ? Role::View
+               : Role::Pure;
   if (op->getNumRegions() == 0)
-    return isMemoryEffectFree(op) ? Role::Pure : Role::Host;
+    return Role::Host;
   bool launches = false, accesses = false, hostEffects = false;
   op->walk([&](Operation *nested) {
     launches |= isa<gpu::LaunchOp>(nested);
@@ -133,6 +141,11 @@ LogicalResult launchHostCode(Block &block) {
     }
     if (role == Role::Pure)
       continue;
+    if (role == Role::View) {
+      if (usesRun && failed(flush()))
+        return failure();
+      continue;
+    }
     if (failed(flush()))
       return failure();
     if (isa<gpu::LaunchOp>(op))

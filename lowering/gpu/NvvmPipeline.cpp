@@ -36,6 +36,8 @@ namespace {
 void buildMappingStage(OpPassManager &pm,
                        const kiln::KilnToNvvmPipelineOptions &options) {
   OpPassManager &function = pm.nest<func::FuncOp>();
+  function.addPass(kiln::createKilnGpuTileMatmuls());
+  function.addPass(kiln::createKilnGpuMapReductions());
   function.addPass(createConvertLinalgToParallelLoopsPass());
   function.addPass(kiln::createKilnGpuMapParallelLoops({options.blockSize}));
   function.addPass(createConvertParallelLoopToGpuPass());
@@ -100,7 +102,9 @@ void buildNvvmStage(OpPassManager &pm,
 
 void kiln::buildKilnToNvvmPipeline(OpPassManager &pm,
                                    const KilnToNvvmPipelineOptions &options) {
-  buildKilnToLinalgPipeline(pm, options.fuseElementwise);
+  // Warps reduce rows as trees (kiln-gpu-map-reductions).
+  buildKilnToLinalgPipeline(pm, options.fuseElementwise,
+                            /*laneReductions=*/false);
   if (options.stopAfter == GpuStage::Linalg)
     return;
   buildBufferizationPipeline(pm);

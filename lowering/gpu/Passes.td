@@ -33,6 +33,74 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
   ];
 }
 
+def KilnGpuTileMatmuls : Pass<"kiln-gpu-tile-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Launch tiled kernels for linalg contractions, staging tiles in workgroup memory";
+  let description = [{
+    A linalg contraction on buffers with one m, n and k loop (and at most
+    one batch loop, mapped to block z), whatever its operands' layouts
+    (`linalg.matmul`, `batch_matmul`, transposed operands as generics),
+    becomes a kernel of 16x16-thread blocks, each computing a tile of
+    (16 `thread-rows`) x (16 `thread-columns`) outputs: for every step of
+    16 along k the block stages the A and B tiles in workgroup memory
+    (zero past the operands' edges, so any size works), then each thread
+    folds them into its `thread-rows` x `thread-columns` outputs held in
+    registers with the op's own payload (contracted to fma), and finally
+    writes the outputs inside the result.
+
+    Example:
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<1000x300xf32>, memref<300x500xf32>)
+                  outs(%c : memref<1000x500xf32>)
+    // becomes gpu.launch blocks in (8, 16, 1) threads in (256, 1, 1)
+    //   workgroup(memref<64x16xf32, 3>, memref<16x64xf32, 3>)
+    ```
+  }];
+  let options = [
+    Option<"threadRows", "thread-rows", "int64_t", "4",
+           "Output rows per thread">,
+    Option<"threadColumns", "thread-columns", "int64_t", "4",
+           "Output columns per thread">
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def KilnGpuMapReductions : Pass<"kiln-gpu-map-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Launch kernels for linalg reductions: warps for rows, a thread per output otherwise";
+  let description = [{
+    A linalg op on buffers with reduction loops becomes kernels here (the
+    rest becomes parallel loops later):
+
+    - When its innermost loop is a reduction and its one output combines
+      with a known associative op (`arith.addf`, `maximumf`, `addi`, ...),
+      a group of 32 to 256 threads reduces each output: the lanes stride
+      over the reduced elements (coalesced for rows), combine as a tree of
+      `gpu.shuffle xor`, and the warps of a group through workgroup memory.
+      When the outputs are too few to fill the GPU, each output's elements
+      are split over several groups whose partial results a second kernel
+      combines.
+    - Otherwise (a reduction over leading dimensions, a contraction, an
+      argmax) one thread computes each output: an `scf.parallel` over the
+      output's elements whose body keeps the accumulators in registers
+      over the reduced elements, mapped to blocks and threads later.
+
+    Example:
+
+    ```mlir
+    linalg.reduce ins(%x : memref<4096x4096xf32>) outs(%y : memref<4096xf32>)
+        dimensions = [1] (%in: f32, %acc: f32) { arith.addf ... }
+    // becomes a gpu.launch of 4096 blocks of 256 threads, one row each
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def KilnGpuLaunchHostCode : Pass<"kiln-gpu-launch-host-code", "::mlir::ModuleOp"> {
   let summary = "Run the memory accesses left in host code in one-thread kernels";
   let description = [{

@@ -311,7 +311,8 @@ Value identityValue(OpBuilder &b, Location loc, Type type, Identity identity) {
 /// `identity`.
 template <typename OpTy, typename FloatOp, typename IntOp, Identity identity>
 struct ReduceToLinalg : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+  ReduceToLinalg(MLIRContext *context, bool laneReductions)
+      : OpConversionPattern<OpTy>(context), laneReductions(laneReductions) {}
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -344,8 +345,10 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
           .getResult(0);
     };
     Value input = adaptor.getOperand();
-    Value reduced = reduceTrailingInLanes(rewriter, loc, input, dims, element,
-                                          init, reduceOver);
+    Value reduced = laneReductions
+                        ? reduceTrailingInLanes(rewriter, loc, input, dims,
+                                                element, init, reduceOver)
+                        : Value();
     if (!reduced) {
       if (identity == Identity::Zero && isFloat(element))
         input = longSumBlocks(rewriter, loc, input, dims, element, reduceOver);
@@ -464,6 +467,8 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
     dims.assign({0});
     return partial;
   }
+
+  bool laneReductions;
 };
 
 /// argmax -> linalg.generic reducing (value, index) pairs: a later element
@@ -615,15 +620,16 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
 
 } // namespace
 
-void kiln::populateComputeToLinalgPatterns(RewritePatternSet &patterns) {
+void kiln::populateComputeToLinalgPatterns(RewritePatternSet &patterns,
+                                           bool laneReductions) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<DotGeneralToLinalg, ArgmaxToGeneric, TakeToGeneric,
+               ScatterAddToLoops>(context);
   patterns.add<
-      DotGeneralToLinalg,
       ReduceToLinalg<ReduceSumOp, arith::AddFOp, arith::AddIOp, Identity::Zero>,
       ReduceToLinalg<ReduceProdOp, arith::MulFOp, arith::MulIOp, Identity::One>,
       ReduceToLinalg<ReduceMaxOp, arith::MaximumFOp, arith::MaxSIOp,
                      Identity::Lowest>,
       ReduceToLinalg<ReduceMinOp, arith::MinimumFOp, arith::MinSIOp,
-                     Identity::Highest>,
-      ArgmaxToGeneric, TakeToGeneric, ScatterAddToLoops>(
-      patterns.getContext());
+                     Identity::Highest>>(context, laneReductions);
 }

@@ -36,17 +36,20 @@ struct EmptyResultToEmptyTensor : ConversionPattern {
 };
 } // namespace
 
-void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
+void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
+                                        bool laneReductions) {
   patterns.add<EmptyResultToEmptyTensor>(patterns.getContext());
   populateElementwiseToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
-  populateComputeToLinalgPatterns(patterns);
+  populateComputeToLinalgPatterns(patterns, laneReductions);
   populateControlFlowToScfPatterns(patterns);
 }
 
 namespace {
 struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgBase<ConvertKilnToLinalgPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
@@ -57,7 +60,7 @@ struct ConvertKilnToLinalgPass
     target.addDynamicallyLegalDialect<kiln::KilnDialect>(
         [](Operation *op) { return isa<kiln::TransformOpInterface>(op); });
     RewritePatternSet patterns(context);
-    kiln::populateKilnToLinalgPatterns(patterns);
+    kiln::populateKilnToLinalgPatterns(patterns, laneReductions);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

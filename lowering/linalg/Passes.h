@@ -30,10 +30,13 @@ namespace kiln {
 /// primitive op.
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
-void populateComputeToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// `laneReductions`: see convert-kiln-to-linalg's option.
+void populateComputeToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                     bool laneReductions);
 void populateControlFlowToScfPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.
-void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                  bool laneReductions = true);
 
 } // namespace kiln
 

@@ -29,6 +29,11 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
     } -> tensor<4xf32>
     ```
   }];
+  let options = [
+    Option<"laneReductions", "lane-reductions", "bool", "true",
+           "Reduce trailing dimensions as [R / L, L] for vector lanes "
+           "(CPUs); off, each is one linalg.reduce (GPUs reduce in warps)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",

@@ -3,7 +3,8 @@ references computed independently in numpy.
 
 With $KILN_GPU_BUNDLE set to a folder, every checked program is also
 compiled for NVIDIA GPUs (kiln-compile --target=nvptx) into that folder
-with its arguments, its numpy reference and its tolerance, for
+with its arguments, its numpy reference (for programs checked in pairs,
+the CPU's results) and its tolerance, for
 scripts/gpu/run_cases.py to run on a machine with a GPU (see
 scripts/gpu-check.sh)."""
 import json
@@ -149,6 +150,11 @@ def check_pairs(name, program, entry, args, rtol=0.0, atol=0.0):
     if status != 0:
         _failures.append(f"{name}: kiln-run failed ({status}):\n{stderr}")
         return
+    if os.environ.get("KILN_GPU_BUNDLE"):
+        # The GPU must agree with the CPU path, up to the order in which
+        # it sums.
+        _bundle(name, program, entry, args, results, max(rtol, 1e-4),
+                max(atol, 1e-5))
     for k in range(0, len(results), 2):
         compare(f"{name} (pair {k // 2})", [results[k]], [results[k + 1]],
                 rtol, atol)

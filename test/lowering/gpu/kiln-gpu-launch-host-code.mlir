@@ -82,3 +82,23 @@ func.func @kernel(%n: index) {
   memref.dealloc %m : memref<4xf32>
   return
 }
+
+// A view at a device-computed offset (a dynamic_slice) stays on the host:
+// the offset is computed in a one-thread kernel and copied back, and the
+// view is made from the copy.
+// CHECK-LABEL: func.func @dynamic_view
+// CHECK: %[[HOST:.*]] = memref.alloca() : memref<index>
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<index>
+// CHECK: gpu.launch
+// CHECK:   memref.load %arg0[]
+// CHECK:   arith.index_cast
+// CHECK:   memref.store %{{.*}}, %[[SCRATCH]][]
+// CHECK: gpu.memcpy %[[HOST]], %[[SCRATCH]]
+// CHECK: %[[OFFSET:.*]] = memref.load %[[HOST]][]
+// CHECK: memref.subview %arg1[%[[OFFSET]]] [2] [1]
+func.func @dynamic_view(%i: memref<i64>, %xs: memref<10xf32>) -> memref<2xf32, strided<[1], offset: ?>> {
+  %v = memref.load %i[] : memref<i64>
+  %o = arith.index_cast %v : i64 to index
+  %s = memref.subview %xs[%o] [2] [1] : memref<10xf32> to memref<2xf32, strided<[1], offset: ?>>
+  return %s : memref<2xf32, strided<[1], offset: ?>>
+}
