@@ -126,7 +126,10 @@ llvm::Error kiln::writeArtifact(const CompiledProgram &program,
       return failure;
   }
   std::string linkError;
-  llvm::StringRef args[] = {lld, "-shared", "-o", path, object};
+  // -Bsymbolic: the program's calls of its own functions bind to them, not
+  // to a library's function of the same name loaded earlier (a kiln
+  // function named `step` called libc's regex `step`).
+  llvm::StringRef args[] = {lld, "-shared", "-Bsymbolic", "-o", path, object};
   int code = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, {}, 0, 0,
                                        &linkError);
   if (code != 0)

@@ -28,11 +28,21 @@ namespace kiln {
 
 namespace {
 constexpr int64_t kBlockThreads = 256, kWarp = 32;
-/// Blocks that keep every SM of a large GPU (132 on an H100) busy.
-constexpr int64_t kFillingBlocks = 528;
-/// Elements a lane reduces before a group grows past a warp, and before an
-/// output's elements are split over several groups.
-constexpr int64_t kLaneElements = 16, kSplitLaneElements = 128;
+/// Threads that keep a large GPU's memory busy: each has few loads in
+/// flight, so an H100 (132 SMs of 2048 threads) wants about a million.
+constexpr int64_t kFillingThreads = 1 << 20;
+/// Elements a lane reduces before a group grows past a warp; elements a
+/// thread reduces at least when an output's elements are split.
+constexpr int64_t kLaneElements = 16, kSplitElements = 32;
+
+/// How many parts to split each of `outputs` reductions of `length`
+/// elements into, for `threads` threads per part to fill the GPU while
+/// each thread still reduces kSplitElements or more.
+int64_t splitsFor(int64_t outputs, int64_t length, int64_t threads) {
+  int64_t wanted = llvm::divideCeil(kFillingThreads, outputs * threads);
+  return std::clamp<int64_t>(
+      std::min(wanted, length / (threads * kSplitElements)), 1, length);
+}
 
 /// The op that folds each element into a one-output reduction, with the
 /// neutral value lanes start from.
@@ -220,9 +230,13 @@ struct KilnGpuMapReductionsPass
       std::optional<Combiner> combiner = Combiner::match(op);
       bool innermostReduced =
           linalg::isReductionIterator(op.getIteratorTypesArray().back());
-      if (combiner && innermostReduced &&
-          !linalg::isaContractionOpInterface(op))
+      bool contraction = linalg::isaContractionOpInterface(op);
+      Ranges ranges(op);
+      int64_t splits = splitsFor(ranges.outputs, ranges.length, 1);
+      if (combiner && innermostReduced && !contraction)
         reduceInGroups(b, op, *combiner);
+      else if (combiner && !contraction && splits > 1)
+        reduceSplitPerThread(b, op, *combiner, splits);
       else
         reducePerThread(b, op);
       op->erase();
@@ -232,12 +246,16 @@ struct KilnGpuMapReductionsPass
   /// The loop ranges of `op`'s parallel and of its reduction loops.
   struct Ranges {
     SmallVector<int64_t> parallel, reduced;
+    /// The number of outputs, and of elements reduced into each.
+    int64_t outputs = 1, length = 1;
 
     explicit Ranges(linalg::LinalgOp op) {
       for (auto [size, iterator] :
-           llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
-        (linalg::isReductionIterator(iterator) ? reduced : parallel)
-            .push_back(size);
+           llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray())) {
+        bool isReduced = linalg::isReductionIterator(iterator);
+        (isReduced ? reduced : parallel).push_back(size);
+        (isReduced ? length : outputs) *= size;
+      }
     }
   };
 
@@ -266,20 +284,12 @@ struct KilnGpuMapReductionsPass
                       const Combiner &combiner) {
     Ranges ranges(op);
     ArrayRef<int64_t> parallel = ranges.parallel, reduced = ranges.reduced;
-    int64_t outputs = 1, length = 1;
-    for (int64_t size : parallel)
-      outputs *= size;
-    for (int64_t size : reduced)
-      length *= size;
+    int64_t outputs = ranges.outputs, length = ranges.length;
     Value output = op.getDpsInitOperand(0)->get();
     int64_t threads = groupThreadsFor(length);
     // Few outputs with long rows: `splits` groups per output, each over a
     // chunk of the row, then a second kernel over the partial results.
-    int64_t blocks = llvm::divideCeil(outputs, kBlockThreads / threads);
-    int64_t splits = 1;
-    if (blocks < kFillingBlocks && length >= threads * kSplitLaneElements)
-      splits = std::min<int64_t>(llvm::divideCeil(kFillingBlocks, blocks),
-                        length / (threads * kSplitLaneElements));
+    int64_t splits = splitsFor(outputs, length, threads);
     int64_t chunk = llvm::divideCeil(length, splits);
 
     auto elementAt = [&](ImplicitLocOpBuilder &b, Value out, Value element,
@@ -346,14 +356,83 @@ struct KilnGpuMapReductionsPass
     memref::DeallocOp::create(b, partials);
   }
 
+  /// Few outputs reduced over leading dimensions (column sums): each
+  /// output's elements split in `splits` chunks, a thread per chunk and
+  /// output folding a partial result (neighbouring threads take
+  /// neighbouring outputs), then a thread per output combining them.
+  void reduceSplitPerThread(ImplicitLocOpBuilder &b, linalg::LinalgOp op,
+                            const Combiner &combiner, int64_t splits) {
+    Ranges ranges(op);
+    ArrayRef<int64_t> parallel = ranges.parallel, reduced = ranges.reduced;
+    int64_t outputs = ranges.outputs, length = ranges.length;
+    int64_t chunk = llvm::divideCeil(length, splits);
+    Value partials = memref::AllocOp::create(
+        b, MemRefType::get({splits * outputs}, combiner.neutral.getType()));
+    Value zero = index(b, 0), one = index(b, 1), outputCount = index(b, outputs);
+    auto parts = scf::ParallelOp::create(
+        b, ValueRange{zero, zero}, ValueRange{index(b, splits), outputCount},
+        ValueRange{one, one});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(parts.getBody());
+      Value split = parts.getInductionVars()[0];
+      Value out = parts.getInductionVars()[1];
+      Value begin = arith::MulIOp::create(b, split, index(b, chunk));
+      Value end = arith::MinUIOp::create(
+          b, arith::AddIOp::create(b, begin, index(b, chunk)),
+          index(b, length));
+      auto fold = scf::ForOp::create(
+          b, begin, end, one,
+          ValueRange{arith::ConstantOp::create(b, combiner.neutral)});
+      {
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToStart(fold.getBody());
+        SmallVector<Value> ivs = mergeCoordinates(
+            op, delinearize(b, out, parallel),
+            delinearize(b, fold.getInductionVar(), reduced));
+        scf::YieldOp::create(
+            b, emitPayload(b, op, ivs, fold.getRegionIterArgs())[0]);
+      }
+      memref::StoreOp::create(
+          b, fold.getResult(0), partials,
+          ValueRange{arith::AddIOp::create(
+              b, arith::MulIOp::create(b, split, outputCount), out)});
+    }
+    auto combine = scf::ParallelOp::create(b, ValueRange{zero},
+                                           ValueRange{outputCount},
+                                           ValueRange{one});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(combine.getBody());
+      Value out = combine.getInductionVars()[0];
+      Value output = op.getDpsInitOperand(0)->get();
+      SmallVector<Value> at =
+          outputIndices(b, op, 0, delinearize(b, out, parallel));
+      auto fold = scf::ForOp::create(
+          b, zero, index(b, splits), one,
+          ValueRange{memref::LoadOp::create(b, output, at)});
+      {
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToStart(fold.getBody());
+        Value part = memref::LoadOp::create(
+            b, partials,
+            ValueRange{arith::AddIOp::create(
+                b, arith::MulIOp::create(b, fold.getInductionVar(), outputCount),
+                out)});
+        scf::YieldOp::create(
+            b, combiner.combine(b, fold.getRegionIterArg(0), part));
+      }
+      memref::StoreOp::create(b, fold.getResult(0), output, at);
+    }
+    memref::DeallocOp::create(b, partials);
+  }
+
   /// One thread per output: a parallel loop over the outputs whose body
   /// folds the reduced elements into accumulators held in registers.
   void reducePerThread(ImplicitLocOpBuilder &b, linalg::LinalgOp op) {
     Ranges ranges(op);
     ArrayRef<int64_t> parallel = ranges.parallel, reduced = ranges.reduced;
-    int64_t length = 1;
-    for (int64_t size : reduced)
-      length *= size;
+    int64_t length = ranges.length;
     // A reduction to a single output still needs a loop to map.
     SmallVector<int64_t> bounds(parallel);
     if (bounds.empty())

@@ -28,7 +28,10 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
+using CUmemoryPool = void *;
 constexpr unsigned kStreamNonBlocking = 1;
+/// CU_MEMPOOL_ATTR_RELEASE_THRESHOLD in cuda.h's CUmemPool_attribute.
+constexpr int kPoolReleaseThreshold = 4;
 
 /// The driver functions Kiln uses, looked up once.
 struct Driver {
@@ -53,6 +56,8 @@ struct Driver {
                              void **, void **);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuDeviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
+  CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
   CUcontext context = nullptr;
   /// Why the driver cannot be used; empty when it can.
   std::string absent;
@@ -114,6 +119,8 @@ Driver loadDriver() {
   KILN_BIND(cuLaunchKernel)
   KILN_BIND(cuStreamCreate)
   KILN_BIND(cuStreamSynchronize)
+  KILN_BIND(cuDeviceGetDefaultMemPool)
+  KILN_BIND(cuMemPoolSetAttribute)
 #undef KILN_BIND
   int ordinal = 0;
   if (const char *chosen = std::getenv("KILN_CUDA_DEVICE"))
@@ -124,9 +131,19 @@ Driver loadDriver() {
     code = driver.cuDeviceGet(&device, ordinal);
   if (code == 0)
     code = driver.cuDevicePrimaryCtxRetain(&driver.context, device);
+  // The buffers a call allocates and frees (cuMemAllocAsync) stay in the
+  // device's pool for the next call instead of going back to the driver at
+  // every synchronization, which made a softmax's scratch cost more than
+  // its kernels.
+  CUmemoryPool pool = nullptr;
+  uint64_t keepAll = UINT64_MAX;
+  if (code == 0)
+    code = driver.cuDeviceGetDefaultMemPool(&pool, device);
+  if (code == 0)
+    code = driver.cuMemPoolSetAttribute(pool, kPoolReleaseThreshold, &keepAll);
   if (code != 0)
-    driver.absent = "the CUDA device is absent: cuInit/cuDeviceGet(" +
-                    std::to_string(ordinal) + ") failed: " +
+    driver.absent = "the CUDA device is absent: setting up device " +
+                    std::to_string(ordinal) + " failed: " +
                     errorText(driver, code);
   return driver;
 }

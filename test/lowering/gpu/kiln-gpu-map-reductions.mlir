@@ -32,11 +32,12 @@ func.func @rows(%x: memref<4096x1000xf32>, %y: memref<4096xf32>) {
 
 // -----
 
-// One output of a million elements: 30 groups of 256 threads each sum a
-// chunk of 33334 into a partial result, and a second kernel sums the 30.
+// One output of a million elements: 122 groups of 256 threads each sum a
+// chunk of 8197 (32 or more per thread) into a partial result, and a
+// second kernel sums the 122.
 // CHECK-LABEL: func.func @full
-// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<30xf32>
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c30,
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<122xf32>
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c122,
 // CHECK:   arith.minui
 // CHECK:   scf.for
 // CHECK:   memref.store %{{.*}}, %[[PARTIAL]]
@@ -75,16 +76,45 @@ func.func @short(%x: memref<100x40xf64>, %y: memref<100xf64>) {
 
 // -----
 
-// Column sums: a thread per output (neighbouring threads read neighbouring
-// columns), the accumulator carried in a register over the rows.
+// Short column sums: a thread per output (neighbouring threads read
+// neighbouring columns), the accumulator carried in a register.
 // CHECK-LABEL: func.func @columns
 // CHECK: scf.parallel (%[[J:.*]]) = (%c0) to (%c300)
 // CHECK:   %[[INIT:.*]] = memref.load %arg1[%[[J]]]
-// CHECK:   %[[SUM:.*]] = scf.for %[[I:.*]] = %c0 to %c1000 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK:   %[[SUM:.*]] = scf.for %[[I:.*]] = %c0 to %c40 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]])
 // CHECK:     memref.load %arg0[%[[I]], %[[J]]]
 // CHECK:   memref.store %[[SUM]], %arg1[%[[J]]]
 // CHECK-NOT: gpu.launch
-func.func @columns(%x: memref<1000x300xf32>, %y: memref<300xf32>) {
+func.func @columns(%x: memref<40x300xf32>, %y: memref<300xf32>) {
+  linalg.reduce ins(%x : memref<40x300xf32>) outs(%y : memref<300xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %0 = arith.addf %in, %acc : f32
+      linalg.yield %0 : f32
+    }
+  return
+}
+
+// -----
+
+// Long column sums, too few outputs to fill the GPU: 31 chunks of 33 rows
+// per column, a thread per chunk and column folding from the neutral value
+// into a partial sum, then a thread per column adding the 31 to its
+// initial value.
+// CHECK-LABEL: func.func @long_columns
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<9300xf32>
+// CHECK: scf.parallel (%[[S:.*]], %[[J:.*]]) = (%c0, %c0) to (%c31, %c300)
+// CHECK:   %[[BEGIN:.*]] = arith.muli %[[S]], %c33
+// CHECK:   %[[END:.*]] = arith.minui %{{.*}}, %c1000
+// CHECK:   scf.for %[[I:.*]] = %[[BEGIN]] to %[[END]] step %c1 iter_args(%{{.*}} = %cst)
+// CHECK:     memref.load %arg0[%[[I]], %[[J]]]
+// CHECK:   memref.store %{{.*}}, %[[PARTIAL]]
+// CHECK: scf.parallel (%[[J2:.*]]) = (%c0) to (%c300)
+// CHECK:   %[[INIT:.*]] = memref.load %arg1[%[[J2]]]
+// CHECK:   scf.for %{{.*}} = %c0 to %c31 step %c1 iter_args(%{{.*}} = %[[INIT]])
+// CHECK:     memref.load %[[PARTIAL]]
+// CHECK:   memref.store %{{.*}}, %arg1[%[[J2]]]
+// CHECK: memref.dealloc %[[PARTIAL]]
+func.func @long_columns(%x: memref<1000x300xf32>, %y: memref<300xf32>) {
   linalg.reduce ins(%x : memref<1000x300xf32>) outs(%y : memref<300xf32>) dimensions = [0]
     (%in: f32, %acc: f32) {
       %0 = arith.addf %in, %acc : f32

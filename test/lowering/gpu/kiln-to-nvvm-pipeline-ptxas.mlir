@@ -2,7 +2,8 @@
 // Every kernel of a loop with a device-computed condition, tiled matmuls
 // (odd sizes, batched bf16) and reductions of every strategy (rows in
 // groups, split single outputs, f64 and f16 shuffles, columns per thread)
-// assembles for sm_90 with no spills; the report is printed.
+// and floating-point remainders (libdevice fmod) assemble for sm_90 with
+// no spills; the report is printed.
 // RUN: kiln-opt %s --kiln-to-nvvm-pipeline=format=ptx | FileCheck %s --check-prefix=BINARY
 // RUN: kiln-compile %s --target=nvptx --emit=ptx -o %t.ptx
 // RUN: %numpy_python %S/ptxas_report.py %ptxas %t.ptx | FileCheck %s
@@ -63,4 +64,10 @@ func.func @rowmin(%x: tensor<7x1000xf64>) -> tensor<7xf64> {
 func.func @rowmax_f16(%x: tensor<7x1000xf16>) -> tensor<7xf16> {
   %r = kiln.reduce_max %x, dims = [1] : (tensor<7x1000xf16>) -> tensor<7xf16>
   return %r : tensor<7xf16>
+}
+
+func.func @rem(%a: tensor<2x3xf64>, %b: tensor<2x3xf32>) -> (tensor<2x3xf64>, tensor<2x3xf32>) {
+  %r = kiln.rem %a, %a : tensor<2x3xf64>
+  %s = kiln.rem %b, %b : tensor<2x3xf32>
+  return %r, %s : tensor<2x3xf64>, tensor<2x3xf32>
 }
