@@ -5,10 +5,13 @@
 #       every program the e2e tests check for --target=nvptx, with its
 #       arguments and numpy reference, the benchmarks, kiln-run and the
 #       runtime core (libkiln_runtime.so, no LLVM) into BUNDLE (gpu-bundle)
+#       and BUNDLE.tgz
 #   scripts/gpu-check.sh run [BUNDLE]      on the GPU machine: runs every
 #       case and compares it with numpy, then the benchmarks beside PyTorch
+#       (BUNDLE may be the .tgz, unpacked into a temporary folder)
 #
-# A bundle is a few MB; the device tool carries it with `carry: [gpu-bundle]`.
+# The folder is about 80 MB (the inputs of long reductions), its .tgz about
+# 35 MB: the device tool carries it with `carry: [gpu-bundle.tgz]`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:?usage: scripts/gpu-check.sh bundle|run [BUNDLE]}
@@ -33,8 +36,14 @@ if [ "$MODE" = bundle ]; then
     "$BUNDLE/"
   cp "$BIN/kiln-run" build/lib/libkiln_runtime.so test/e2e/harness.py \
     scripts/gpu/run_cases.py benchmarks/gpu/bench.py "$BUNDLE/"
-  echo "$(wc -l < "$BUNDLE/cases/cases.jsonl") cases, $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE"
+  tar czf "$BUNDLE.tgz" -C "$(dirname "$BUNDLE")" "$(basename "$BUNDLE")"
+  echo "$(wc -l < "$BUNDLE/cases/cases.jsonl") cases, $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE, $(du -sh "$BUNDLE.tgz" | cut -f1) in $BUNDLE.tgz"
 elif [ "$MODE" = run ]; then
+  if [ "${BUNDLE%.tgz}" != "$BUNDLE" ]; then
+    unpacked=$(mktemp -d)
+    tar xzf "$BUNDLE" -C "$unpacked"
+    BUNDLE="$unpacked/$(basename "${BUNDLE%.tgz}")"
+  fi
   nvidia-smi -L || echo "nvidia-smi: no GPU listed"
   status=0
   "$PYTHON" "$BUNDLE/run_cases.py" "$BUNDLE" || status=$?

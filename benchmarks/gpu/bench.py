@@ -83,6 +83,7 @@ def main():
     cuda = lambda *arrays: [torch.from_numpy(t).cuda() for t in arrays]
     tx, tm1, tm2, tb1, tb2, to1, to2, tq, tk, tw, tl = cuda(
         x, m1, m2, big1, big2, odd1, odd2, q, k, wide, logits)
+    half1, half2 = tb1.bfloat16(), tb2.bfloat16()
     flops = lambda m, n, k, batch=1: 2 * m * n * k * batch
     rows = [
         ("tanh(a*x+b)*c, 16M f32", "chain", [x, a, b, c],
@@ -103,6 +104,9 @@ def main():
          lambda: tb1 @ tb2, flops(4096, 4096, 4096), "TFLOP/s"),
         ("matmul 1000x300x777 f32", "matmul_odd", [odd1, odd2],
          lambda: to1 @ to2, flops(1000, 777, 300), "TFLOP/s"),
+        ("matmul 4096^3 bf16 -> f32", "matmul_bf16", [big1, big2],
+         lambda: half1 @ half2,
+         flops(4096, 4096, 4096), "TFLOP/s"),
         ("batched matmul 32x512x64x512 f32", "bmm", [q, k],
          lambda: torch.bmm(tq, tk), flops(512, 512, 64, 32), "TFLOP/s"),
     ]

@@ -44,6 +44,9 @@ void buildMappingStage(OpPassManager &pm,
   function.addPass(createCanonicalizerPass());
   pm.addPass(kiln::createKilnGpuLaunchHostCode());
   pm.addPass(kiln::createKilnGpuDeviceBuffers());
+  // math.ipowi becomes a function written in IR, which outlining copies
+  // into the kernels' modules.
+  pm.addPass(createConvertMathToFuncs());
   // Bounds become constants in the kernels (and known block sizes).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());

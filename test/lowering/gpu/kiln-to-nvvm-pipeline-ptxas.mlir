@@ -1,8 +1,9 @@
 // REQUIRES: cuda-toolkit
 // Every kernel of a loop with a device-computed condition, tiled matmuls
 // (odd sizes, batched bf16) and reductions of every strategy (rows in
-// groups, split single outputs, f64 and f16 shuffles, columns per thread)
-// and floating-point remainders (libdevice fmod) assemble for sm_90 with
+// groups, split single outputs, f64 and f16 shuffles, columns per thread),
+// floating-point remainders (libdevice fmod) and integer powers (a
+// function outlining copies into the kernel module) assemble for sm_90 with
 // no spills; the report is printed.
 // RUN: kiln-opt %s --kiln-to-nvvm-pipeline=format=ptx | FileCheck %s --check-prefix=BINARY
 // RUN: kiln-compile %s --target=nvptx --emit=ptx -o %t.ptx
@@ -70,4 +71,9 @@ func.func @rem(%a: tensor<2x3xf64>, %b: tensor<2x3xf32>) -> (tensor<2x3xf64>, te
   %r = kiln.rem %a, %a : tensor<2x3xf64>
   %s = kiln.rem %b, %b : tensor<2x3xf32>
   return %r, %s : tensor<2x3xf64>, tensor<2x3xf32>
+}
+
+func.func @ipow(%a: tensor<7xi32>, %b: tensor<7xi32>) -> tensor<7xi32> {
+  %r = kiln.pow %a, %b : tensor<7xi32>
+  return %r : tensor<7xi32>
 }
