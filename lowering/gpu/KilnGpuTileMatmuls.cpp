@@ -10,6 +10,8 @@
 #include "Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
@@ -25,6 +27,32 @@ namespace kiln {
 namespace {
 /// Threads of a block, as a square; the k step of a tile.
 constexpr int64_t kSide = 16, kThreads = kSide * kSide, kTileK = 16;
+/// Tensor-core kernels: four warps as 2x2 over a 64x64 tile, each warp
+/// 32x32 outputs as 2x4 tiles of mma.sync m16n8k16; k steps of 32.
+constexpr int64_t kMmaWarps = 4, kMmaTile = 64, kMmaWarpTile = 32,
+                  kMmaK = 32, kWarpSize = 32;
+
+/// Whether `op`'s payload is acc + extf(a) * extf(b) with a and b bf16 and
+/// acc f32: what mma.sync computes (products exact, sums in f32).
+bool isBf16Product(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto add = dyn_cast_or_null<arith::AddFOp>(
+      body->getTerminator()->getOperand(0).getDefiningOp());
+  if (!add || !add.getType().isF32() || body->getOperations().size() != 5)
+    return false;
+  Value accumulator = op.getRegionOutputArgs()[0];
+  Value product = add.getLhs() == accumulator ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != accumulator && add.getRhs() != accumulator))
+    return false;
+  auto widened = [&](Value value, unsigned input) {
+    auto ext = value.getDefiningOp<arith::ExtFOp>();
+    return ext && ext.getIn() == op.getRegionInputArgs()[input] &&
+           ext.getIn().getType().isBF16();
+  };
+  return (widened(mul.getLhs(), 0) && widened(mul.getRhs(), 1)) ||
+         (widened(mul.getLhs(), 1) && widened(mul.getRhs(), 0));
+}
 
 /// A contraction with one m, n and k loop and at most one batch loop.
 struct Contraction {
@@ -50,6 +78,12 @@ struct Contraction {
   }
 
   int64_t size(unsigned loop) const { return op.getStaticLoopRanges()[loop]; }
+
+  /// The element of input `operand` (0: lhs, 1: rhs) at `row` or `column`
+  /// and `depth`, or zero outside the operand, so that it adds nothing.
+  Value operandElement(ImplicitLocOpBuilder &b, unsigned operand,
+                       Value batchIndex, Value row, Value column,
+                       Value depth) const;
 
   /// Loop coordinates with the given m, n, k and batch (unused loops 0).
   SmallVector<Value> at(ImplicitLocOpBuilder &b, Value batchIndex, Value row,
@@ -81,6 +115,25 @@ Value below(ImplicitLocOpBuilder &b, Value value, int64_t bound) {
                                index(b, bound));
 }
 
+Value Contraction::operandElement(ImplicitLocOpBuilder &b, unsigned operand,
+                                  Value batchIndex, Value row, Value column,
+                                  Value depth) const {
+  OpOperand *input = op.getDpsInputOperand(operand);
+  Type type = getElementTypeOrSelf(input->get().getType());
+  Value valid = arith::AndIOp::create(
+      b, below(b, depth, size(k)),
+      operand == 0 ? below(b, row, size(m)) : below(b, column, size(n)));
+  return guarded(
+      b, valid, type,
+      [&] {
+        return memref::LoadOp::create(
+            b, input->get(),
+            indicesAt(b, op.getMatchingIndexingMap(input),
+                      at(b, batchIndex, row, column, depth)));
+      },
+      arith::ConstantOp::create(b, b.getZeroAttr(type)));
+}
+
 struct KilnGpuTileMatmulsPass
     : kiln::impl::KilnGpuTileMatmulsBase<KilnGpuTileMatmulsPass> {
   using Base::Base;
@@ -93,7 +146,10 @@ struct KilnGpuTileMatmulsPass
     });
     for (Contraction &contraction : contractions) {
       ImplicitLocOpBuilder b(contraction.op.getLoc(), contraction.op);
-      emitKernel(b, contraction);
+      if (tensorCores && isBf16Product(contraction.op))
+        emitTensorCoreKernel(b, contraction);
+      else
+        emitKernel(b, contraction);
       contraction.op->erase();
     }
   }
@@ -177,10 +233,7 @@ struct KilnGpuTileMatmulsPass
       Value k0 = steps.getInductionVar();
       // Stage the tiles: element e = thread + kThreads * r of each, zero
       // outside the operands so that it adds nothing.
-      auto stage = [&](OpOperand *operand, Value tile, int64_t tileWidth,
-                       bool isLhs) {
-        Type type = getElementTypeOrSelf(operand->get().getType());
-        Value zero = arith::ConstantOp::create(b, b.getZeroAttr(type));
+      auto stage = [&](Value tile, int64_t tileWidth, bool isLhs) {
         for (int64_t r = 0; r < kTileK * (isLhs ? tileRows : tileColumns) /
                                     kThreads;
              ++r) {
@@ -194,23 +247,13 @@ struct KilnGpuTileMatmulsPass
           Value column =
               isLhs ? Value() : arith::AddIOp::create(b, columnBase, second);
           Value kIndex = arith::AddIOp::create(b, k0, isLhs ? second : first);
-          Value valid = arith::AndIOp::create(
-              b, below(b, kIndex, depth),
-              isLhs ? below(b, row, rows) : below(b, column, columns));
-          Value value = guarded(
-              b, valid, type,
-              [&] {
-                return memref::LoadOp::create(
-                    b, operand->get(),
-                    indicesAt(b, op.getMatchingIndexingMap(operand),
-                              c.at(b, batch, row, column, kIndex)));
-              },
-              zero);
+          Value value =
+              c.operandElement(b, isLhs ? 0 : 1, batch, row, column, kIndex);
           memref::StoreOp::create(b, value, tile, ValueRange{first, second});
         }
       };
-      stage(lhs, lhsTile, kTileK, /*isLhs=*/true);
-      stage(rhs, rhsTile, tileColumns, /*isLhs=*/false);
+      stage(lhsTile, kTileK, /*isLhs=*/true);
+      stage(rhsTile, tileColumns, /*isLhs=*/false);
       gpu::BarrierOp::create(b);
       SmallVector<Value> sums(steps.getRegionIterArgs());
       for (int64_t kk = 0; kk < kTileK; ++kk) {
@@ -244,6 +287,197 @@ struct KilnGpuTileMatmulsPass
         memref::StoreOp::create(b, steps.getResult(i * threadColumns + j),
                                 out->get(), outIndices(i, j));
       }
+  }
+  /// Two bf16 values as the i32 mma.sync takes: `low` in the low half.
+  static Value pack(ImplicitLocOpBuilder &b, Value low, Value high) {
+    Type i16 = b.getI16Type(), i32 = b.getI32Type();
+    auto bits = [&](Value value) {
+      return arith::ExtUIOp::create(b, i32,
+                                    arith::BitcastOp::create(b, i16, value));
+    };
+    return arith::OrIOp::create(
+        b, bits(low),
+        arith::ShLIOp::create(b, bits(high),
+                              arith::ConstantIntOp::create(b, i32, 16)));
+  }
+
+  /// bf16 contractions on tensor cores: a block of four warps computes a
+  /// 64x64 tile. Per k step of 32 the block stages A as [row][k/2] and B as
+  /// [k/2][column] pairs of bf16 packed in i32 (zero outside the operands),
+  /// rows padded so that a warp's fragment loads hit 32 distinct banks;
+  /// each warp then runs 2 x 4 x 2 mma.sync m16n8k16 into f32 accumulators
+  /// laid out as PTX defines (lane = 4 group + t: rows group and group + 8,
+  /// columns 2t and 2t + 1).
+  void emitTensorCoreKernel(ImplicitLocOpBuilder &b, const Contraction &c) {
+    linalg::LinalgOp op = c.op;
+    int64_t rows = c.size(c.m), columns = c.size(c.n), depth = c.size(c.k);
+    OpOperand *out = op.getDpsInitOperand(0);
+    MLIRContext *context = b.getContext();
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
+    constexpr int64_t kPairs = kMmaK / 2, kLhsStride = kPairs + 4,
+                      kRhsStride = kMmaTile + 8;
+    auto lhsTileType =
+        MemRefType::get({kMmaTile, kLhsStride}, i32, AffineMap(), workgroup);
+    auto rhsTileType =
+        MemRefType::get({kPairs, kRhsStride}, i32, AffineMap(), workgroup);
+    Value one = index(b, 1);
+    int64_t threads = kMmaWarps * kWarpSize;
+    auto launch = gpu::LaunchOp::create(
+        b, index(b, llvm::divideCeil(columns, kMmaTile)),
+        index(b, llvm::divideCeil(rows, kMmaTile)),
+        index(b, c.batch ? c.size(*c.batch) : 1), index(b, threads), one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/{}, TypeRange{lhsTileType, rhsTileType});
+    OpBuilder::InsertionGuard guard(b);
+    Block &body = launch.getBody().front();
+    b.setInsertionPointToEnd(&body);
+    gpu::TerminatorOp::create(b);
+    b.setInsertionPointToStart(&body);
+    Value lhsTile = launch.getWorkgroupAttributions()[0];
+    Value rhsTile = launch.getWorkgroupAttributions()[1];
+
+    Value thread = launch.getThreadIds().x;
+    Value batch = launch.getBlockIds().z;
+    Value rowBase =
+        arith::MulIOp::create(b, launch.getBlockIds().y, index(b, kMmaTile));
+    Value columnBase =
+        arith::MulIOp::create(b, launch.getBlockIds().x, index(b, kMmaTile));
+    Value warp = arith::DivUIOp::create(b, thread, index(b, kWarpSize));
+    Value lane = arith::RemUIOp::create(b, thread, index(b, kWarpSize));
+    Value group = arith::DivUIOp::create(b, lane, index(b, 4));
+    Value twoT = arith::MulIOp::create(
+        b, arith::RemUIOp::create(b, lane, index(b, 4)), index(b, 2));
+    // The warp's 32x32 outputs within the block's tile.
+    Value warpRow = arith::MulIOp::create(
+        b, arith::DivUIOp::create(b, warp, index(b, 2)),
+        index(b, kMmaWarpTile));
+    Value warpColumn = arith::MulIOp::create(
+        b, arith::RemUIOp::create(b, warp, index(b, 2)),
+        index(b, kMmaWarpTile));
+    auto plus = [&](Value value, int64_t offset) -> Value {
+      return offset ? arith::AddIOp::create(b, value, index(b, offset)) : value;
+    };
+    // Accumulator v of tile (i, j): row group + 8 (v / 2), column 2t + v % 2.
+    constexpr int64_t kTilesM = 2, kTilesN = 4;
+    auto tileRow = [&](int64_t i, int64_t v) {
+      return arith::AddIOp::create(b, plus(rowBase, 16 * i + 8 * (v / 2)),
+                                   arith::AddIOp::create(b, warpRow, group));
+    };
+    auto tileColumn = [&](int64_t j, int64_t v) {
+      return arith::AddIOp::create(
+          b, plus(columnBase, 8 * j + v % 2),
+          arith::AddIOp::create(b, warpColumn, twoT));
+    };
+    auto outIndices = [&](Value row, Value column) {
+      return indicesAt(b, op.getMatchingIndexingMap(out),
+                       c.at(b, batch, row, column, Value()));
+    };
+    auto inside = [&](Value row, Value column) {
+      return arith::AndIOp::create(b, below(b, row, rows),
+                                   below(b, column, columns));
+    };
+    Value zero = arith::ConstantOp::create(b, b.getZeroAttr(f32));
+    SmallVector<Value> accumulators;
+    SmallVector<std::pair<Value, Value>> coordinates;
+    for (int64_t i = 0; i < kTilesM; ++i)
+      for (int64_t j = 0; j < kTilesN; ++j)
+        for (int64_t v = 0; v < 4; ++v) {
+          Value row = tileRow(i, v), column = tileColumn(j, v);
+          coordinates.push_back({row, column});
+          accumulators.push_back(guarded(
+              b, inside(row, column), f32,
+              [&] {
+                return memref::LoadOp::create(b, out->get(),
+                                              outIndices(row, column));
+              },
+              zero));
+        }
+
+    auto steps = scf::ForOp::create(b, index(b, 0), index(b, depth),
+                                    index(b, kMmaK), accumulators);
+    {
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(steps.getBody());
+      Value k0 = steps.getInductionVar();
+      // Stage: pair p = thread + threads * r of each tile.
+      for (int64_t r = 0; r < kMmaTile * kPairs / threads; ++r) {
+        Value pair = plus(thread, threads * r);
+        Value row = arith::DivUIOp::create(b, pair, index(b, kPairs));
+        Value kPair = arith::RemUIOp::create(b, pair, index(b, kPairs));
+        Value k = arith::AddIOp::create(
+            b, k0, arith::MulIOp::create(b, kPair, index(b, 2)));
+        Value globalRow = arith::AddIOp::create(b, rowBase, row);
+        memref::StoreOp::create(
+            b,
+            pack(b, c.operandElement(b, 0, batch, globalRow, Value(), k),
+                 c.operandElement(b, 0, batch, globalRow, Value(),
+                                  plus(k, 1))),
+            lhsTile, ValueRange{row, kPair});
+      }
+      for (int64_t r = 0; r < kPairs * kMmaTile / threads; ++r) {
+        Value pair = plus(thread, threads * r);
+        Value kPair = arith::DivUIOp::create(b, pair, index(b, kMmaTile));
+        Value column = arith::RemUIOp::create(b, pair, index(b, kMmaTile));
+        Value k = arith::AddIOp::create(
+            b, k0, arith::MulIOp::create(b, kPair, index(b, 2)));
+        Value globalColumn = arith::AddIOp::create(b, columnBase, column);
+        memref::StoreOp::create(
+            b,
+            pack(b, c.operandElement(b, 1, batch, Value(), globalColumn, k),
+                 c.operandElement(b, 1, batch, Value(), globalColumn,
+                                  plus(k, 1))),
+            rhsTile, ValueRange{kPair, column});
+      }
+      gpu::BarrierOp::create(b);
+      SmallVector<Value> sums(steps.getRegionIterArgs());
+      Value t = arith::DivUIOp::create(b, twoT, index(b, 2));
+      auto resultType = LLVM::LLVMStructType::getLiteral(context,
+                                                         {f32, f32, f32, f32});
+      for (int64_t ks = 0; ks < kMmaK; ks += 16) {
+        // A: rows group, group + 8; k pairs t, t + 4 (k 2t, 2t + 8).
+        SmallVector<SmallVector<Value>> a(kTilesM), bFrags(kTilesN);
+        for (int64_t i = 0; i < kTilesM; ++i)
+          for (auto [dr, dk] : {std::pair<int64_t, int64_t>{0, 0},
+                                {8, 0}, {0, 4}, {8, 4}})
+            a[i].push_back(memref::LoadOp::create(
+                b, lhsTile,
+                ValueRange{plus(arith::AddIOp::create(b, warpRow, group),
+                                16 * i + dr),
+                           plus(t, ks / 2 + dk)}));
+        for (int64_t j = 0; j < kTilesN; ++j)
+          for (int64_t dk : {0, 4})
+            bFrags[j].push_back(memref::LoadOp::create(
+                b, rhsTile,
+                ValueRange{plus(t, ks / 2 + dk),
+                           plus(arith::AddIOp::create(b, warpColumn, group),
+                                8 * j)}));
+        for (int64_t i = 0; i < kTilesM; ++i)
+          for (int64_t j = 0; j < kTilesN; ++j) {
+            MutableArrayRef<Value> accumulator(&sums[(i * kTilesN + j) * 4], 4);
+            Value result = NVVM::MmaOp::create(
+                b, resultType, a[i], bFrags[j], accumulator, {16, 8, 16},
+                std::nullopt, std::nullopt,
+                std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                              NVVM::MMATypes::bf16},
+                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                               NVVM::MMALayout::col});
+            for (int64_t v = 0; v < 4; ++v)
+              accumulator[v] = LLVM::ExtractValueOp::create(b, result, v);
+          }
+      }
+      gpu::BarrierOp::create(b);
+      scf::YieldOp::create(b, sums);
+    }
+    for (auto [value, at] : llvm::zip(steps.getResults(), coordinates)) {
+      auto store = scf::IfOp::create(b, inside(at.first, at.second),
+                                     /*withElse=*/false);
+      OpBuilder::InsertionGuard inIf(b);
+      b.setInsertionPointToStart(store.thenBlock());
+      memref::StoreOp::create(b, value, out->get(),
+                              outIndices(at.first, at.second));
+    }
   }
 };
 } // namespace

@@ -31,12 +31,22 @@ std::string kiln::cudaToolkitPath(const KilnToNvvmPipelineOptions &options) {
   return "/usr/local/cuda";
 }
 
+int64_t kiln::chipNumber(llvm::StringRef chip) {
+  int64_t number = 0;
+  if (!chip.consume_front("sm_") ||
+      chip.take_while(llvm::isDigit).getAsInteger(10, number))
+    return 0;
+  return number;
+}
+
 namespace {
 /// Bufferized loops -> kernels in gpu.launch, host code on device buffers.
 void buildMappingStage(OpPassManager &pm,
                        const kiln::KilnToNvvmPipelineOptions &options) {
   OpPassManager &function = pm.nest<func::FuncOp>();
-  function.addPass(kiln::createKilnGpuTileMatmuls());
+  function.addPass(kiln::createKilnGpuTileMatmuls(
+      {/*threadRows=*/4, /*threadColumns=*/4,
+       /*tensorCores=*/kiln::chipNumber(options.chip) >= 80}));
   function.addPass(kiln::createKilnGpuMapReductions());
   function.addPass(createConvertLinalgToParallelLoopsPass());
   function.addPass(kiln::createKilnGpuMapParallelLoops({options.blockSize}));

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
@@ -89,6 +91,9 @@ struct KilnToNvvmPipelineOptions
 
 /// The CUDA toolkit `options` name, or $CUDA_HOME, or /usr/local/cuda.
 std::string cudaToolkitPath(const KilnToNvvmPipelineOptions &options);
+
+/// The compute capability of `chip` ("sm_90a" -> 90), or 0 if unknown.
+int64_t chipNumber(llvm::StringRef chip);
 
 /// Lowers a module of kiln functions to the LLVM dialect for NVIDIA GPUs.
 /// Entries have the CPU's ABI (kiln_entry_NAME over memref descriptors)

@@ -47,6 +47,11 @@ def KilnGpuTileMatmuls : Pass<"kiln-gpu-tile-matmuls", "::mlir::func::FuncOp"> {
     registers with the op's own payload (contracted to fma), and finally
     writes the outputs inside the result.
 
+    With `tensor-cores`, a contraction of bf16 operands accumulated in f32
+    runs on tensor cores instead: blocks of four warps compute 64x64 tiles
+    with `nvvm.mma.sync` m16n8k16, the tiles staged in workgroup memory as
+    packed bf16 pairs.
+
     Example:
 
     ```mlir
@@ -60,11 +65,15 @@ def KilnGpuTileMatmuls : Pass<"kiln-gpu-tile-matmuls", "::mlir::func::FuncOp"> {
     Option<"threadRows", "thread-rows", "int64_t", "4",
            "Output rows per thread">,
     Option<"threadColumns", "thread-columns", "int64_t", "4",
-           "Output columns per thread">
+           "Output columns per thread">,
+    Option<"tensorCores", "tensor-cores", "bool", "true",
+           "Run bf16 products accumulated in f32 on tensor cores "
+           "(mma.sync, sm_80 and later)">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
-    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"
   ];
 }
 
