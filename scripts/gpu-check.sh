@@ -22,7 +22,7 @@ PYTHON=${PYTHON:-$([ "${1:-}" = run ] && echo python3 || echo /usr/bin/python3)}
 if [ "$MODE" = bundle ]; then
   BIN=build/bin
   rm -rf "$BUNDLE" && mkdir -p "$BUNDLE/cases" "$BUNDLE/bench"
-  for test in test/e2e/{elementwise,compute,shape,control_flow,empty,entries,autodiff,scan,vmap,remat}.py; do
+  for test in test/e2e/{elementwise,compute,shape,control_flow,empty,entries,autodiff,scan,remat}.py; do
     echo "bundling $test"
     KILN_GPU_BUNDLE="$BUNDLE/cases" PATH="$BIN:$PATH" \
       "$PYTHON" "$test" "$BIN/kiln-run" > /dev/null

@@ -27,10 +27,14 @@ namespace kiln {
 namespace {
 /// Threads of a block, as a square; the k step of a tile.
 constexpr int64_t kSide = 16, kThreads = kSide * kSide, kTileK = 16;
-/// Tensor-core kernels: four warps as 2x2 over a 64x64 tile, each warp
-/// 32x32 outputs as 2x4 tiles of mma.sync m16n8k16; k steps of 32.
-constexpr int64_t kMmaWarps = 4, kMmaTile = 64, kMmaWarpTile = 32,
-                  kMmaK = 32, kWarpSize = 32;
+/// Tensor-core kernels: eight warps as 2x4 over a 128x128 tile, each warp
+/// 64x32 outputs as 4x4 tiles of mma.sync m16n8k16; k steps of 32.
+constexpr int64_t kWarpSize = 32, kMmaWarpsM = 2, kMmaWarpsN = 4,
+                  kMmaTilesM = 4, kMmaTilesN = 4, kMmaK = 64;
+constexpr int64_t kMmaWarpRows = 16 * kMmaTilesM,
+                  kMmaWarpColumns = 8 * kMmaTilesN,
+                  kMmaTileRows = kMmaWarpsM * kMmaWarpRows,
+                  kMmaTileColumns = kMmaWarpsN * kMmaWarpColumns;
 
 /// Whether `op`'s payload is acc + extf(a) * extf(b) with a and b bf16 and
 /// acc f32: what mma.sync computes (products exact, sums in f32).
@@ -120,18 +124,24 @@ Value Contraction::operandElement(ImplicitLocOpBuilder &b, unsigned operand,
                                   Value depth) const {
   OpOperand *input = op.getDpsInputOperand(operand);
   Type type = getElementTypeOrSelf(input->get().getType());
-  Value valid = arith::AndIOp::create(
-      b, below(b, depth, size(k)),
-      operand == 0 ? below(b, row, size(m)) : below(b, column, size(n)));
-  return guarded(
-      b, valid, type,
-      [&] {
-        return memref::LoadOp::create(
-            b, input->get(),
-            indicesAt(b, op.getMatchingIndexingMap(input),
-                      at(b, batchIndex, row, column, depth)));
-      },
-      arith::ConstantOp::create(b, b.getZeroAttr(type)));
+  unsigned free = operand == 0 ? m : n;
+  Value position = operand == 0 ? row : column;
+  Value valid = arith::AndIOp::create(b, below(b, depth, size(k)),
+                                      below(b, position, size(free)));
+  // The load reads a clamped element and the select drops it: no branch,
+  // so a thread's loads of a tile issue together.
+  auto clamp = [&](Value value, unsigned loop) -> Value {
+    return arith::MinUIOp::create(b, value, index(b, size(loop) - 1));
+  };
+  Value clampedPosition = clamp(position, free);
+  Value loaded = memref::LoadOp::create(
+      b, input->get(),
+      indicesAt(b, op.getMatchingIndexingMap(input),
+                at(b, batchIndex, operand == 0 ? clampedPosition : Value(),
+                   operand == 0 ? Value() : clampedPosition,
+                   clamp(depth, k))));
+  return arith::SelectOp::create(
+      b, valid, loaded, arith::ConstantOp::create(b, b.getZeroAttr(type)));
 }
 
 struct KilnGpuTileMatmulsPass
@@ -301,11 +311,11 @@ struct KilnGpuTileMatmulsPass
                               arith::ConstantIntOp::create(b, i32, 16)));
   }
 
-  /// bf16 contractions on tensor cores: a block of four warps computes a
-  /// 64x64 tile. Per k step of 32 the block stages A as [row][k/2] and B as
+  /// bf16 contractions on tensor cores: a block of eight warps computes a
+  /// 128x128 tile. Per k step of 32 the block stages A as [row][k/2] and B as
   /// [k/2][column] pairs of bf16 packed in i32 (zero outside the operands),
   /// rows padded so that a warp's fragment loads hit 32 distinct banks;
-  /// each warp then runs 2 x 4 x 2 mma.sync m16n8k16 into f32 accumulators
+  /// each warp then runs 4 x 4 x 2 mma.sync m16n8k16 into f32 accumulators
   /// laid out as PTX defines (lane = 4 group + t: rows group and group + 8,
   /// columns 2t and 2t + 1).
   void emitTensorCoreKernel(ImplicitLocOpBuilder &b, const Contraction &c) {
@@ -317,16 +327,16 @@ struct KilnGpuTileMatmulsPass
     auto workgroup =
         gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
     constexpr int64_t kPairs = kMmaK / 2, kLhsStride = kPairs + 4,
-                      kRhsStride = kMmaTile + 8;
-    auto lhsTileType =
-        MemRefType::get({kMmaTile, kLhsStride}, i32, AffineMap(), workgroup);
+                      kRhsStride = kMmaTileColumns + 8;
+    auto lhsTileType = MemRefType::get({kMmaTileRows, kLhsStride}, i32,
+                                       AffineMap(), workgroup);
     auto rhsTileType =
         MemRefType::get({kPairs, kRhsStride}, i32, AffineMap(), workgroup);
     Value one = index(b, 1);
-    int64_t threads = kMmaWarps * kWarpSize;
+    int64_t threads = kMmaWarpsM * kMmaWarpsN * kWarpSize;
     auto launch = gpu::LaunchOp::create(
-        b, index(b, llvm::divideCeil(columns, kMmaTile)),
-        index(b, llvm::divideCeil(rows, kMmaTile)),
+        b, index(b, llvm::divideCeil(columns, kMmaTileColumns)),
+        index(b, llvm::divideCeil(rows, kMmaTileRows)),
         index(b, c.batch ? c.size(*c.batch) : 1), index(b, threads), one, one,
         /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/{}, TypeRange{lhsTileType, rhsTileType});
@@ -340,27 +350,26 @@ struct KilnGpuTileMatmulsPass
 
     Value thread = launch.getThreadIds().x;
     Value batch = launch.getBlockIds().z;
-    Value rowBase =
-        arith::MulIOp::create(b, launch.getBlockIds().y, index(b, kMmaTile));
-    Value columnBase =
-        arith::MulIOp::create(b, launch.getBlockIds().x, index(b, kMmaTile));
+    Value rowBase = arith::MulIOp::create(b, launch.getBlockIds().y,
+                                          index(b, kMmaTileRows));
+    Value columnBase = arith::MulIOp::create(b, launch.getBlockIds().x,
+                                             index(b, kMmaTileColumns));
     Value warp = arith::DivUIOp::create(b, thread, index(b, kWarpSize));
     Value lane = arith::RemUIOp::create(b, thread, index(b, kWarpSize));
     Value group = arith::DivUIOp::create(b, lane, index(b, 4));
     Value twoT = arith::MulIOp::create(
         b, arith::RemUIOp::create(b, lane, index(b, 4)), index(b, 2));
-    // The warp's 32x32 outputs within the block's tile.
+    // The warp's outputs within the block's tile.
     Value warpRow = arith::MulIOp::create(
-        b, arith::DivUIOp::create(b, warp, index(b, 2)),
-        index(b, kMmaWarpTile));
+        b, arith::DivUIOp::create(b, warp, index(b, kMmaWarpsN)),
+        index(b, kMmaWarpRows));
     Value warpColumn = arith::MulIOp::create(
-        b, arith::RemUIOp::create(b, warp, index(b, 2)),
-        index(b, kMmaWarpTile));
+        b, arith::RemUIOp::create(b, warp, index(b, kMmaWarpsN)),
+        index(b, kMmaWarpColumns));
     auto plus = [&](Value value, int64_t offset) -> Value {
       return offset ? arith::AddIOp::create(b, value, index(b, offset)) : value;
     };
     // Accumulator v of tile (i, j): row group + 8 (v / 2), column 2t + v % 2.
-    constexpr int64_t kTilesM = 2, kTilesN = 4;
     auto tileRow = [&](int64_t i, int64_t v) {
       return arith::AddIOp::create(b, plus(rowBase, 16 * i + 8 * (v / 2)),
                                    arith::AddIOp::create(b, warpRow, group));
@@ -381,8 +390,8 @@ struct KilnGpuTileMatmulsPass
     Value zero = arith::ConstantOp::create(b, b.getZeroAttr(f32));
     SmallVector<Value> accumulators;
     SmallVector<std::pair<Value, Value>> coordinates;
-    for (int64_t i = 0; i < kTilesM; ++i)
-      for (int64_t j = 0; j < kTilesN; ++j)
+    for (int64_t i = 0; i < kMmaTilesM; ++i)
+      for (int64_t j = 0; j < kMmaTilesN; ++j)
         for (int64_t v = 0; v < 4; ++v) {
           Value row = tileRow(i, v), column = tileColumn(j, v);
           coordinates.push_back({row, column});
@@ -395,50 +404,73 @@ struct KilnGpuTileMatmulsPass
               zero));
         }
 
+    // The pairs this thread stages: where each goes in its tile and which
+    // operand element (row or column, k offset) it packs.
+    struct Staged {
+      Value tile, first, second, position;
+      Value kOffset;
+      unsigned operand;
+    };
+    SmallVector<Staged> staged;
+    for (int64_t r = 0; r < kMmaTileRows * kPairs / threads; ++r) {
+      Value pair = plus(thread, threads * r);
+      Value row = arith::DivUIOp::create(b, pair, index(b, kPairs));
+      Value kPair = arith::RemUIOp::create(b, pair, index(b, kPairs));
+      staged.push_back({lhsTile, row, kPair,
+                        arith::AddIOp::create(b, rowBase, row),
+                        arith::MulIOp::create(b, kPair, index(b, 2)), 0});
+    }
+    for (int64_t r = 0; r < kPairs * kMmaTileColumns / threads; ++r) {
+      Value pair = plus(thread, threads * r);
+      Value kPair = arith::DivUIOp::create(b, pair, index(b, kMmaTileColumns));
+      Value column =
+          arith::RemUIOp::create(b, pair, index(b, kMmaTileColumns));
+      staged.push_back({rhsTile, kPair, column,
+                        arith::AddIOp::create(b, columnBase, column),
+                        arith::MulIOp::create(b, kPair, index(b, 2)), 1});
+    }
+    // The packed pairs of the k step at `k0`, loaded from global memory.
+    auto fetch = [&](Value k0) {
+      SmallVector<Value> values;
+      for (const Staged &pair : staged) {
+        Value k = arith::AddIOp::create(b, k0, pair.kOffset);
+        auto element = [&](Value depth) {
+          return pair.operand == 0
+                     ? c.operandElement(b, 0, batch, pair.position, Value(),
+                                        depth)
+                     : c.operandElement(b, 1, batch, Value(), pair.position,
+                                        depth);
+        };
+        values.push_back(pack(b, element(k), element(plus(k, 1))));
+      }
+      return values;
+    };
+    // Software pipelining: the loop carries the next step's pairs in
+    // registers, loaded while the tensor cores work on the staged step.
+    int64_t accumulatorCount = accumulators.size();
+    SmallVector<Value> carried(accumulators);
+    llvm::append_range(carried, fetch(index(b, 0)));
     auto steps = scf::ForOp::create(b, index(b, 0), index(b, depth),
-                                    index(b, kMmaK), accumulators);
+                                    index(b, kMmaK), carried);
     {
       OpBuilder::InsertionGuard inLoop(b);
       b.setInsertionPointToStart(steps.getBody());
       Value k0 = steps.getInductionVar();
-      // Stage: pair p = thread + threads * r of each tile.
-      for (int64_t r = 0; r < kMmaTile * kPairs / threads; ++r) {
-        Value pair = plus(thread, threads * r);
-        Value row = arith::DivUIOp::create(b, pair, index(b, kPairs));
-        Value kPair = arith::RemUIOp::create(b, pair, index(b, kPairs));
-        Value k = arith::AddIOp::create(
-            b, k0, arith::MulIOp::create(b, kPair, index(b, 2)));
-        Value globalRow = arith::AddIOp::create(b, rowBase, row);
-        memref::StoreOp::create(
-            b,
-            pack(b, c.operandElement(b, 0, batch, globalRow, Value(), k),
-                 c.operandElement(b, 0, batch, globalRow, Value(),
-                                  plus(k, 1))),
-            lhsTile, ValueRange{row, kPair});
-      }
-      for (int64_t r = 0; r < kPairs * kMmaTile / threads; ++r) {
-        Value pair = plus(thread, threads * r);
-        Value kPair = arith::DivUIOp::create(b, pair, index(b, kMmaTile));
-        Value column = arith::RemUIOp::create(b, pair, index(b, kMmaTile));
-        Value k = arith::AddIOp::create(
-            b, k0, arith::MulIOp::create(b, kPair, index(b, 2)));
-        Value globalColumn = arith::AddIOp::create(b, columnBase, column);
-        memref::StoreOp::create(
-            b,
-            pack(b, c.operandElement(b, 1, batch, Value(), globalColumn, k),
-                 c.operandElement(b, 1, batch, Value(), globalColumn,
-                                  plus(k, 1))),
-            rhsTile, ValueRange{kPair, column});
-      }
+      for (auto [pair, value] : llvm::zip(
+               staged, steps.getRegionIterArgs().drop_front(accumulatorCount)))
+        memref::StoreOp::create(b, value, pair.tile,
+                                ValueRange{pair.first, pair.second});
       gpu::BarrierOp::create(b);
-      SmallVector<Value> sums(steps.getRegionIterArgs());
+      SmallVector<Value> next = fetch(plus(k0, kMmaK));
+      SmallVector<Value> sums(
+          steps.getRegionIterArgs().take_front(accumulatorCount));
       Value t = arith::DivUIOp::create(b, twoT, index(b, 2));
       auto resultType = LLVM::LLVMStructType::getLiteral(context,
                                                          {f32, f32, f32, f32});
       for (int64_t ks = 0; ks < kMmaK; ks += 16) {
         // A: rows group, group + 8; k pairs t, t + 4 (k 2t, 2t + 8).
-        SmallVector<SmallVector<Value>> a(kTilesM), bFrags(kTilesN);
-        for (int64_t i = 0; i < kTilesM; ++i)
+        SmallVector<SmallVector<Value>> a(kMmaTilesM), bFrags(kMmaTilesN);
+        for (int64_t i = 0; i < kMmaTilesM; ++i)
           for (auto [dr, dk] : {std::pair<int64_t, int64_t>{0, 0},
                                 {8, 0}, {0, 4}, {8, 4}})
             a[i].push_back(memref::LoadOp::create(
@@ -446,16 +478,16 @@ struct KilnGpuTileMatmulsPass
                 ValueRange{plus(arith::AddIOp::create(b, warpRow, group),
                                 16 * i + dr),
                            plus(t, ks / 2 + dk)}));
-        for (int64_t j = 0; j < kTilesN; ++j)
+        for (int64_t j = 0; j < kMmaTilesN; ++j)
           for (int64_t dk : {0, 4})
             bFrags[j].push_back(memref::LoadOp::create(
                 b, rhsTile,
                 ValueRange{plus(t, ks / 2 + dk),
                            plus(arith::AddIOp::create(b, warpColumn, group),
                                 8 * j)}));
-        for (int64_t i = 0; i < kTilesM; ++i)
-          for (int64_t j = 0; j < kTilesN; ++j) {
-            MutableArrayRef<Value> accumulator(&sums[(i * kTilesN + j) * 4], 4);
+        for (int64_t i = 0; i < kMmaTilesM; ++i)
+          for (int64_t j = 0; j < kMmaTilesN; ++j) {
+            MutableArrayRef<Value> accumulator(&sums[(i * kMmaTilesN + j) * 4], 4);
             Value result = NVVM::MmaOp::create(
                 b, resultType, a[i], bFrags[j], accumulator, {16, 8, 16},
                 std::nullopt, std::nullopt,
@@ -468,9 +500,11 @@ struct KilnGpuTileMatmulsPass
           }
       }
       gpu::BarrierOp::create(b);
+      llvm::append_range(sums, next);
       scf::YieldOp::create(b, sums);
     }
-    for (auto [value, at] : llvm::zip(steps.getResults(), coordinates)) {
+    for (auto [value, at] : llvm::zip(
+             steps.getResults().take_front(accumulatorCount), coordinates)) {
       auto store = scf::IfOp::create(b, inside(at.first, at.second),
                                      /*withElse=*/false);
       OpBuilder::InsertionGuard inIf(b);

@@ -83,6 +83,26 @@ func.func @f(%a: tensor<16x40xbf16>, %b: tensor<40x64xbf16>) -> tensor<16x64xf32
   return %r : tensor<16x64xf32>
 }""", "f", [HA, HB], [HA @ HB])
 
+# bf16 products past every tile edge (the GPU's tensor-core tiles are
+# 128x128 with k steps of 64): two row tiles, a k remainder, and a batch
+# with B transposed. Small integers keep every sum exact in f32.
+HA = rng.integers(-8, 8, (130, 100)).astype(np.float32)
+HB = rng.integers(-8, 8, (100, 70)).astype(np.float32)
+check("matmul bf16 -> f32 past tile edges", """
+func.func @f(%a: tensor<130x100xbf16>, %b: tensor<100x70xbf16>) -> tensor<130x70xf32> {
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : (tensor<130x100xbf16>, tensor<100x70xbf16>) -> tensor<130x70xf32>
+  return %r : tensor<130x70xf32>
+}""", "f", [HA, HB], [HA @ HB])
+HA = rng.integers(-8, 8, (3, 33, 100)).astype(np.float32)
+HB = rng.integers(-8, 8, (3, 40, 100)).astype(np.float32)
+check("batched matmul bf16 -> f32, B transposed", """
+func.func @f(%a: tensor<3x33x100xbf16>, %b: tensor<3x40x100xbf16>) -> tensor<3x33x40xf32> {
+  %r = kiln.dot_general %a, %b, batching = [0] x [0], contracting = [2] x [2]
+      : (tensor<3x33x100xbf16>, tensor<3x40x100xbf16>) -> tensor<3x33x40xf32>
+  return %r : tensor<3x33x40xf32>
+}""", "f", [HA, HB], [np.einsum("bmk,bnk->bmn", HA, HB)])
+
 # An outer product (no contracting dimensions) feeding a broadcast, which
 # elementwise fusion once turned into an accumulation; a vector dot product
 # (rank-0 result).

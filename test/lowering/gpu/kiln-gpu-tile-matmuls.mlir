@@ -1,8 +1,10 @@
 // RUN: kiln-opt %s --split-input-file --kiln-gpu-tile-matmuls --canonicalize --cse | FileCheck %s
 // RUN: kiln-opt %s --split-input-file --kiln-gpu-tile-matmuls="thread-rows=8 thread-columns=2" --canonicalize --cse | FileCheck %s --check-prefix=WIDE
+// RUN: kiln-opt %s --split-input-file --kiln-gpu-tile-matmuls="tensor-cores=false" --canonicalize --cse | FileCheck %s --check-prefix=CUDA-CORES
 
 // 100x30 times 30x70: 2x2 blocks of 64x64 outputs, A and B tiles of 16
-// along k in workgroup memory, zero past the edges; each thread starts
+// along k in workgroup memory, zero past the edges (a clamped load and a
+// select, no branch); each thread starts
 // from its 16 outputs (inside the result), folds 16 k steps per tile with
 // fma-contractible arithmetic between two barriers, and writes back the
 // outputs inside the result.
@@ -14,9 +16,12 @@
 // CHECK:   scf.yield %cst : f32
 // CHECK: scf.for %[[K:.*]] = %c0 to %c30 step %c16 iter_args(%{{.*}} = %[[INIT]],
 // CHECK:   %[[AK:.*]] = arith.addi %[[K]],
-// CHECK:   arith.cmpi ult, %[[AK]], %c30
-// CHECK:   memref.load %arg0[%{{.*}}, %[[AK]]] : memref<100x30xf32>
-// CHECK:   memref.store %{{.*}}, %[[A]]
+// CHECK:   %[[VALID:.*]] = arith.andi
+// CHECK:   %[[ROW:.*]] = arith.minui %{{.*}}, %c99
+// CHECK:   %[[AKC:.*]] = arith.minui %[[AK]], %c29
+// CHECK:   %[[LOADED:.*]] = memref.load %arg0[%[[ROW]], %[[AKC]]] : memref<100x30xf32>
+// CHECK:   %[[STAGED:.*]] = arith.select %[[VALID]], %[[LOADED]], %cst
+// CHECK:   memref.store %[[STAGED]], %[[A]]
 // CHECK:   memref.load %arg1[%{{.*}}, %{{.*}}] : memref<30x70xf32>
 // CHECK:   memref.store %{{.*}}, %[[B]]
 // CHECK:   gpu.barrier
@@ -38,19 +43,35 @@ func.func @matmul(%a: memref<100x30xf32>, %b: memref<30x70xf32>, %c: memref<100x
 
 // -----
 
-// A batched bf16 contraction with B transposed ([batch, n, k]) into f32:
-// the batch goes to block z, the payload widens each product.
+// A batched bf16 contraction with B transposed ([batch, n, k]) into f32
+// runs on tensor cores: eight warps per 128x128 tile (the batch on block
+// z), pairs of bf16 packed in i32 staged in padded workgroup tiles, the
+// next k step's pairs loaded while 4x4 tiles of mma.sync m16n8k16 per warp
+// work on this one (k steps of 64: 64 mma.sync per warp).
 // CHECK-LABEL: func.func @batched
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c3) {{.*}} workgroup(%{{.*}} : memref<64x16xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xbf16, #gpu.address_space<workgroup>>)
-// CHECK: memref.load %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : memref<3x40x17xbf16>
-// CHECK: arith.extf %{{.*}} : bf16 to f32
-// CHECK: arith.mulf {{.*}} fastmath<contract> : f32
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c3) threads({{.*}}) in (%{{.*}} = %c256, {{.*}}) workgroup(%[[A:.*]] : memref<128x36xi32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<32x136xi32, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : memref<3x40x100xbf16>
+// CHECK: arith.bitcast %{{.*}} : bf16 to i16
+// CHECK: arith.shli
+// CHECK: scf.for {{.*}} -> (f32,
+// CHECK:   memref.store %{{.*}}, %[[A]]
+// CHECK:   gpu.barrier
+// CHECK:   memref.load %arg0
+// CHECK-COUNT-64: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK:   gpu.barrier
+// CHECK:   scf.yield
+// Without tensor cores, the CUDA cores widen each product.
+// CUDA-CORES-LABEL: func.func @batched
+// CUDA-CORES: workgroup(%{{.*}} : memref<64x16xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xbf16, #gpu.address_space<workgroup>>)
+// CUDA-CORES: arith.extf %{{.*}} : bf16 to f32
+// CUDA-CORES: arith.mulf {{.*}} fastmath<contract> : f32
+// CUDA-CORES-NOT: nvvm.mma.sync
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
 #b = affine_map<(b, m, n, k) -> (b, n, k)>
 #c = affine_map<(b, m, n, k) -> (b, m, n)>
-func.func @batched(%x: memref<3x33x17xbf16>, %y: memref<3x40x17xbf16>, %z: memref<3x33x40xf32>) {
+func.func @batched(%x: memref<3x33x100xbf16>, %y: memref<3x40x100xbf16>, %z: memref<3x33x40xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-      ins(%x, %y : memref<3x33x17xbf16>, memref<3x40x17xbf16>) outs(%z : memref<3x33x40xf32>) {
+      ins(%x, %y : memref<3x33x100xbf16>, memref<3x40x100xbf16>) outs(%z : memref<3x33x40xf32>) {
   ^bb0(%l: bf16, %r: bf16, %acc: f32):
     %0 = arith.extf %l : bf16 to f32
     %1 = arith.extf %r : bf16 to f32
