@@ -12,6 +12,21 @@ Value kiln::index(ImplicitLocOpBuilder &b, int64_t value) {
   return arith::ConstantIndexOp::create(b, value);
 }
 
+gpu::LaunchOp kiln::launchKernel(ImplicitLocOpBuilder &b,
+                                 std::array<int64_t, 3> grid, int64_t threads,
+                                 TypeRange workgroup) {
+  Value one = index(b, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, index(b, grid[0]), index(b, grid[1]), index(b, grid[2]),
+      index(b, threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  gpu::TerminatorOp::create(b);
+  b.setInsertionPointToStart(&body);
+  return launch;
+}
+
 SmallVector<Value> kiln::delinearize(ImplicitLocOpBuilder &b, Value flat,
                                      ArrayRef<int64_t> sizes) {
   SmallVector<Value> coordinates(sizes.size());

@@ -7,10 +7,18 @@
 #ifndef KILN_LOWERING_GPU_KERNELBUILDER_H
 #define KILN_LOWERING_GPU_KERNELBUILDER_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace kiln {
+
+/// A gpu.launch of `grid` (x, y, z) blocks of `threads` threads (x) with
+/// `workgroup` buffers, its terminator in place; `b` is left at the start
+/// of its body (the caller keeps an InsertionGuard).
+mlir::gpu::LaunchOp launchKernel(mlir::ImplicitLocOpBuilder &b,
+                                 std::array<int64_t, 3> grid, int64_t threads,
+                                 mlir::TypeRange workgroup = {});
 
 /// An index constant.
 mlir::Value index(mlir::ImplicitLocOpBuilder &b, int64_t value);

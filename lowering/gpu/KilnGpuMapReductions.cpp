@@ -138,16 +138,10 @@ struct GroupReduction {
           {kBlockThreads / kWarp}, type, AffineMap(),
           gpu::AddressSpaceAttr::get(b.getContext(),
                                      gpu::AddressSpace::Workgroup)));
-    Value one = index(b, 1);
-    auto launch = gpu::LaunchOp::create(
-        b, index(b, llvm::divideCeil(units, perBlock)), one, one,
-        index(b, kBlockThreads), one, one, /*dynamicSharedMemorySize=*/nullptr,
-        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup);
     OpBuilder::InsertionGuard guard(b);
-    Block &body = launch.getBody().front();
-    b.setInsertionPointToEnd(&body);
-    gpu::TerminatorOp::create(b);
-    b.setInsertionPointToStart(&body);
+    gpu::LaunchOp launch = kiln::launchKernel(
+        b, {int64_t(llvm::divideCeil(units, perBlock)), 1, 1}, kBlockThreads,
+        workgroup);
 
     Value thread = launch.getThreadIds().x;
     Value group = arith::DivUIOp::create(b, thread, index(b, groupThreads));

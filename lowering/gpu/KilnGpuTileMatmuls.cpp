@@ -83,6 +83,32 @@ struct Contraction {
 
   int64_t size(unsigned loop) const { return op.getStaticLoopRanges()[loop]; }
 
+  /// A kernel of one block of `threads` per `tileRows` x `tileColumns`
+  /// outputs (block z: the batch) with workgroup tiles of the two operands,
+  /// and where a block's outputs start; `b` is left in its body.
+  struct TiledLaunch {
+    gpu::LaunchOp launch;
+    Value lhsTile, rhsTile, thread, batch, rowBase, columnBase;
+  };
+  TiledLaunch launchTiles(ImplicitLocOpBuilder &b, int64_t tileRows,
+                          int64_t tileColumns, int64_t threads,
+                          MemRefType lhsTile, MemRefType rhsTile) const {
+    gpu::LaunchOp launch = kiln::launchKernel(
+        b,
+        {int64_t(llvm::divideCeil(size(n), tileColumns)),
+         int64_t(llvm::divideCeil(size(m), tileRows)),
+         batch ? size(*batch) : 1},
+        threads, TypeRange{lhsTile, rhsTile});
+    auto ids = launch.getBlockIds();
+    return {launch,
+            launch.getWorkgroupAttributions()[0],
+            launch.getWorkgroupAttributions()[1],
+            launch.getThreadIds().x,
+            ids.z,
+            arith::MulIOp::create(b, ids.y, index(b, tileRows)),
+            arith::MulIOp::create(b, ids.x, index(b, tileColumns))};
+  }
+
   /// The element of input `operand` (0: lhs, 1: rhs) at `row` or `column`
   /// and `depth`, or zero outside the operand, so that it adds nothing.
   Value operandElement(ImplicitLocOpBuilder &b, unsigned operand,
@@ -183,29 +209,14 @@ struct KilnGpuTileMatmulsPass
         MemRefType::get({tileRows, kTileK}, lhsType, AffineMap(), workgroup);
     auto rhsTileType =
         MemRefType::get({kTileK, tileColumns}, rhsType, AffineMap(), workgroup);
-    Value one = index(b, 1);
-    auto launch = gpu::LaunchOp::create(
-        b, index(b, llvm::divideCeil(columns, tileColumns)),
-        index(b, llvm::divideCeil(rows, tileRows)),
-        index(b, c.batch ? c.size(*c.batch) : 1), index(b, kThreads), one, one,
-        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-        /*asyncDependencies=*/{}, TypeRange{lhsTileType, rhsTileType});
     OpBuilder::InsertionGuard guard(b);
-    Block &body = launch.getBody().front();
-    b.setInsertionPointToEnd(&body);
-    gpu::TerminatorOp::create(b);
-    b.setInsertionPointToStart(&body);
-    Value lhsTile = launch.getWorkgroupAttributions()[0];
-    Value rhsTile = launch.getWorkgroupAttributions()[1];
-
-    Value thread = launch.getThreadIds().x;
+    Contraction::TiledLaunch kernel = c.launchTiles(
+        b, tileRows, tileColumns, kThreads, lhsTileType, rhsTileType);
+    Value lhsTile = kernel.lhsTile, rhsTile = kernel.rhsTile;
+    Value thread = kernel.thread, batch = kernel.batch;
+    Value rowBase = kernel.rowBase, columnBase = kernel.columnBase;
     Value tx = arith::RemUIOp::create(b, thread, index(b, kSide));
     Value ty = arith::DivUIOp::create(b, thread, index(b, kSide));
-    Value batch = launch.getBlockIds().z;
-    Value rowBase = arith::MulIOp::create(b, launch.getBlockIds().y,
-                                          index(b, tileRows));
-    Value columnBase = arith::MulIOp::create(b, launch.getBlockIds().x,
-                                             index(b, tileColumns));
     auto offset = [&](Value base, Value start, int64_t step) {
       return arith::AddIOp::create(
           b, base, arith::AddIOp::create(b, start, index(b, step)));
@@ -332,28 +343,13 @@ struct KilnGpuTileMatmulsPass
                                        AffineMap(), workgroup);
     auto rhsTileType =
         MemRefType::get({kPairs, kRhsStride}, i32, AffineMap(), workgroup);
-    Value one = index(b, 1);
     int64_t threads = kMmaWarpsM * kMmaWarpsN * kWarpSize;
-    auto launch = gpu::LaunchOp::create(
-        b, index(b, llvm::divideCeil(columns, kMmaTileColumns)),
-        index(b, llvm::divideCeil(rows, kMmaTileRows)),
-        index(b, c.batch ? c.size(*c.batch) : 1), index(b, threads), one, one,
-        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-        /*asyncDependencies=*/{}, TypeRange{lhsTileType, rhsTileType});
     OpBuilder::InsertionGuard guard(b);
-    Block &body = launch.getBody().front();
-    b.setInsertionPointToEnd(&body);
-    gpu::TerminatorOp::create(b);
-    b.setInsertionPointToStart(&body);
-    Value lhsTile = launch.getWorkgroupAttributions()[0];
-    Value rhsTile = launch.getWorkgroupAttributions()[1];
-
-    Value thread = launch.getThreadIds().x;
-    Value batch = launch.getBlockIds().z;
-    Value rowBase = arith::MulIOp::create(b, launch.getBlockIds().y,
-                                          index(b, kMmaTileRows));
-    Value columnBase = arith::MulIOp::create(b, launch.getBlockIds().x,
-                                             index(b, kMmaTileColumns));
+    Contraction::TiledLaunch kernel = c.launchTiles(
+        b, kMmaTileRows, kMmaTileColumns, threads, lhsTileType, rhsTileType);
+    Value lhsTile = kernel.lhsTile, rhsTile = kernel.rhsTile;
+    Value thread = kernel.thread, batch = kernel.batch;
+    Value rowBase = kernel.rowBase, columnBase = kernel.columnBase;
     Value warp = arith::DivUIOp::create(b, thread, index(b, kWarpSize));
     Value lane = arith::RemUIOp::create(b, thread, index(b, kWarpSize));
     Value group = arith::DivUIOp::create(b, lane, index(b, 4));
