@@ -226,6 +226,12 @@ struct KilnGpuMapReductionsPass
           linalg::isReductionIterator(op.getIteratorTypesArray().back());
       bool contraction = linalg::isaContractionOpInterface(op);
       Ranges ranges(op);
+      // No outputs, or nothing to fold into them: the op changes nothing
+      // (and a kernel of no blocks could not launch).
+      if (ranges.outputs == 0 || ranges.length == 0) {
+        op->erase();
+        continue;
+      }
       int64_t splits = splitsFor(ranges.outputs, ranges.length, 1);
       if (combiner && innermostReduced && !contraction)
         reduceInGroups(b, op, *combiner);

@@ -78,7 +78,12 @@ struct Contraction {
     std::optional<unsigned> batch;
     if (!dims->batch.empty())
       batch = dims->batch[0];
-    return Contraction{op, dims->m[0], dims->n[0], dims->k[0], batch};
+    Contraction found{op, dims->m[0], dims->n[0], dims->k[0], batch};
+    // No outputs: kiln-gpu-map-reductions drops the op.
+    if (found.size(found.m) == 0 || found.size(found.n) == 0 ||
+        (batch && found.size(*batch) == 0))
+      return std::nullopt;
+    return found;
   }
 
   int64_t size(unsigned loop) const { return op.getStaticLoopRanges()[loop]; }

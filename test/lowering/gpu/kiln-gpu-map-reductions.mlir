@@ -148,3 +148,26 @@ func.func @argmax(%x: memref<8x100xf32>, %v: memref<8xf32>, %i: memref<8xi64>) {
   }
   return
 }
+
+// -----
+
+// Reductions over nothing leave their outputs as they are, and reductions
+// with no outputs do nothing: no kernel (one of no blocks could not launch).
+// CHECK-LABEL: func.func @nothing
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: linalg.reduce
+// CHECK: return
+func.func @nothing(%x: memref<3x0xf32>, %y: memref<3xf32>, %z: memref<0x5xf32>, %w: memref<0xf32>) {
+  linalg.reduce ins(%x : memref<3x0xf32>) outs(%y : memref<3xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %0 = arith.addf %in, %acc : f32
+      linalg.yield %0 : f32
+    }
+  linalg.reduce ins(%z : memref<0x5xf32>) outs(%w : memref<0xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %0 = arith.addf %in, %acc : f32
+      linalg.yield %0 : f32
+    }
+  return
+}
