@@ -234,11 +234,11 @@ struct KilnGpuMapReductionsPass
       }
       int64_t splits = splitsFor(ranges.outputs, ranges.length, 1);
       if (combiner && innermostReduced && !contraction)
-        reduceInGroups(b, op, *combiner);
+        reduceInGroups(b, op, ranges, *combiner);
       else if (combiner && !contraction && splits > 1)
-        reduceSplitPerThread(b, op, *combiner, splits);
+        reduceSplitPerThread(b, op, ranges, *combiner, splits);
       else
-        reducePerThread(b, op);
+        reducePerThread(b, op, ranges);
       op->erase();
     }
   }
@@ -281,8 +281,7 @@ struct KilnGpuMapReductionsPass
   }
 
   void reduceInGroups(ImplicitLocOpBuilder &b, linalg::LinalgOp op,
-                      const Combiner &combiner) {
-    Ranges ranges(op);
+                      const Ranges &ranges, const Combiner &combiner) {
     ArrayRef<int64_t> parallel = ranges.parallel, reduced = ranges.reduced;
     int64_t outputs = ranges.outputs, length = ranges.length;
     Value output = op.getDpsInitOperand(0)->get();
@@ -361,8 +360,8 @@ struct KilnGpuMapReductionsPass
   /// output folding a partial result (neighbouring threads take
   /// neighbouring outputs), then a thread per output combining them.
   void reduceSplitPerThread(ImplicitLocOpBuilder &b, linalg::LinalgOp op,
-                            const Combiner &combiner, int64_t splits) {
-    Ranges ranges(op);
+                            const Ranges &ranges, const Combiner &combiner,
+                            int64_t splits) {
     ArrayRef<int64_t> parallel = ranges.parallel, reduced = ranges.reduced;
     int64_t outputs = ranges.outputs, length = ranges.length;
     int64_t chunk = llvm::divideCeil(length, splits);
@@ -429,8 +428,8 @@ struct KilnGpuMapReductionsPass
 
   /// One thread per output: a parallel loop over the outputs whose body
   /// folds the reduced elements into accumulators held in registers.
-  void reducePerThread(ImplicitLocOpBuilder &b, linalg::LinalgOp op) {
-    Ranges ranges(op);
+  void reducePerThread(ImplicitLocOpBuilder &b, linalg::LinalgOp op,
+                       const Ranges &ranges) {
     ArrayRef<int64_t> parallel = ranges.parallel, reduced = ranges.reduced;
     int64_t length = ranges.length;
     // A reduction to a single output still needs a loop to map.
