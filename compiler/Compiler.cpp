@@ -13,6 +13,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -122,6 +123,9 @@ LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
   } else {
     kiln::KilnToCpuPipelineOptions cpu;
     cpu.stopAfter = cpuStage(options.stopAfter);
+    // The code is compiled for the host (compiler/Artifact.cpp), and its
+    // manifest names the features it needs.
+    cpu.avx512Bf16 = llvm::sys::getHostCPUFeatures().lookup("avx512bf16");
     kiln::buildKilnToCpuPipeline(pm, cpu);
   }
   return pm.run(module);

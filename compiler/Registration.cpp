@@ -25,6 +25,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
+  registerX86VectorToLLVMInterface(registry);
 }
 
 void kiln::registerAllPassesAndPipelines() {

@@ -28,12 +28,13 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnTileAndVectorize(
       {options.vectorWidth, options.registerTileM, options.registerTileN,
        options.cacheTileM, options.cacheTileN, options.cacheTileK,
-       options.parallelWork}));
+       options.parallelWork, options.avx512Bf16}));
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createKilnLowerVectors({options.streamingBytes}));
+  pm.addPass(
+      createKilnLowerVectors({options.streamingBytes, options.avx512Bf16}));
   pm.addPass(createKilnLowerForalls());
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)

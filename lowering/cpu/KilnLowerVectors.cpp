@@ -43,6 +43,8 @@ struct KilnLowerVectorsPass
     linalg::hoistRedundantVectorTransfers(root);
 
     RewritePatternSet lowering(context);
+    if (bf16DotPairs)
+      kiln::populateBf16DotPairPatterns(lowering);
     vector::populateVectorContractLoweringPatterns(
         lowering, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorOuterProductLoweringPatterns(lowering);
@@ -54,6 +56,8 @@ struct KilnLowerVectorsPass
         lowering, vector::VectorTransposeLowering::EltWise);
     vector::populateVectorShapeCastLoweringPatterns(lowering);
     vector::populateVectorStepLoweringPatterns(lowering);
+    // Strided slices (of bf16 dot products' columns) become shuffles.
+    vector::populateVectorInsertExtractStridedSliceTransforms(lowering);
     // n-D gathers (take with n-D indices) unroll into 1-D ones, which LLVM
     // lowers.
     vector::populateVectorGatherLoweringPatterns(lowering);

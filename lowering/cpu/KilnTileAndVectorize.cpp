@@ -89,10 +89,19 @@ bool hasNarrowFloats(linalg::LinalgOp op) {
   });
 }
 
-/// The tile sizes of the matmul schedule (the pass's options).
+/// The tile sizes of the matmul schedule (the pass's options), and whether
+/// bf16 x bf16 -> f32 register tiles cover k pairs (bf16-dot-pairs).
 struct MatmulTiles {
   int64_t registerM, registerN, cacheM, cacheN, cacheK;
+  bool bf16Pairs;
 };
+
+/// Whether `op` (a matmul) multiplies bf16 operands into f32.
+bool isBf16ToF32(linalg::LinalgOp op) {
+  return getElementTypeOrSelf(op->getOperand(0).getType()).isBF16() &&
+         getElementTypeOrSelf(op->getOperand(1).getType()).isBF16() &&
+         getElementTypeOrSelf(op->getOperand(2).getType()).isF32();
+}
 
 /// `op` split along loop `loop` at `at`: the op on the iterations before
 /// it, then the op on those after, each writing its part of the output.
@@ -186,13 +195,16 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
 /// whole register tiles and the rest (fewer than a tile) on its own, as
 /// one register tile; where it is smaller than a tile, the tile is the
 /// whole dimension. bf16 and f16 operands need whole tiles (LLVM cannot
-/// legalize odd-sized vectors of them).
+/// legalize odd-sized vectors of them), except bf16 -> f32 tiles of k pairs,
+/// which kiln-lower-vectors pads itself; of those, an odd K's last step
+/// runs as a tile of its own.
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                 MatmulTiles tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
   size_t batch = ranges.size() - 3;
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  if (hasNarrowFloats(op)) {
+  bool pairs = tiles.bf16Pairs && isBf16ToF32(op);
+  if (hasNarrowFloats(op) && !pairs) {
     if (m % tiles.registerM != 0 || n % tiles.registerN != 0)
       return;
   } else {
@@ -209,6 +221,13 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     tiles.registerM = std::min(m, tiles.registerM);
     tiles.registerN = std::min(n, tiles.registerN);
   }
+  if (pairs && k > 1 && k % 2 != 0) {
+    // The second part accumulates onto the first's result.
+    auto [whole, last] = split(rewriter, op, batch + 2, k - 1);
+    tileMatmul(rewriter, whole, tiles);
+    tileMatmul(rewriter, last, tiles);
+    return;
+  }
   // A cache tile that does not divide its dimension falls back to one
   // register tile (M, N) or to the whole dimension (K).
   auto cacheTile = [](int64_t size, int64_t preferred, int64_t fallback) {
@@ -218,7 +237,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   cache.append({cacheTile(m, tiles.cacheM, tiles.registerM),
                 cacheTile(n, tiles.cacheN, tiles.registerN),
                 cacheTile(k, tiles.cacheK, k)});
-  registers.append({tiles.registerM, tiles.registerN, 1});
+  registers.append(
+      {tiles.registerM, tiles.registerN, pairs ? std::min<int64_t>(k, 2) : 1});
   // Batch, then N, then K, then M: a panel of B stays in L2 while every row
   // block of A streams past it.
   SmallVector<int64_t> order(batch, 0);
@@ -540,8 +560,8 @@ struct KilnTileAndVectorizePass
     : kiln::impl::KilnTileAndVectorizeBase<KilnTileAndVectorizePass> {
   using KilnTileAndVectorizeBase::KilnTileAndVectorizeBase;
   void runOnOperation() override {
-    MatmulTiles tiles{registerTileM, registerTileN, cacheTileM, cacheTileN,
-                      cacheTileK};
+    MatmulTiles tiles{registerTileM, registerTileN, cacheTileM,
+                      cacheTileN,    cacheTileK,    bf16DotPairs};
     if (vectorWidth <= 0 || tiles.registerM <= 0 || tiles.registerN <= 0 ||
         tiles.cacheM <= 0 || tiles.cacheN <= 0 || tiles.cacheK <= 0) {
       getOperation()->emitError(

@@ -14,10 +14,12 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
+class DialectRegistry;
 class RewritePatternSet;
 } // namespace mlir
 
@@ -32,6 +34,13 @@ namespace kiln {
 /// f32 math.sin and math.cos as polynomials after a range reduction that is
 /// exact over the whole f32 range (used by kiln-approximate-math).
 void populateSinCosApproximationPatterns(mlir::RewritePatternSet &patterns);
+
+/// bf16 x bf16 -> f32 register tiles (vector.contract over one or two k
+/// steps) as AVX-512 BF16 dot products of k pairs (x86vector.avx512.dot).
+void populateBf16DotPairPatterns(mlir::RewritePatternSet &patterns);
+
+/// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
+void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);
 
 /// The stages of kiln-to-cpu-pipeline, each ending in IR one can print.
 enum class CpuStage {
@@ -65,6 +74,11 @@ struct KilnToCpuPipelineOptions
                      "functions instead of libm calls"),
       llvm::cl::init(true)};
   // The target description.
+  Option<bool> avx512Bf16{
+      *this, "avx512-bf16",
+      llvm::cl::desc("The CPU has AVX-512 BF16 (vdpbf16ps): bf16 matmuls "
+                     "accumulating in f32 use its dot products"),
+      llvm::cl::init(false)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("Elements per vector row of an elementwise op"),

@@ -69,7 +69,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
       steps, each a `vector.contract`, which kiln-lower-vectors turns into
       FMAs on an accumulator kept in registers; rows and columns past the
       last whole register tile run as one smaller tile (bf16 and f16 need
-      whole tiles).
+      whole tiles). With `bf16-dot-pairs`, bf16 x bf16 -> f32 register tiles
+      cover two k steps (an odd K's last step runs alone) and may be of any
+      shape: kiln-lower-vectors turns them into dot products of k pairs.
 
     Other ops are left for the loop lowering.
 
@@ -120,7 +122,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "Reduction steps per matmul cache tile">,
     Option<"parallelWork", "parallel-work", "int64_t", "250000",
            "Estimated ns on one thread from which an op runs in chunks "
-           "that threads share (0: never)">
+           "that threads share (0: never)">,
+    Option<"bf16DotPairs", "bf16-dot-pairs", "bool", "false",
+           "bf16 x bf16 -> f32 matmuls take register tiles of two k steps "
+           "(pairs for vdpbf16ps, see kiln-lower-vectors) and any shape">
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
@@ -171,7 +176,11 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
     On memrefs: folds subviews into the loads and stores that use them, so
     that loop-invariant vector transfers (matmul accumulators) are hoisted
     out of their loops, then lowers `vector.contract` to outer products and
-    FMAs, unrolls n-D vector transfers into 1-D ones and those into vector
+    FMAs (with `bf16-dot-pairs`, a bf16 x bf16 -> f32 contraction over one
+    or two k steps becomes `x86vector.avx512.dot` (vdpbf16ps) on A's k pair
+    broadcast and B's two rows interleaved, 16 columns at a time; the
+    instruction treats denormal inputs and results as zero, like oneDNN's
+    bf16 kernels), unrolls n-D vector transfers into 1-D ones and those into vector
     loads and stores. Stores of whole aligned cache lines into buffers of
     `streaming-bytes` (32 MiB) or more are non-temporal, so that streaming
     loops do not read the lines they overwrite (entry arguments are 64-byte aligned: the runtime's
@@ -188,11 +197,14 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
   let options = [
     Option<"streamingBytes", "streaming-bytes", "int64_t", "int64_t(32) << 20",
            "Buffers of at least this many bytes are written with "
-           "non-temporal stores">
+           "non-temporal stores">,
+    Option<"bf16DotPairs", "bf16-dot-pairs", "bool", "false",
+           "Lower bf16 x bf16 -> f32 contractions over one or two k steps "
+           "to AVX-512 BF16 dot products (the CPU must have avx512bf16)">
   ];
   let dependentDialects = [
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect", "::mlir::x86vector::X86VectorDialect"
   ];
 }
 

@@ -4,6 +4,7 @@
 import numpy as np
 
 from harness import check, finish, ttype
+from progen import to_bf16
 
 rng = np.random.default_rng(0)
 
@@ -102,6 +103,32 @@ func.func @f(%a: tensor<3x33x100xbf16>, %b: tensor<3x40x100xbf16>) -> tensor<3x3
       : (tensor<3x33x100xbf16>, tensor<3x40x100xbf16>) -> tensor<3x33x40xf32>
   return %r : tensor<3x33x40xf32>
 }""", "f", [HA, HB], [np.einsum("bmk,bnk->bmn", HA, HB)])
+
+# bf16 products of random values at shapes past every edge of the CPU's
+# bf16 tiles (k pairs, 16 columns per dot product, 8 x 32 register tiles):
+# odd K (a last unpaired step), K of 1, columns of 1 to 15 past a multiple
+# of 16, matrix-vector and vector-matrix, A transposed, a batch. Products of
+# bf16 values are exact in f32, so only the sums' order differs from f64.
+for lhs, rhs, lc, rc, subscripts in [
+        ((9, 7), (7, 5), [1], [0], "mk,kn->mn"),
+        ((1, 1), (1, 33), [1], [0], "mk,kn->mn"),
+        ((37, 129), (129, 47), [1], [0], "mk,kn->mn"),
+        ((8, 64), (64, 17), [1], [0], "mk,kn->mn"),
+        ((1, 300), (300, 61), [1], [0], "mk,kn->mn"),
+        ((45, 301), (301,), [1], [0], "mk,k->m"),
+        ((257,), (257, 19), [0], [0], "k,kn->n"),
+        ((63, 20), (63, 31), [0], [0], "km,kn->mn"),
+        ((2, 11, 13), (2, 13, 40), [2], [1], "bmk,bkn->bmn")]:
+    RA = to_bf16(rng.standard_normal(lhs))
+    RB = to_bf16(rng.standard_normal(rhs))
+    want = np.einsum(subscripts, RA.astype(np.float64), RB).astype(np.float32)
+    batching = "batching = [0] x [0], " if len(lhs) == 3 else ""
+    check(f"matmul bf16 -> f32 {subscripts} {lhs} {rhs}", f"""
+func.func @f(%a: {ttype(lhs, "bf16")}, %b: {ttype(rhs, "bf16")}) -> {ttype(want.shape, want.dtype)} {{
+  %r = kiln.dot_general %a, %b, {batching}contracting = {lc} x {rc}
+      : ({ttype(lhs, "bf16")}, {ttype(rhs, "bf16")}) -> {ttype(want.shape, want.dtype)}
+  return %r : {ttype(want.shape, want.dtype)}
+}}""", "f", [RA, RB], [want], rtol=1e-5, atol=1e-5)
 
 # An outer product (no contracting dimensions) feeding a broadcast, which
 # elementwise fusion once turned into an accumulation; a vector dot product

@@ -1,0 +1,30 @@
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 bf16-dot-pairs=true" | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" | FileCheck %s --check-prefix=NONE
+
+// bf16 -> f32 register tiles of k pairs take any shape: rows past the last
+// 8 run as a tile of 4, the 21 columns as one tile, and the odd K's last
+// step as a tile of its own, accumulating onto the pairs' result.
+// CHECK-LABEL: func.func @bf16_pairs
+// CHECK: scf.for {{.*}} step %c2
+// CHECK: vector.contract {{.*}} : vector<8x2xbf16>, vector<2x21xbf16> into vector<8x21xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xbf16>, vector<1x21xbf16> into vector<8x21xf32>
+// CHECK: vector.contract {{.*}} : vector<4x2xbf16>, vector<2x21xbf16> into vector<4x21xf32>
+// CHECK: vector.contract {{.*}} : vector<4x1xbf16>, vector<1x21xbf16> into vector<4x21xf32>
+// CHECK-NOT: linalg.matmul
+// Without pairs, bf16 tiles must be whole (8 x 32): this one stays a loop.
+// NONE-LABEL: func.func @bf16_pairs
+// NONE-NOT: vector.contract
+// NONE: linalg.matmul
+func.func @bf16_pairs(%a: tensor<20x7xbf16>, %b: tensor<7x21xbf16>, %c: tensor<20x21xf32>) -> tensor<20x21xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<20x7xbf16>, tensor<7x21xbf16>) outs(%c : tensor<20x21xf32>) -> tensor<20x21xf32>
+  return %0 : tensor<20x21xf32>
+}
+
+// f16 products do not pair: whole 8 x 32 tiles of single
+// k steps.
+// CHECK-LABEL: func.func @f16_steps
+// CHECK: vector.contract {{.*}} : vector<8x1xf16>, vector<1x32xf16> into vector<8x32xf32>
+func.func @f16_steps(%a: tensor<16x6xf16>, %b: tensor<6x64xf16>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x6xf16>, tensor<6x64xf16>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
