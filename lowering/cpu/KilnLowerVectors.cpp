@@ -42,6 +42,8 @@ struct KilnLowerVectorsPass
     eliminateCommonSubExpressions(rewriter, dominance, root);
     linalg::hoistRedundantVectorTransfers(root);
 
+    lowerRowReductions(root);
+
     RewritePatternSet lowering(context);
     if (bf16DotPairs)
       kiln::populateBf16DotPairPatterns(lowering);
@@ -75,6 +77,41 @@ struct KilnLowerVectorsPass
     if (failed(scalarizeStridedGathers(root)))
       return signalPassFailure();
     streamLargeStores(root, streamingBytes);
+  }
+
+  /// Reductions along the innermost dimension only (a row's vector lanes)
+  /// become horizontal reductions, which LLVM computes as a tree of
+  /// log2(lanes) shuffle steps instead of a chain of one step per lane;
+  /// float sums and products may reassociate for that. Other reductions
+  /// (across rows) stay elementwise: the lowering below.
+  static void lowerRowReductions(Operation *root) {
+    SmallVector<Operation *> rowReductions;
+    DenseSet<Operation *> existing;
+    root->walk([&](Operation *op) {
+      if (isa<vector::ReductionOp>(op))
+        existing.insert(op);
+      auto reduction = dyn_cast<vector::MultiDimReductionOp>(op);
+      if (!reduction)
+        return;
+      SmallVector<bool> mask = reduction.getReductionMask();
+      if (reduction.getSourceVectorType().getShape().back() > 1 &&
+          mask.back() && llvm::count(mask, true) == 1)
+        rowReductions.push_back(op);
+    });
+    RewritePatternSet inner(root->getContext());
+    vector::populateVectorMultiReductionLoweringPatterns(
+        inner, vector::VectorMultiReductionLowering::InnerReduction);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    (void)applyOpPatternsGreedily(rowReductions, std::move(inner), config);
+    root->walk([&](vector::ReductionOp reduction) {
+      if (existing.contains(reduction) ||
+          !isa<FloatType>(reduction.getType()) ||
+          (reduction.getKind() != vector::CombiningKind::ADD &&
+           reduction.getKind() != vector::CombiningKind::MUL))
+        return;
+      reduction.setFastmath(arith::FastMathFlags::reassoc);
+    });
   }
 
   /// 1-D gathers from a strided view (a take from a slice) become scalar

@@ -6,7 +6,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -407,6 +409,119 @@ bool feedsReduction(Operation *op) {
   return false;
 }
 
+/// Whether every reader of `op`'s results, through slices and reshapes, is
+/// in `ops`.
+bool readOnlyBy(Operation *op, const DenseSet<Operation *> &ops) {
+  SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
+  while (!work.empty()) {
+    Operation *user = work.pop_back_val();
+    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp>(user))
+      llvm::append_range(work, user->getUsers());
+    else if (!ops.contains(user))
+      return false;
+  }
+  return true;
+}
+
+/// Where the all-parallel `narrow` computes a part of what `wide` computes
+/// (the same payload on slices of the same operands, at constant offsets
+/// within them), the offsets of that part in `wide`'s result.
+std::optional<SmallVector<int64_t>> partOf(linalg::GenericOp narrow,
+                                           linalg::GenericOp wide) {
+  if (narrow.getIndexingMapsArray() != wide.getIndexingMapsArray() ||
+      narrow.getNumDpsInputs() != wide.getNumDpsInputs() ||
+      !OperationEquivalence::isRegionEquivalentTo(
+          &narrow.getRegion(), &wide.getRegion(),
+          OperationEquivalence::IgnoreLocations))
+    return std::nullopt;
+  SmallVector<std::optional<int64_t>> shift(narrow.getNumLoops());
+  // Records that loop `loop` of `narrow` starts `by` iterations into
+  // `wide`'s; false where another operand said otherwise.
+  auto shifted = [&](unsigned loop, int64_t by) {
+    if (shift[loop] && *shift[loop] != by)
+      return false;
+    shift[loop] = by;
+    return true;
+  };
+  for (auto [narrowInput, wideInput, map] :
+       llvm::zip(narrow.getDpsInputs(), wide.getDpsInputs(),
+                 narrow.getIndexingMapsArray())) {
+    auto narrowSlice = narrowInput.getDefiningOp<tensor::ExtractSliceOp>();
+    auto wideSlice = wideInput.getDefiningOp<tensor::ExtractSliceOp>();
+    bool slices = narrowSlice && wideSlice &&
+                  narrowSlice.getSource() == wideSlice.getSource() &&
+                  narrowSlice.hasUnitStride() && wideSlice.hasUnitStride() &&
+                  narrowSlice.getType().getRank() ==
+                      narrowSlice.getSourceType().getRank();
+    if (narrowInput != wideInput && !slices)
+      return std::nullopt;
+    for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return std::nullopt;
+      int64_t by = 0;
+      if (narrowInput != wideInput) {
+        OpFoldResult from = wideSlice.getMixedOffsets()[position];
+        OpFoldResult to = narrowSlice.getMixedOffsets()[position];
+        std::optional<int64_t> start = getConstantIntValue(from);
+        std::optional<int64_t> end = getConstantIntValue(to);
+        if (start && end)
+          by = *end - *start;
+        else if (from != to)
+          return std::nullopt;
+      }
+      if (!shifted(dim.getPosition(), by))
+        return std::nullopt;
+    }
+  }
+  SmallVector<int64_t> offsets;
+  for (auto [by, size, wideSize] :
+       llvm::zip(shift, narrow.getStaticLoopRanges(),
+                 wide.getStaticLoopRanges())) {
+    int64_t offset = by.value_or(0);
+    if (offset < 0 || offset + size > wideSize)
+      return std::nullopt;
+    offsets.push_back(offset);
+  }
+  return offsets;
+}
+
+/// Where fusion computed an elementwise producer once per reader of a
+/// different part of a block (a softmax's exponentials: all columns for
+/// the division, the vector lanes' columns and the rest for the sum), the
+/// parts become slices of the widest copy, so that it is computed once.
+void reuseWidestCopies(RewriterBase &rewriter, Operation *loop) {
+  SmallVector<linalg::GenericOp> copies;
+  loop->walk([&](linalg::GenericOp op) {
+    if (op.getNumLoops() == op.getNumParallelLoops() &&
+        op->getNumResults() == 1 && op.hasPureTensorSemantics() &&
+        op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+      copies.push_back(op);
+  });
+  DenseSet<Operation *> replaced;
+  for (linalg::GenericOp narrow : copies)
+    for (linalg::GenericOp wide : copies) {
+      if (wide == narrow || replaced.contains(wide) ||
+          wide->getBlock() != narrow->getBlock() ||
+          !wide->isBeforeInBlock(narrow))
+        continue;
+      std::optional<SmallVector<int64_t>> offsets = partOf(narrow, wide);
+      if (!offsets)
+        continue;
+      rewriter.setInsertionPoint(narrow);
+      MLIRContext *context = rewriter.getContext();
+      SmallVector<int64_t> strides(offsets->size(), 1);
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          narrow, wide->getResult(0),
+          getAsIndexOpFoldResult(context, *offsets),
+          getAsIndexOpFoldResult(context, narrow.getStaticLoopRanges()),
+          getAsIndexOpFoldResult(context, strides));
+      replaced.insert(narrow);
+      break;
+    }
+}
+
 /// Bytes of row blocks that rows fusion aims at: a block's intermediate
 /// values stay in L2.
 constexpr int64_t kRowBlockBytes = 64 << 10;
@@ -435,16 +550,21 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
         return op.getNumReductionLoops() > 0;
       }))
     return nullptr;
-  // A producer that two ops of the chain read is computed again for each
-  // in the loop: fine for a subtraction (layer norm's x - mean), not for
-  // exponentials (a softmax's, divided and summed), which stay unfused.
+  // A producer that two ops of the chain read is fused once per reader;
+  // the copies are merged after fusion. One that ops outside the chain
+  // read too would be computed both in the loop and outside it: fine for a
+  // subtraction (layer norm's x - mean), not for exponentials, which then
+  // stay unfused.
+  DenseSet<Operation *> inCone;
+  for (linalg::LinalgOp op : cone)
+    inCone.insert(op);
   for (linalg::LinalgOp op : llvm::drop_begin(cone)) {
     bool costly = op->walk([](Operation *inner) {
                       return isa<math::MathDialect>(inner->getDialect())
                                  ? WalkResult::interrupt()
                                  : WalkResult::advance();
                     }).wasInterrupted();
-    if (costly && !op->hasOneUse())
+    if (costly && !readOnlyBy(op, inCone))
       return nullptr;
   }
   double ns = 0;
@@ -508,10 +628,16 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
           slice.getResultType().getElementType());
     }
   });
+  // A producer fused for two readers (a softmax's exponentials, summed
+  // and divided) is computed once: equal copies merge, then parts of a
+  // wider copy are sliced from it.
+  Operation *loop = fused->loops.front();
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, loop);
+  reuseWidestCopies(rewriter, loop);
   // The producers computed in the loop are dead outside it unless
   // something else uses them, once the slices of them fusion left in the
   // loop are gone.
-  Operation *loop = fused->loops.front();
   SmallVector<Operation *> work;
   loop->walk([&](tensor::ExtractSliceOp slice) { work.push_back(slice); });
   for (Value operand : root->getOperands())

@@ -82,3 +82,23 @@ func.func @unknown_alignment(%x: memref<8388608xf32>, %y: memref<8388608xf32>) {
   }
   return
 }
+
+// -----
+
+// A reduction along the innermost dimension only (a row's lanes) becomes a
+// horizontal reduction per row (a tree in LLVM); float sums reassociate for
+// it. A reduction across rows (a middle dimension) stays elementwise.
+// CHECK-LABEL: func.func @row_reductions
+// CHECK: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<64xf32> into f32
+// CHECK: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<64xf32> into f32
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<64xf32> into f32
+// CHECK-NOT: vector.reduction
+// CHECK-COUNT-15: arith.addf %{{.*}}, %{{.*}} : vector<64xf32>
+// CHECK: return
+func.func @row_reductions(%v: vector<2x64xf32>, %acc: vector<2xf32>, %g: vector<1x15x64xf32>, %gacc: vector<1x64xf32>) -> (vector<2xf32>, vector<2xf32>, vector<1x64xf32>) {
+  %m = vector.multi_reduction <maximumf>, %v, %acc [1] : vector<2x64xf32> to vector<2xf32>
+  %s = vector.multi_reduction <add>, %v, %acc [1] : vector<2x64xf32> to vector<2xf32>
+  %c = vector.multi_reduction <add>, %g, %gacc [1] : vector<1x15x64xf32> to vector<1x64xf32>
+  return %m, %s, %c : vector<2xf32>, vector<2xf32>, vector<1x64xf32>
+}

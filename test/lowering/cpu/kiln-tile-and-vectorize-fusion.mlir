@@ -99,12 +99,13 @@ func.func @large_rows(%arg0: tensor<2048x1024xf32>) -> tensor<2048x1024xf32> {
 
 // -----
 
-// Exponentials both divided and summed would be computed twice in the
-// loop: the chain stays unfused, each op over all the rows.
+// Exponentials both divided and summed (a softmax) are fused once per
+// block of 64 rows, not once per reader.
 // CHECK-LABEL: func.func @exponentials
-// CHECK-NOT: step %c64
-// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c64
 // CHECK: math.exp
+// CHECK-NOT: math.exp
+// CHECK: return
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>
@@ -169,4 +170,91 @@ func.func @column_sums(%arg0: tensor<512x256xf32>) -> tensor<512x256xf32> {
     linalg.yield %4 : f32
   } -> tensor<512x256xf32>
   return %3 : tensor<512x256xf32>
+}
+
+// -----
+
+// Rows of 100: the sum reads the exponentials as 96 lanes' columns and a
+// remainder of 4, the division reads all 100. Fusion computes them once
+// per block of 128 rows and slices the sum's parts from them.
+// CHECK-LABEL: func.func @exponential_parts
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128
+// CHECK-COUNT-2: math.exp
+// CHECK-NOT: math.exp
+// CHECK: return
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @exponential_parts(%arg0: tensor<256x100xf32>) -> tensor<256x100xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<256x100xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<256x100xf32>) outs(%0 : tensor<256x100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = math.exp %in : f32
+    linalg.yield %8 : f32
+  } -> tensor<256x100xf32>
+  %2 = tensor.empty() : tensor<256xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<256xf32>) -> tensor<256xf32>
+  %lanes = tensor.extract_slice %1[0, 0] [256, 96] [1, 1] : tensor<256x100xf32> to tensor<256x96xf32>
+  %expanded = tensor.expand_shape %lanes [[0], [1, 2]] output_shape [256, 6, 16] : tensor<256x96xf32> into tensor<256x6x16xf32>
+  %4 = tensor.empty() : tensor<256x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<256x16xf32>) -> tensor<256x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<256x6x16xf32>) outs(%5 : tensor<256x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<256x16xf32>) outs(%3 : tensor<256xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %rest = tensor.extract_slice %1[0, 96] [256, 4] [1, 1] : tensor<256x100xf32> to tensor<256x4xf32>
+  %reduced_1 = linalg.reduce ins(%rest : tensor<256x4xf32>) outs(%reduced_0 : tensor<256xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<256x100xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%1, %reduced_1 : tensor<256x100xf32>, tensor<256xf32>) outs(%6 : tensor<256x100xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<256x100xf32>
+  return %7 : tensor<256x100xf32>
+}
+
+// -----
+
+// Exponentials that a result reads too would be computed both in the loop
+// and outside it: the chain stays unfused, each op over all the rows.
+// CHECK-LABEL: func.func @exponentials_returned
+// CHECK-NOT: step %c64
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c1
+// CHECK: math.exp
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @exponentials_returned(%arg0: tensor<512x256xf32>) -> (tensor<512x256xf32>, tensor<512x256xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<512x256xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<512x256xf32>) outs(%0 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = math.exp %in : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  %2 = tensor.empty() : tensor<512xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<512xf32>) -> tensor<512xf32>
+  %reduced = linalg.reduce ins(%1 : tensor<512x256xf32>) outs(%3 : tensor<512xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<512x256xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%1, %reduced : tensor<512x256xf32>, tensor<512xf32>) outs(%6 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  return %7, %1 : tensor<512x256xf32>, tensor<512x256xf32>
 }
