@@ -192,55 +192,58 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
-/// register tiles over single k steps, one batch at a time. Where M or N is
-/// not a multiple of its register tile, the multiple below it runs with
-/// whole register tiles and the rest (fewer than a tile) on its own, as
-/// one register tile; where it is smaller than a tile, the tile is the
-/// whole dimension. bf16 and f16 operands need whole tiles (LLVM cannot
-/// legalize odd-sized vectors of them), except bf16 -> f32 tiles of k pairs,
-/// which kiln-lower-vectors pads itself; of those, an odd K's last step
-/// runs as a tile of its own.
+/// register tiles over single k steps, one batch at a time. No dimension
+/// has a partial tile: where M, N or K is not a whole number of cache
+/// tiles, or M or N of register tiles, the op splits at the last whole
+/// tile and each part is tiled on its own (the rest of M or N as one
+/// smaller tile, the rest of K as a shorter cache tile accumulating onto
+/// the first part's result). A register tile narrower than the full width
+/// splits further into power-of-two widths: LLVM legalizes a vector of 31
+/// floats element by element. bf16 and f16 operands need whole tiles (LLVM
+/// cannot legalize odd-sized vectors of them), except bf16 -> f32 tiles of
+/// k pairs, which kiln-lower-vectors pads itself; of those, an odd K's last
+/// step runs as a tile of its own.
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                 MatmulTiles tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
   size_t batch = ranges.size() - 3;
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
   bool pairs = tiles.bf16Pairs && isBf16ToF32(op);
-  if (hasNarrowFloats(op) && !pairs) {
-    if (m % tiles.registerM != 0 || n % tiles.registerN != 0)
-      return;
-  } else {
-    for (auto [loop, size, tile] :
-         {std::make_tuple(batch, m, tiles.registerM),
-          std::make_tuple(batch + 1, n, tiles.registerN)}) {
-      if (size <= tile || size % tile == 0)
-        continue;
-      auto [whole, rest] = split(rewriter, op, loop, size - size % tile);
-      tileMatmul(rewriter, whole, tiles);
-      tileMatmul(rewriter, rest, tiles);
+  if (hasNarrowFloats(op) && !pairs &&
+      (m % tiles.registerM != 0 || n % tiles.registerN != 0))
+    return;
+  // Where `op` splits along `loop` at `at` (0: nowhere).
+  auto splitPoint = [&](size_t loop) -> int64_t {
+    int64_t size = ranges[loop];
+    int64_t registerTile = loop == batch       ? tiles.registerM
+                           : loop == batch + 1 ? tiles.registerN
+                                               : (pairs ? 2 : 1);
+    int64_t cacheTile = loop == batch       ? tiles.cacheM
+                        : loop == batch + 1 ? tiles.cacheN
+                                            : tiles.cacheK;
+    if (size > registerTile && size % registerTile != 0)
+      return size - size % registerTile;
+    if (loop == batch + 1 && size < registerTile && !llvm::has_single_bit(
+                                                        uint64_t(size)))
+      return int64_t(llvm::bit_floor(uint64_t(size)));
+    if (loop == batch + 2 && pairs && size > 1 && size % 2 != 0)
+      return size - 1;
+    if (size > cacheTile && size % cacheTile != 0)
+      return size - size % cacheTile;
+    return 0;
+  };
+  for (size_t loop : {batch, batch + 1, batch + 2})
+    if (int64_t at = splitPoint(loop)) {
+      auto [first, second] = split(rewriter, op, loop, at);
+      tileMatmul(rewriter, first, tiles);
+      tileMatmul(rewriter, second, tiles);
       return;
     }
-    tiles.registerM = std::min(m, tiles.registerM);
-    tiles.registerN = std::min(n, tiles.registerN);
-  }
-  if (pairs && k > 1 && k % 2 != 0) {
-    // The second part accumulates onto the first's result.
-    auto [whole, last] = split(rewriter, op, batch + 2, k - 1);
-    tileMatmul(rewriter, whole, tiles);
-    tileMatmul(rewriter, last, tiles);
-    return;
-  }
-  // A cache tile that does not divide its dimension falls back to one
-  // register tile (M, N) or to the whole dimension (K).
-  auto cacheTile = [](int64_t size, int64_t preferred, int64_t fallback) {
-    return size % preferred == 0 ? preferred : fallback;
-  };
   SmallVector<int64_t> cache(batch, 1), registers(batch, 1);
-  cache.append({cacheTile(m, tiles.cacheM, tiles.registerM),
-                cacheTile(n, tiles.cacheN, tiles.registerN),
-                cacheTile(k, tiles.cacheK, k)});
-  registers.append(
-      {tiles.registerM, tiles.registerN, pairs ? std::min<int64_t>(k, 2) : 1});
+  cache.append({std::min(m, tiles.cacheM), std::min(n, tiles.cacheN),
+                std::min(k, tiles.cacheK)});
+  registers.append({std::min(m, tiles.registerM), std::min(n, tiles.registerN),
+                    pairs ? std::min<int64_t>(k, 2) : 1});
   // Batch, then N, then K, then M: a panel of B stays in L2 while every row
   // block of A streams past it.
   SmallVector<int64_t> order(batch, 0);

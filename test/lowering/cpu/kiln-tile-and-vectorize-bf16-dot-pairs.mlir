@@ -2,14 +2,18 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" | FileCheck %s --check-prefix=NONE
 
 // bf16 -> f32 register tiles of k pairs take any shape: rows past the last
-// 8 run as a tile of 4, the 21 columns as one tile, and the odd K's last
-// step as a tile of its own, accumulating onto the pairs' result.
+// 8 run as a tile of 4, the 21 columns as power-of-two widths (16, 4, 1),
+// and the odd K's last step as a tile of its own, accumulating onto the
+// pairs' result.
 // CHECK-LABEL: func.func @bf16_pairs
 // CHECK: scf.for {{.*}} step %c2
-// CHECK: vector.contract {{.*}} : vector<8x2xbf16>, vector<2x21xbf16> into vector<8x21xf32>
-// CHECK: vector.contract {{.*}} : vector<8x1xbf16>, vector<1x21xbf16> into vector<8x21xf32>
-// CHECK: vector.contract {{.*}} : vector<4x2xbf16>, vector<2x21xbf16> into vector<4x21xf32>
-// CHECK: vector.contract {{.*}} : vector<4x1xbf16>, vector<1x21xbf16> into vector<4x21xf32>
+// CHECK: vector.contract {{.*}} : vector<8x2xbf16>, vector<2x16xbf16> into vector<8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xbf16>, vector<1x16xbf16> into vector<8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x2xbf16>, vector<2x4xbf16> into vector<8x4xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xbf16>, vector<1x4xbf16> into vector<8x4xf32>
+// CHECK: vector.contract {{.*}} : vector<8x2xbf16>, vector<2x1xbf16> into vector<8x1xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xbf16>, vector<1x1xbf16> into vector<8x1xf32>
+// CHECK: vector.contract {{.*}} : vector<4x2xbf16>, vector<2x16xbf16> into vector<4x16xf32>
 // CHECK-NOT: linalg.matmul
 // Without pairs, bf16 tiles must be whole (8 x 32): this one stays a loop.
 // NONE-LABEL: func.func @bf16_pairs

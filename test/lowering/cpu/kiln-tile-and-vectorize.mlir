@@ -132,20 +132,43 @@ func.func @batch_matmul(%a: tensor<2x16x40xf32>, %b: tensor<2x40x64xf32>, %c: te
 
 // Where M does not divide into register tiles, the rows below the last
 // multiple of 8 run with whole tiles and the last row on its own; N = 9,
-// smaller than a tile, is one tile: 16 x 9 in tiles of 8 x 9, then 1 x 9.
+// smaller than a tile, runs as power-of-two widths (8, then 1): LLVM
+// legalizes a vector of 9 floats element by element.
 // CHECK-LABEL: func.func @odd_matmul
 func.func @odd_matmul(%a: tensor<17x33xf32>, %b: tensor<33x9xf32>, %c: tensor<17x9xf32>) -> tensor<17x9xf32> {
   // The last row writes into the result of the first rows: one buffer.
   // CHECK: %[[TOP:.*]] = tensor.extract_slice %arg0[0, 0] [16, 33]
-  // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x9xf32> into vector<8x9xf32>
+  // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x8xf32> into vector<8x8xf32>
+  // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x1xf32> into vector<8x1xf32>
   // CHECK: %[[PARTIAL:.*]] = tensor.insert_slice %{{.*}} into %arg2[0, 0] [16, 9]
   // CHECK: %[[LAST:.*]] = tensor.extract_slice %arg0[16, 0] [1, 33]
   // CHECK: tensor.extract_slice %[[PARTIAL]][16, 0] [1, 9]
-  // CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x9xf32> into vector<1x9xf32>
+  // CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x8xf32> into vector<1x8xf32>
+  // CHECK: vector.contract {{.*}} vector<1x1xf32>, vector<1x1xf32> into vector<1x1xf32>
   // CHECK: tensor.insert_slice %{{.*}} into %[[PARTIAL]][16, 0] [1, 9]
   // CHECK-NOT: linalg.matmul
   %0 = linalg.matmul ins(%a, %b : tensor<17x33xf32>, tensor<33x9xf32>) outs(%c : tensor<17x9xf32>) -> tensor<17x9xf32>
   return %0 : tensor<17x9xf32>
+}
+
+// -----
+
+// No partial cache tiles: M = 72 runs as 64 rows in a cache tile and 8 in
+// one of their own, K = 300 as 256 steps and then 44 accumulating onto
+// them (before, a cache tile that did not divide its dimension fell back
+// to one register tile of rows or to all of K).
+// CHECK-LABEL: func.func @cache_parts
+func.func @cache_parts(%a: tensor<72x300xf32>, %b: tensor<300x32xf32>, %c: tensor<72x32xf32>) -> tensor<72x32xf32> {
+  // CHECK: tensor.extract_slice %arg0[0, 0] [64, 300]
+  // CHECK: tensor.extract_slice %{{.*}}[0, 0] [64, 256]
+  // CHECK: scf.for {{.*}} to %c256{{.*}} step %c256
+  // CHECK: scf.for {{.*}} to %c64{{.*}} step %c64
+  // CHECK: tensor.extract_slice %{{.*}}[0, 256] [64, 44]
+  // CHECK: scf.for {{.*}} to %c44{{.*}} step %c44
+  // CHECK: tensor.extract_slice %arg0[64, 0] [8, 300]
+  // CHECK-NOT: linalg.matmul
+  %0 = linalg.matmul ins(%a, %b : tensor<72x300xf32>, tensor<300x32xf32>) outs(%c : tensor<72x32xf32>) -> tensor<72x32xf32>
+  return %0 : tensor<72x32xf32>
 }
 
 // -----
