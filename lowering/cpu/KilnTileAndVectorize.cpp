@@ -667,7 +667,12 @@ bool isScheduled(linalg::LinalgOp op) {
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return isTiledMatmul(op);
   // A reduction tiles like an elementwise op: its tiles accumulate in order
-  // into the result, a vector of partial results at a time.
+  // into the result, a vector of partial results at a time. So does a
+  // generic one with one result and no index in its payload (a
+  // matrix-vector product's multiply-add).
+  if (isa<linalg::GenericOp>(op.getOperation()))
+    return op.getNumLoops() == op.getNumParallelLoops() ||
+           (op->getNumResults() == 1 && !op.hasIndexSemantics());
   return op.getNumLoops() == op.getNumParallelLoops() ||
          isa<linalg::ReduceOp>(op.getOperation());
 }

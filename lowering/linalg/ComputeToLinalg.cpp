@@ -75,11 +75,25 @@ AffineMap dotOperandMap(MLIRContext *context, int64_t rank,
   return AffineMap::get(numLoops, 0, exprs, context);
 }
 
+/// Lanes a reduction of `size` elements along the innermost dimension
+/// uses (see ReduceToLinalg::reduceTrailingInLanes): one vector's worth for
+/// short rows, so that the final reduction over the lanes stays short; 64;
+/// for a float sum of 4096 or more, a multiple of 64 near sqrt(size), so
+/// that each lane adds about sqrt(size) elements and the error grows as
+/// sqrt(size), not size.
+int64_t reductionLanes(int64_t size, bool floatSum) {
+  constexpr int64_t kLanes = 64, kLongSum = 4096;
+  if (floatSum && size >= kLongSum)
+    return llvm::divideCeil(int64_t(std::sqrt(double(size))), kLanes) * kLanes;
+  return size < 8 * kLanes ? kLanes / 4 : kLanes;
+}
+
 /// dot_general -> linalg.matmul ([M,K] x [K,N]), linalg.batch_matmul
 /// ([B,M,K] x [B,K,N]), either of them on transposed and reshaped operands
 /// (buildDecomposed), or an outer product (no contracting dimensions).
 struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
-  using OpConversionPattern::OpConversionPattern;
+  DotGeneralToLinalg(MLIRContext *context, bool laneReductions)
+      : OpConversionPattern(context), laneReductions(laneReductions) {}
 
   static bool isCanonical(DotGeneralOp op, int64_t batch) {
     int64_t rank = batch + 2;
@@ -115,7 +129,7 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
                    : linalg::BatchMatmulOp::create(rewriter, loc, inputs, init)
                          .getResult(0);
     } else {
-      result = buildDecomposed(rewriter, op, adaptor, accType);
+      result = buildDecomposed(rewriter, op, adaptor, accType, laneReductions);
     }
     rewriter.replaceOp(op, narrow(rewriter, loc, result, type));
     return success();
@@ -223,6 +237,110 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     return free;
   }
 
+  /// y = A x for A: [M, K] and x: [K, 1] as a reduction along K in vector
+  /// lanes, the way reduceTrailingInLanes reduces rows: partial[m, l] sums
+  /// A[m, g L + l] x[g L + l] over the groups g (L products at a time, in
+  /// vector accumulators), then each row's L lanes are summed, then the
+  /// products past the last whole group. A matmul with one column would
+  /// broadcast one element of A at a time instead. Returns y: [M].
+  static Value matrixVectorInLanes(OpBuilder &b, Location loc, Value a,
+                                   Value x, RankedTensorType accType) {
+    MLIRContext *context = b.getContext();
+    Type element = accType.getElementType();
+    auto aType = cast<RankedTensorType>(a.getType());
+    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+    int64_t lanes = reductionLanes(k, isFloat(element));
+    int64_t whole = k / lanes * lanes;
+    Value zero = scalarConstant(b, loc, element, 0);
+    auto tensorOf = [&](ArrayRef<int64_t> shape, Value of) {
+      return RankedTensorType::get(
+          shape, cast<RankedTensorType>(of.getType()).getElementType());
+    };
+    // Columns [begin, end) of A and the same elements of x, as [K'].
+    auto columns = [&](int64_t begin, int64_t end) {
+      Value aPart = tensor::ExtractSliceOp::create(
+          b, loc, a, ArrayRef<OpFoldResult>{b.getIndexAttr(0),
+                                            b.getIndexAttr(begin)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(m), b.getIndexAttr(end - begin)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+      Value xPart = tensor::ExtractSliceOp::create(
+          b, loc, x, ArrayRef<OpFoldResult>{b.getIndexAttr(begin),
+                                            b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(end - begin), b.getIndexAttr(1)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+      return std::make_pair(
+          aPart, reshapeTensor(b, loc, xPart, tensorOf({end - begin}, x)));
+    };
+    // out += a * x, widened to the accumulator type.
+    auto multiplyAdd = [&](OpBuilder &nested, Location nestedLoc,
+                           ValueRange args) {
+      Value lhs = widen(nested, nestedLoc, args[0], element);
+      Value rhs = widen(nested, nestedLoc, args[1], element);
+      Value sum =
+          isFloat(element)
+              ? arith::AddFOp::create(
+                    nested, nestedLoc,
+                    arith::MulFOp::create(nested, nestedLoc, lhs, rhs), args[2])
+                    .getResult()
+              : arith::AddIOp::create(
+                    nested, nestedLoc,
+                    arith::MulIOp::create(nested, nestedLoc, lhs, rhs), args[2])
+                    .getResult();
+      linalg::YieldOp::create(nested, nestedLoc, sum);
+    };
+    using utils::IteratorType;
+    auto [aWhole, xWhole] = columns(0, whole);
+    Value aGroups = reshapeTensor(b, loc, aWhole,
+                                  tensorOf({m, whole / lanes, lanes}, a));
+    Value xGroups =
+        reshapeTensor(b, loc, xWhole, tensorOf({whole / lanes, lanes}, x));
+    AffineExpr d0, d1, d2;
+    bindDims(context, d0, d1, d2);
+    Value partial =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{RankedTensorType::get({m, lanes}, element)},
+            ValueRange{aGroups, xGroups},
+            ValueRange{filledTensor(
+                b, loc, RankedTensorType::get({m, lanes}, element), zero)},
+            ArrayRef<AffineMap>{AffineMap::get(3, 0, {d0, d1, d2}, context),
+                                AffineMap::get(3, 0, {d1, d2}, context),
+                                AffineMap::get(3, 0, {d0, d2}, context)},
+            ArrayRef<IteratorType>{IteratorType::parallel,
+                                   IteratorType::reduction,
+                                   IteratorType::parallel},
+            multiplyAdd)
+            .getResult(0);
+    Value result =
+        linalg::ReduceOp::create(
+            b, loc, partial,
+            filledTensor(b, loc, RankedTensorType::get({m}, element), zero),
+            ArrayRef<int64_t>{1},
+            [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+              Value sum = isFloat(element)
+                              ? arith::AddFOp::create(nested, nestedLoc,
+                                                      args[0], args[1])
+                                    .getResult()
+                              : arith::AddIOp::create(nested, nestedLoc,
+                                                      args[0], args[1])
+                                    .getResult();
+              linalg::YieldOp::create(nested, nestedLoc, sum);
+            })
+            .getResult(0);
+    if (whole == k)
+      return result;
+    auto [aRest, xRest] = columns(whole, k);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{result.getType()}, ValueRange{aRest, xRest},
+               ValueRange{result},
+               ArrayRef<AffineMap>{AffineMap::get(2, 0, {d0, d1}, context),
+                                   AffineMap::get(2, 0, {d1}, context),
+                                   AffineMap::get(2, 0, {d0}, context)},
+               ArrayRef<IteratorType>{IteratorType::parallel,
+                                      IteratorType::reduction},
+               multiplyAdd)
+        .getResult(0);
+  }
+
   /// Any other contraction, as XLA's dot decomposition does: the operands
   /// transposed and reshaped to [B, M, K] and [B, K, N] (no B without batch
   /// dimensions), then a (batch) matmul, whose [B, M, N] result is the
@@ -233,7 +351,8 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
   /// transposes cost a pass over what they move; the matmul path's
   /// blocking is worth far more than that on every shape but the smallest.
   static Value buildDecomposed(OpBuilder &b, DotGeneralOp op,
-                               OpAdaptor adaptor, RankedTensorType accType) {
+                               OpAdaptor adaptor, RankedTensorType accType,
+                               bool laneReductions) {
     Location loc = op.getLoc();
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     SmallVector<int64_t> lhsBatch(op.getLhsBatchingDimensions()),
@@ -263,6 +382,10 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
                                  shape(k, m))
                        : regroup(b, loc, rhs, {rhsBatch, rhsContract, rhsFree},
                                  shape(k, n));
+    if (laneReductions && !batched && !swap && n == 1 &&
+        2 * reductionLanes(k, isFloat(accType.getElementType())) <= k)
+      return reshapeTensor(
+          b, loc, matrixVectorInLanes(b, loc, left, right, accType), accType);
     Value zero = scalarConstant(b, loc, accType.getElementType(), 0);
     Value init = filledTensor(
         b, loc, accType.clone(swap ? shape(n, m) : shape(m, n)), zero);
@@ -277,6 +400,8 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
                                    : SmallVector<int64_t>{1, 0});
     return reshapeTensor(b, loc, product, accType);
   }
+
+  bool laneReductions;
 };
 
 /// The identity of a reduction: 0, 1, or the lowest / highest value.
@@ -382,7 +507,6 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
                                      Location loc, Value input,
                                      ArrayRef<int64_t> dims, Type element,
                                      Value init, ReduceOver reduceOver) {
-    constexpr int64_t kLanes = 64, kLongSum = 4096;
     auto type = cast<RankedTensorType>(input.getType());
     int64_t rank = type.getRank(), count = dims.size();
     if (count == 0 || count == rank ||
@@ -391,11 +515,8 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
     int64_t size = 1;
     for (int64_t d : dims)
       size *= type.getDimSize(d);
-    // Short rows take one vector of lanes, so that the final reduction over
-    // the lanes stays short; long float sums about sqrt(R).
-    int64_t lanes = size < 8 * kLanes ? kLanes / 4 : kLanes;
-    if (identity == Identity::Zero && isFloat(element) && size >= kLongSum)
-      lanes = llvm::divideCeil(int64_t(std::sqrt(double(size))), kLanes) * kLanes;
+    int64_t lanes =
+        reductionLanes(size, identity == Identity::Zero && isFloat(element));
     if (size < 2 * lanes)
       return Value();
     SmallVector<int64_t> kept(type.getShape().drop_back(count));
@@ -623,8 +744,8 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
 void kiln::populateComputeToLinalgPatterns(RewritePatternSet &patterns,
                                            bool laneReductions) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<DotGeneralToLinalg, ArgmaxToGeneric, TakeToGeneric,
-               ScatterAddToLoops>(context);
+  patterns.add<ArgmaxToGeneric, TakeToGeneric, ScatterAddToLoops>(context);
+  patterns.add<DotGeneralToLinalg>(context, laneReductions);
   patterns.add<
       ReduceToLinalg<ReduceSumOp, arith::AddFOp, arith::AddIOp, Identity::Zero>,
       ReduceToLinalg<ReduceProdOp, arith::MulFOp, arith::MulIOp, Identity::One>,

@@ -31,8 +31,9 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
   }];
   let options = [
     Option<"laneReductions", "lane-reductions", "bool", "true",
-           "Reduce trailing dimensions as [R / L, L] for vector lanes "
-           "(CPUs); off, each is one linalg.reduce (GPUs reduce in warps)">
+           "Reduce trailing dimensions, and matrix-vector products along "
+           "K, as [R / L, L] for vector lanes (CPUs); off, each is one "
+           "linalg.reduce or matmul (GPUs reduce in warps)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",

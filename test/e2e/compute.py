@@ -130,6 +130,31 @@ func.func @f(%a: {ttype(lhs, "bf16")}, %b: {ttype(rhs, "bf16")}) -> {ttype(want.
   return %r : {ttype(want.shape, want.dtype)}
 }}""", "f", [RA, RB], [want], rtol=1e-5, atol=1e-5)
 
+# Matrix-vector products reduce along K in vector lanes: K with and without
+# a remainder past the last group, a long K (lanes near sqrt(K)), f64, i32
+# (exact) and bf16 operands accumulating in f32.
+for rows, k, dtype in [(33, 1000, np.float32), (5, 4100, np.float32),
+                       (7, 96, np.float64), (9, 300, np.int32),
+                       (6, 200, "bf16")]:
+    if dtype == np.int32:
+        MA = rng.integers(-100, 100, (rows, k)).astype(np.int32)
+        MX = rng.integers(-100, 100, k).astype(np.int32)
+    else:
+        MA = rng.standard_normal((rows, k))
+        MX = rng.standard_normal(k)
+        MA, MX = ((to_bf16(MA), to_bf16(MX)) if dtype == "bf16"
+                  else (MA.astype(dtype), MX.astype(dtype)))
+    result = np.float32 if dtype == "bf16" else dtype
+    want = (MA.astype(np.float64) @ MX.astype(np.float64)).astype(result)
+    tolerance = 0 if dtype == np.int32 else 1e-5
+    element = "bf16" if dtype == "bf16" else MA.dtype
+    check(f"matrix-vector {rows}x{k} {element}", f"""
+func.func @f(%a: {ttype(MA.shape, element)}, %x: {ttype(MX.shape, element)}) -> {ttype(want.shape, want.dtype)} {{
+  %r = kiln.dot_general %a, %x, contracting = [1] x [0]
+      : ({ttype(MA.shape, element)}, {ttype(MX.shape, element)}) -> {ttype(want.shape, want.dtype)}
+  return %r : {ttype(want.shape, want.dtype)}
+}}""", "f", [MA, MX], [want], rtol=tolerance, atol=tolerance)
+
 # An outer product (no contracting dimensions) feeding a broadcast, which
 # elementwise fusion once turned into an accumulation; a vector dot product
 # (rank-0 result).

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --convert-kiln-to-linalg="lane-reductions=false" --split-input-file | FileCheck %s --check-prefix=NOLANES
 
 // CHECK-LABEL: func.func @elementwise
 func.func @elementwise(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
@@ -78,6 +79,29 @@ func.func @reduce_max(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 // CHECK: linalg.reduce ins(%[[TAIL]] : tensor<4x8xf32>) outs(%[[ROWS]] : tensor<4xf32>) dimensions = [1]
 func.func @reduce_rows_in_lanes(%x: tensor<4x200xf32>) -> tensor<4xf32> {
   %0 = kiln.reduce_max %x, dims = [1] : (tensor<4x200xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A matrix-vector product reduces along K the same way: 12 groups of 16
+// lanes of products accumulated lane by lane (a multiply-add over the
+// groups), then over the lanes, then the 8 products left over. Without
+// lane reductions (GPUs) it is a matmul with one column.
+// CHECK-LABEL: func.func @matrix_vector_in_lanes
+// CHECK-DAG: %[[A:.*]] = tensor.expand_shape %{{.*}} into tensor<4x12x16xf32>
+// CHECK-DAG: %[[X:.*]] = tensor.expand_shape %{{.*}} into tensor<12x16xf32>
+// CHECK: %[[LANES:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[A]], %[[X]] : tensor<4x12x16xf32>, tensor<12x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: %[[ROWS:.*]] = linalg.reduce ins(%[[LANES]] : tensor<4x16xf32>) outs(%{{.*}} : tensor<4xf32>) dimensions = [1]
+// CHECK: %[[TAIL:.*]] = tensor.extract_slice %{{.*}}[0, 192] [4, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[TAIL]], %{{.*}} : tensor<4x8xf32>, tensor<8xf32>) outs(%[[ROWS]] : tensor<4xf32>)
+// CHECK-NOT: linalg.matmul
+// NOLANES-LABEL: func.func @matrix_vector_in_lanes
+// NOLANES: linalg.matmul
+func.func @matrix_vector_in_lanes(%a: tensor<4x200xf32>, %x: tensor<200xf32>) -> tensor<4xf32> {
+  %0 = kiln.dot_general %a, %x, contracting = [1] x [0] : (tensor<4x200xf32>, tensor<200xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
