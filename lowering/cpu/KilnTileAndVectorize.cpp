@@ -212,6 +212,14 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   if (hasNarrowFloats(op) && !pairs &&
       (m % tiles.registerM != 0 || n % tiles.registerN != 0))
     return;
+  // Fewer rows than a register tile take as many more columns, up to a
+  // cache tile: a vector-matrix product with 2 accumulators would wait on
+  // each FMA's latency.
+  if (m < tiles.registerM && (pairs || !hasNarrowFloats(op)))
+    tiles.registerN = std::min(
+        tiles.cacheN,
+        tiles.registerN * (tiles.registerM / int64_t(llvm::bit_ceil(
+                                                 uint64_t(m)))));
   // Where `op` splits along `loop` at `at` (0: nowhere).
   auto splitPoint = [&](size_t loop) -> int64_t {
     int64_t size = ranges[loop];

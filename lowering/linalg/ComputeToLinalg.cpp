@@ -118,6 +118,14 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     Value result;
     if (op.getLhsContractingDimensions().empty()) {
       result = buildProduct(rewriter, op, adaptor, accType);
+    } else if (laneReductions && isCanonical(op, 0) &&
+               op.getRhs().getType().getDimSize(1) == 1 &&
+               isMatrixVectorInLanes(op.getRhs().getType().getDimSize(0),
+                                     accType.getElementType())) {
+      result = reshapeTensor(rewriter, loc,
+                             matrixVectorInLanes(rewriter, loc, adaptor.getLhs(),
+                                                 adaptor.getRhs(), accType),
+                             accType);
     } else if (isCanonical(op, 0) || isCanonical(op, 1)) {
       Value zero =
           scalarConstant(rewriter, loc, accType.getElementType(), 0);
@@ -235,6 +243,12 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
       if (!llvm::is_contained(batch, d) && !llvm::is_contained(contracting, d))
         free.push_back(d);
     return free;
+  }
+
+  /// Whether a matrix-vector product along `k` accumulating in `element`
+  /// is long enough for matrixVectorInLanes (two groups of lanes or more).
+  static bool isMatrixVectorInLanes(int64_t k, Type element) {
+    return 2 * reductionLanes(k, isFloat(element)) <= k;
   }
 
   /// y = A x for A: [M, K] and x: [K, 1] as a reduction along K in vector
@@ -383,7 +397,7 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
                        : regroup(b, loc, rhs, {rhsBatch, rhsContract, rhsFree},
                                  shape(k, n));
     if (laneReductions && !batched && !swap && n == 1 &&
-        2 * reductionLanes(k, isFloat(accType.getElementType())) <= k)
+        isMatrixVectorInLanes(k, accType.getElementType()))
       return reshapeTensor(
           b, loc, matrixVectorInLanes(b, loc, left, right, accType), accType);
     Value zero = scalarConstant(b, loc, accType.getElementType(), 0);

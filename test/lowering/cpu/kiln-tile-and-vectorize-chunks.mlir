@@ -27,14 +27,14 @@ func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<2
 // 257 rows (a prime, 135 MFLOP, a target of 10 chunks): the 256 rows of
 // whole 8-row register tiles run in 16 chunks of 2 tiles (the fewest, at
 // least 10, that divide the 32 tiles), the last row after them on one
-// thread.
+// thread, in register tiles of 1 x 256 (a row takes 8 rows' columns).
 // CHECK-LABEL: func.func @prime_rows
 func.func @prime_rows(%a: tensor<257x512xf32>, %b: tensor<512x512xf32>, %c: tensor<257x512xf32>) -> tensor<257x512xf32> {
   // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x512xf32>)
   // CHECK: tensor.parallel_insert_slice {{.*}} [16, 512] [1, 1]
   // CHECK: tensor.insert_slice %[[WHOLE]] into %{{.*}}[0, 0] [256, 512] [1, 1]
   // CHECK-NOT: scf.forall
-  // CHECK: vector.contract {{.*}} into vector<1x32xf32>
+  // CHECK: vector.contract {{.*}} into vector<1x256xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<257x512xf32>, tensor<512x512xf32>)
                      outs(%c : tensor<257x512xf32>) -> tensor<257x512xf32>
   return %0 : tensor<257x512xf32>

@@ -107,6 +107,22 @@ func.func @matrix_vector_in_lanes(%a: tensor<4x200xf32>, %x: tensor<200xf32>) ->
 
 // -----
 
+// So does a matmul whose right operand has one column (16 groups of 16
+// lanes, no remainder).
+// CHECK-LABEL: func.func @one_column_in_lanes
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<3x16x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<3x16xf32>)
+// CHECK: linalg.reduce
+// CHECK-NOT: linalg.matmul
+// CHECK: tensor.expand_shape {{.*}} : tensor<3xf32> into tensor<3x1xf32>
+// NOLANES-LABEL: func.func @one_column_in_lanes
+// NOLANES: linalg.matmul
+func.func @one_column_in_lanes(%a: tensor<3x256xf32>, %x: tensor<256x1xf32>) -> tensor<3x1xf32> {
+  %0 = kiln.dot_general %a, %x, contracting = [1] x [0] : (tensor<3x256xf32>, tensor<256x1xf32>) -> tensor<3x1xf32>
+  return %0 : tensor<3x1xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @data_movement
 func.func @data_movement(%x: tensor<2x3xf32>, %i: tensor<i32>) -> (tensor<6xf32>, tensor<3x2xf32>, tensor<1x3xf32>, tensor<1x2xf32>) {
   // CHECK: tensor.collapse_shape
