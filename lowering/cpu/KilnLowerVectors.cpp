@@ -54,6 +54,11 @@ struct KilnLowerVectorsPass
     vector::populateVectorMultiReductionLoweringPatterns(
         lowering, vector::VectorMultiReductionLowering::InnerParallel);
     vector::populateVectorBroadcastLoweringPatterns(lowering);
+    // 16 x 16 blocks of 32-bit elements (a transpose's tiles) transpose
+    // with shuffles; other shapes element by element.
+    vector::populateVectorTransposeLoweringPatterns(
+        lowering, vector::VectorTransposeLowering::Shuffle16x16,
+        /*benefit=*/2);
     vector::populateVectorTransposeLoweringPatterns(
         lowering, vector::VectorTransposeLowering::EltWise);
     vector::populateVectorShapeCastLoweringPatterns(lowering);

@@ -165,6 +165,57 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
   return {first, second};
 }
 
+void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                     int64_t width);
+
+/// Square blocks of a transpose: an all-parallel op on 32-bit elements that
+/// reads an operand along another loop than the one it writes along
+/// (linalg.transpose, a product's transposed operand) runs in blocks of
+/// 16 x 16 over those two loops, each read as 16 rows and transposed in
+/// registers (kiln-lower-vectors: 16 x 16 shuffles), instead of gathering
+/// an element per lane; rows and columns past the last whole block are
+/// split off and tiled as rows. Returns whether it did.
+bool tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
+  constexpr int64_t kBlock = 16;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned innermost = ranges.size() - 1;
+  if (ranges.size() < 2 || op.getNumLoops() != op.getNumParallelLoops() ||
+      op->getNumResults() != 1 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return false;
+  std::optional<unsigned> across;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!type || map.getNumResults() == 0)
+      continue;
+    // A row broadcast along the innermost loop (a normalization's row
+    // statistics) is no transpose: its map does not use that loop.
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (dim && dim.getPosition() != innermost &&
+        map.isFunctionOfDim(innermost) && type.getElementTypeBitWidth() == 32)
+      across = dim.getPosition();
+  }
+  if (!across || ranges[*across] < kBlock || ranges[innermost] < kBlock)
+    return false;
+  // Rows or columns past the last whole block run on their own, as rows.
+  for (unsigned loop : {*across, innermost})
+    if (ranges[loop] % kBlock != 0) {
+      auto [whole, rest] =
+          split(rewriter, op, loop, ranges[loop] - ranges[loop] % kBlock);
+      tileElementwise(rewriter, whole, kBlock);
+      tileElementwise(rewriter, rest, kBlock);
+      return true;
+    }
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes[*across] = sizes[innermost] = kBlock;
+  if (Operation *tiled = tile(rewriter, op, sizes)) {
+    vectorize(rewriter, tiled);
+    return true;
+  }
+  return false;
+}
+
 /// Elementwise: rows of up to `width` along the innermost loop. Where no
 /// row length near `width` divides that loop (a row of 50257), the
 /// multiple of `width` below it runs in rows of `width` and the rest as one
@@ -173,6 +224,8 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
 /// odd-sized vectors of them.
 void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
                      int64_t width) {
+  if (tileTranspose(rewriter, op))
+    return;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 1);
   int64_t size = ranges.back();

@@ -102,3 +102,16 @@ func.func @row_reductions(%v: vector<2x64xf32>, %acc: vector<2xf32>, %g: vector<
   %c = vector.multi_reduction <add>, %g, %gacc [1] : vector<1x15x64xf32> to vector<1x64xf32>
   return %m, %s, %c : vector<2xf32>, vector<2xf32>, vector<1x64xf32>
 }
+
+// -----
+
+// A 16 x 16 block of floats transposes with shuffles, not element by
+// element.
+// CHECK-LABEL: func.func @transpose_block
+// CHECK: vector.shuffle
+// CHECK-NOT: vector.extract %{{.*}}[{{[0-9]+}}, {{[0-9]+}}] : f32
+// CHECK: return
+func.func @transpose_block(%v: vector<16x16xf32>) -> vector<16x16xf32> {
+  %t = vector.transpose %v, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+  return %t : vector<16x16xf32>
+}

@@ -206,3 +206,21 @@ func.func @bf16_rows(%x: tensor<24xbf16>) -> tensor<24xbf16> {
   } -> tensor<24xbf16>
   return %0 : tensor<24xbf16>
 }
+
+// -----
+
+// A transpose of 32-bit elements runs in 16 x 16 blocks, each read as one
+// transposed vector<16x16> (kiln-lower-vectors transposes it with
+// shuffles); the 8 columns past the last whole block run as rows.
+// CHECK-LABEL: func.func @transpose_blocks
+// CHECK: tensor.extract_slice %arg0[0, 0] [48, 32] [1, 1]
+// CHECK: scf.for {{.*}} to %c32 step %c16
+// CHECK: scf.for {{.*}} to %c48 step %c16
+// CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK: tensor.extract_slice %arg0[0, 32] [48, 8] [1, 1]
+// CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : tensor<16x1xf32>, vector<1x16xf32>
+func.func @transpose_blocks(%x: tensor<48x40xf32>) -> tensor<40x48xf32> {
+  %e = tensor.empty() : tensor<40x48xf32>
+  %t = linalg.transpose ins(%x : tensor<48x40xf32>) outs(%e : tensor<40x48xf32>) permutation = [1, 0]
+  return %t : tensor<40x48xf32>
+}
