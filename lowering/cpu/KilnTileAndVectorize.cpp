@@ -455,37 +455,37 @@ SmallVector<linalg::LinalgOp> producerCone(linalg::LinalgOp root) {
   return cone;
 }
 
+/// The ops that read `op`'s results, through slices and reshapes.
+SmallVector<Operation *> readers(Operation *op) {
+  SmallVector<Operation *> found;
+  SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
+  while (!work.empty()) {
+    Operation *user = work.pop_back_val();
+    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp>(user))
+      llvm::append_range(work, user->getUsers());
+    else
+      found.push_back(user);
+  }
+  return found;
+}
+
 /// Whether a reduction reads `op`'s results, through slices and reshapes:
 /// then `op` is the middle of a chain (a softmax's exponentials), not its
 /// end, and a loop of it alone would leave its rows in other threads'
 /// caches for the rest of the chain to read.
 bool feedsReduction(Operation *op) {
-  SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
-  while (!work.empty()) {
-    Operation *user = work.pop_back_val();
-    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-            tensor::CollapseShapeOp>(user))
-      llvm::append_range(work, user->getUsers());
-    else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-             linalgOp && linalgOp.getNumReductionLoops() > 0)
-      return true;
-  }
-  return false;
+  return llvm::any_of(readers(op), [](Operation *reader) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(reader);
+    return linalgOp && linalgOp.getNumReductionLoops() > 0;
+  });
 }
 
 /// Whether every reader of `op`'s results, through slices and reshapes, is
 /// in `ops`.
 bool readOnlyBy(Operation *op, const DenseSet<Operation *> &ops) {
-  SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
-  while (!work.empty()) {
-    Operation *user = work.pop_back_val();
-    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-            tensor::CollapseShapeOp>(user))
-      llvm::append_range(work, user->getUsers());
-    else if (!ops.contains(user))
-      return false;
-  }
-  return true;
+  return llvm::all_of(readers(op),
+                      [&](Operation *reader) { return ops.contains(reader); });
 }
 
 /// Where the all-parallel `narrow` computes a part of what `wide` computes
