@@ -244,6 +244,32 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
     vectorize(rewriter, tiled);
 }
 
+/// Rows from which a matmul's narrow columns are padded (tileMatmul): the
+/// copy of B costs about 1 / M of the product.
+constexpr int64_t kPaddedColumnsMinRows = 32;
+
+/// The tensor `value` widened with zeros along `dim` to `size`.
+Value zeroPadded(RewriterBase &rewriter, Location loc, Value value,
+                 unsigned dim, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+  Value zeros =
+      linalg::FillOp::create(
+          rewriter, loc, zero,
+          tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType())
+              .getResult())
+          .getResult(0);
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+  return tensor::InsertSliceOp::create(
+      rewriter, loc, value, zeros, getAsIndexOpFoldResult(context, offsets),
+      getAsIndexOpFoldResult(context, type.getShape()),
+      getAsIndexOpFoldResult(context, strides));
+}
+
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. No dimension
 /// has a partial tile: where M, N or K is not a whole number of cache
@@ -251,8 +277,9 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
 /// tile and each part is tiled on its own (the rest of M or N as one
 /// smaller tile, the rest of K as a shorter cache tile accumulating onto
 /// the first part's result). A register tile narrower than the full width
-/// splits further into power-of-two widths: LLVM legalizes a vector of 31
-/// floats element by element. bf16 and f16 operands need whole tiles (LLVM
+/// and not a power of two is padded to one, or with few rows splits into
+/// power-of-two widths: LLVM legalizes a vector of 31 floats element by
+/// element. bf16 and f16 operands need whole tiles (LLVM
 /// cannot legalize odd-sized vectors of them), except bf16 -> f32 tiles of
 /// k pairs, which kiln-lower-vectors pads itself; of those, an odd K's last
 /// step runs as a tile of its own.
@@ -273,6 +300,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
         tiles.cacheN,
         tiles.registerN * (tiles.registerM / int64_t(llvm::bit_ceil(
                                                  uint64_t(m)))));
+  bool narrow = n < tiles.registerN && !llvm::has_single_bit(uint64_t(n));
   // Where `op` splits along `loop` at `at` (0: nowhere).
   auto splitPoint = [&](size_t loop) -> int64_t {
     int64_t size = ranges[loop];
@@ -284,8 +312,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                                             : tiles.cacheK;
     if (size > registerTile && size % registerTile != 0)
       return size - size % registerTile;
-    if (loop == batch + 1 && size < registerTile && !llvm::has_single_bit(
-                                                        uint64_t(size)))
+    if (loop == batch + 1 && narrow)
       return int64_t(llvm::bit_floor(uint64_t(size)));
     if (loop == batch + 2 && pairs && size > 1 && size % 2 != 0)
       return size - 1;
@@ -293,6 +320,31 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       return size - size % cacheTile;
     return 0;
   };
+  // Fewer columns than a register tile, not a power of two (a classifier
+  // head's 10): LLVM legalizes a vector of 10 floats element by element.
+  // With enough rows, B's and C's columns are padded with zeros to the next
+  // power of two, computed as one tile, and the columns asked for sliced
+  // back; with few, copying B would cost more than the product, and the
+  // columns split into power-of-two widths (8, 2), each a pass over A.
+  if (narrow && m >= kPaddedColumnsMinRows) {
+    int64_t padded = int64_t(llvm::bit_ceil(uint64_t(n)));
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Value rhs = zeroPadded(rewriter, loc, op->getOperand(1), batch + 1, padded);
+    Value acc = zeroPadded(rewriter, loc, op->getOperand(2), batch + 1, padded);
+    auto wide = cast<linalg::LinalgOp>(clone(
+        rewriter, op, TypeRange{acc.getType()},
+        ValueRange{op->getOperand(0), rhs, acc}));
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    MLIRContext *context = rewriter.getContext();
+    SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, type, wide->getResult(0), getAsIndexOpFoldResult(context, zeros),
+        getAsIndexOpFoldResult(context, type.getShape()),
+        getAsIndexOpFoldResult(context, ones));
+    tileMatmul(rewriter, wide, tiles);
+    return;
+  }
   for (size_t loop : {batch, batch + 1, batch + 2})
     if (int64_t at = splitPoint(loop)) {
       auto [first, second] = split(rewriter, op, loop, at);

@@ -64,14 +64,22 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     - `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
       accumulating in f32 (from f32, bf16 or f16) or in f64, i32 or i64
       (from its own type) is tiled for the caches (by default 64 x 256 x
-      256 where those divide) and then into register tiles (by default
-      8 x 32; half as many columns for 64-bit elements) over single k
-      steps, each a `vector.contract`, which kiln-lower-vectors turns into
-      FMAs on an accumulator kept in registers; rows and columns past the
-      last whole register tile run as one smaller tile (bf16 and f16 need
-      whole tiles). With `bf16-dot-pairs`, bf16 x bf16 -> f32 register tiles
-      cover two k steps (an odd K's last step runs alone) and may be of any
-      shape: kiln-lower-vectors turns them into dot products of k pairs.
+      256) and then into register tiles (by default 8 x 32; half as many
+      columns for 64-bit elements; fewer rows than a tile take as many more
+      columns) over single k steps, each a `vector.contract`, which
+      kiln-lower-vectors turns into FMAs on an accumulator kept in
+      registers. No tile is partial: M, N and K split at their last whole
+      cache tile, M and N at their last whole register tile, and each part
+      is tiled on its own (K's rest accumulating onto the first part's
+      result); fewer columns than a register tile that are not a power of
+      two are padded with zeros to one (32 rows or more) or split into
+      power-of-two widths (bf16 and f16 need whole tiles). With
+      `bf16-dot-pairs`, bf16 x bf16 -> f32 register tiles cover two k steps
+      (an odd K's last step runs alone) and may be of any shape:
+      kiln-lower-vectors turns them into dot products of k pairs;
+    - an all-parallel op on 32-bit elements that reads an operand along
+      another loop than it writes (a transpose) runs in 16 x 16 blocks over
+      those two loops, rows and columns past the last block as rows.
 
     Other ops are left for the loop lowering.
 

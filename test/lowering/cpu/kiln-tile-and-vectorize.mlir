@@ -224,3 +224,19 @@ func.func @transpose_blocks(%x: tensor<48x40xf32>) -> tensor<40x48xf32> {
   %t = linalg.transpose ins(%x : tensor<48x40xf32>) outs(%e : tensor<40x48xf32>) permutation = [1, 0]
   return %t : tensor<40x48xf32>
 }
+
+// -----
+
+// Ten columns with 64 rows: B's and C's columns are padded with zeros to 16
+// and computed as one tile of 8 x 16, and the 10 columns sliced back (with
+// fewer than 32 rows they would split into widths 8 and 2 instead).
+// CHECK-LABEL: func.func @narrow_columns
+// CHECK: %[[B:.*]] = tensor.insert_slice %arg1 into %{{.*}}[0, 0] [40, 10] [1, 1] : tensor<40x10xf32> into tensor<40x16xf32>
+// CHECK: %[[C:.*]] = tensor.insert_slice %arg2 into %{{.*}}[0, 0] [64, 10] [1, 1] : tensor<64x10xf32> into tensor<64x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
+// CHECK-NOT: vector.contract
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [64, 10] [1, 1] : tensor<64x16xf32> to tensor<64x10xf32>
+func.func @narrow_columns(%a: tensor<64x40xf32>, %b: tensor<40x10xf32>, %c: tensor<64x10xf32>) -> tensor<64x10xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x40xf32>, tensor<40x10xf32>) outs(%c : tensor<64x10xf32>) -> tensor<64x10xf32>
+  return %0 : tensor<64x10xf32>
+}
