@@ -1,5 +1,6 @@
 //===- KilnTileAndVectorize.cpp - the kiln-tile-and-vectorize pass --------===//
 #include "Passes.h"
+#include "lowering/linalg/LoweringUtils.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -254,14 +255,9 @@ Value zeroPadded(RewriterBase &rewriter, Location loc, Value value,
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape[dim] = size;
-  Value zero = arith::ConstantOp::create(
-      rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
-  Value zeros =
-      linalg::FillOp::create(
-          rewriter, loc, zero,
-          tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType())
-              .getResult())
-          .getResult(0);
+  Value zeros = kiln::filledTensor(
+      rewriter, loc, type.clone(shape),
+      kiln::scalarConstant(rewriter, loc, type.getElementType(), 0));
   MLIRContext *context = rewriter.getContext();
   SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
   return tensor::InsertSliceOp::create(

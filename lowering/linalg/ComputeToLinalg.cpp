@@ -88,6 +88,14 @@ int64_t reductionLanes(int64_t size, bool floatSum) {
   return size < 8 * kLanes ? kLanes / 4 : kLanes;
 }
 
+/// `FloatOp` of `lhs` and `rhs` where they are floats, else `IntOp`.
+template <typename FloatOp, typename IntOp>
+Value arithmetic(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isFloat(lhs.getType()))
+    return FloatOp::create(b, loc, lhs, rhs);
+  return IntOp::create(b, loc, lhs, rhs);
+}
+
 /// dot_general -> linalg.matmul ([M,K] x [K,N]), linalg.batch_matmul
 /// ([B,M,K] x [B,K,N]), either of them on transposed and reshaped operands
 /// (buildDecomposed), or an outer product (no contracting dimensions).
@@ -118,24 +126,9 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     Value result;
     if (op.getLhsContractingDimensions().empty()) {
       result = buildProduct(rewriter, op, adaptor, accType);
-    } else if (laneReductions && isCanonical(op, 0) &&
-               op.getRhs().getType().getDimSize(1) == 1 &&
-               isMatrixVectorInLanes(op.getRhs().getType().getDimSize(0),
-                                     accType.getElementType())) {
-      result = reshapeTensor(rewriter, loc,
-                             matrixVectorInLanes(rewriter, loc, adaptor.getLhs(),
-                                                 adaptor.getRhs(), accType),
-                             accType);
     } else if (isCanonical(op, 0) || isCanonical(op, 1)) {
-      Value zero =
-          scalarConstant(rewriter, loc, accType.getElementType(), 0);
-      Value init = filledTensor(rewriter, loc, accType, zero);
-      SmallVector<Value> inputs{adaptor.getLhs(), adaptor.getRhs()};
-      result = isCanonical(op, 0)
-                   ? linalg::MatmulOp::create(rewriter, loc, inputs, init)
-                         .getResult(0)
-                   : linalg::BatchMatmulOp::create(rewriter, loc, inputs, init)
-                         .getResult(0);
+      result = product(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
+                       accType.getElementType(), laneReductions);
     } else {
       result = buildDecomposed(rewriter, op, adaptor, accType, laneReductions);
     }
@@ -175,11 +168,9 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     return buildParallelGeneric(
         b, op.getLoc(), type, ValueRange{adaptor.getLhs(), adaptor.getRhs()},
         maps, [&](OpBuilder &nested, Location loc, ValueRange args) -> Value {
-          Value lhs = widen(nested, loc, args[0], element);
-          Value rhs = widen(nested, loc, args[1], element);
-          if (isFloat(element))
-            return arith::MulFOp::create(nested, loc, lhs, rhs);
-          return arith::MulIOp::create(nested, loc, lhs, rhs);
+          return arithmetic<arith::MulFOp, arith::MulIOp>(
+              nested, loc, widen(nested, loc, args[0], element),
+              widen(nested, loc, args[1], element));
         });
   }
 
@@ -245,10 +236,29 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     return free;
   }
 
-  /// Whether a matrix-vector product along `k` accumulating in `element`
-  /// is long enough for matrixVectorInLanes (two groups of lanes or more).
-  static bool isMatrixVectorInLanes(int64_t k, Type element) {
-    return 2 * reductionLanes(k, isFloat(element)) <= k;
+  /// left x right ([M, K] x [K, N], or batches of them) accumulating in
+  /// `element`: a matmul or batch matmul, or with `laneReductions` a product
+  /// with one column long enough for two groups of lanes as
+  /// matrixVectorInLanes.
+  static Value product(OpBuilder &b, Location loc, Value left, Value right,
+                       Type element, bool laneReductions) {
+    auto leftType = cast<RankedTensorType>(left.getType());
+    auto rightType = cast<RankedTensorType>(right.getType());
+    SmallVector<int64_t> shape(leftType.getShape().drop_back());
+    shape.push_back(rightType.getShape().back());
+    auto type = RankedTensorType::get(shape, element);
+    int64_t k = leftType.getShape().back();
+    bool batched = leftType.getRank() == 3;
+    if (laneReductions && !batched && shape.back() == 1 &&
+        2 * reductionLanes(k, isFloat(element)) <= k)
+      return reshapeTensor(b, loc,
+                           matrixVectorInLanes(b, loc, left, right, element),
+                           type);
+    Value init = filledTensor(b, loc, type, scalarConstant(b, loc, element, 0));
+    SmallVector<Value> inputs{left, right};
+    return batched
+               ? linalg::BatchMatmulOp::create(b, loc, inputs, init).getResult(0)
+               : linalg::MatmulOp::create(b, loc, inputs, init).getResult(0);
   }
 
   /// y = A x for A: [M, K] and x: [K, 1] as a reduction along K in vector
@@ -258,9 +268,8 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
   /// products past the last whole group. A matmul with one column would
   /// broadcast one element of A at a time instead. Returns y: [M].
   static Value matrixVectorInLanes(OpBuilder &b, Location loc, Value a,
-                                   Value x, RankedTensorType accType) {
+                                   Value x, Type element) {
     MLIRContext *context = b.getContext();
-    Type element = accType.getElementType();
     auto aType = cast<RankedTensorType>(a.getType());
     int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
     int64_t lanes = reductionLanes(k, isFloat(element));
@@ -288,19 +297,12 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     // out += a * x, widened to the accumulator type.
     auto multiplyAdd = [&](OpBuilder &nested, Location nestedLoc,
                            ValueRange args) {
-      Value lhs = widen(nested, nestedLoc, args[0], element);
-      Value rhs = widen(nested, nestedLoc, args[1], element);
-      Value sum =
-          isFloat(element)
-              ? arith::AddFOp::create(
-                    nested, nestedLoc,
-                    arith::MulFOp::create(nested, nestedLoc, lhs, rhs), args[2])
-                    .getResult()
-              : arith::AddIOp::create(
-                    nested, nestedLoc,
-                    arith::MulIOp::create(nested, nestedLoc, lhs, rhs), args[2])
-                    .getResult();
-      linalg::YieldOp::create(nested, nestedLoc, sum);
+      Value times = arithmetic<arith::MulFOp, arith::MulIOp>(
+          nested, nestedLoc, widen(nested, nestedLoc, args[0], element),
+          widen(nested, nestedLoc, args[1], element));
+      linalg::YieldOp::create(nested, nestedLoc,
+                              arithmetic<arith::AddFOp, arith::AddIOp>(
+                                  nested, nestedLoc, times, args[2]));
     };
     using utils::IteratorType;
     auto [aWhole, xWhole] = columns(0, whole);
@@ -330,14 +332,9 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
             filledTensor(b, loc, RankedTensorType::get({m}, element), zero),
             ArrayRef<int64_t>{1},
             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-              Value sum = isFloat(element)
-                              ? arith::AddFOp::create(nested, nestedLoc,
-                                                      args[0], args[1])
-                                    .getResult()
-                              : arith::AddIOp::create(nested, nestedLoc,
-                                                      args[0], args[1])
-                                    .getResult();
-              linalg::YieldOp::create(nested, nestedLoc, sum);
+              linalg::YieldOp::create(nested, nestedLoc,
+                                      arithmetic<arith::AddFOp, arith::AddIOp>(
+                                          nested, nestedLoc, args[0], args[1]));
             })
             .getResult(0);
     if (whole == k)
@@ -396,23 +393,14 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
                                  shape(k, m))
                        : regroup(b, loc, rhs, {rhsBatch, rhsContract, rhsFree},
                                  shape(k, n));
-    if (laneReductions && !batched && !swap && n == 1 &&
-        isMatrixVectorInLanes(k, accType.getElementType()))
-      return reshapeTensor(
-          b, loc, matrixVectorInLanes(b, loc, left, right, accType), accType);
-    Value zero = scalarConstant(b, loc, accType.getElementType(), 0);
-    Value init = filledTensor(
-        b, loc, accType.clone(swap ? shape(n, m) : shape(m, n)), zero);
-    SmallVector<Value> inputs{left, right};
-    Value product =
-        batched
-            ? linalg::BatchMatmulOp::create(b, loc, inputs, init).getResult(0)
-            : linalg::MatmulOp::create(b, loc, inputs, init).getResult(0);
+    // A matrix-vector product in lanes only in the straight order.
+    Value result = product(b, loc, left, right, accType.getElementType(),
+                           laneReductions && !swap);
     if (swap)
-      product = transposed(b, loc, product,
-                           batched ? SmallVector<int64_t>{0, 2, 1}
-                                   : SmallVector<int64_t>{1, 0});
-    return reshapeTensor(b, loc, product, accType);
+      result = transposed(b, loc, result,
+                          batched ? SmallVector<int64_t>{0, 2, 1}
+                                  : SmallVector<int64_t>{1, 0});
+    return reshapeTensor(b, loc, result, accType);
   }
 
   bool laneReductions;
@@ -472,14 +460,11 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
       return linalg::ReduceOp::create(
                  rewriter, loc, input, into, over,
                  [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-                   Value x = widen(b, nestedLoc, args[0], element);
-                   Value combined =
-                       isFloat(element)
-                           ? FloatOp::create(b, nestedLoc, x, args[1])
-                                 .getResult()
-                           : IntOp::create(b, nestedLoc, x, args[1])
-                                 .getResult();
-                   linalg::YieldOp::create(b, nestedLoc, combined);
+                   linalg::YieldOp::create(
+                       b, nestedLoc,
+                       arithmetic<FloatOp, IntOp>(
+                           b, nestedLoc, widen(b, nestedLoc, args[0], element),
+                           args[1]));
                  })
           .getResult(0);
     };
@@ -721,7 +706,6 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
     int64_t dim = op.getDimension();
     int64_t indexRank = op.getIndices().getType().getRank();
     int64_t upper = op.getType().getDimSize(dim) - 1;
-    bool floatSum = isFloat(op.getType().getElementType());
     SmallVector<Value> lbs, ubs, steps;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -742,10 +726,8 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
               gatherCoordinates(ivs, index, dim, indexRank);
           Value old = tensor::ExtractOp::create(b, nestedLoc, acc[0], target);
           Value update = tensor::ExtractOp::create(b, nestedLoc, updates, ivs);
-          Value sum = floatSum ? arith::AddFOp::create(b, nestedLoc, old, update)
-                                    .getResult()
-                              : arith::AddIOp::create(b, nestedLoc, old, update)
-                                    .getResult();
+          Value sum = arithmetic<arith::AddFOp, arith::AddIOp>(b, nestedLoc,
+                                                               old, update);
           return {tensor::InsertOp::create(b, nestedLoc, sum, acc[0], target)};
         });
     rewriter.replaceOp(op, nest.results);
