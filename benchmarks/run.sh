@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Kiln (scripts/setup.sh) and runs kiln-bench on one thread and on
 # two, then the spreads of matmul shapes (against numpy, PyTorch and oneDNN,
-# plotted to build/matmul_spread.png), of dot_general layouts (against numpy), of
+# plotted to build/matmul_spread.png), of dense layers with epilogues (against
+# PyTorch and numpy), of dot_general layouts (against numpy), of
 # normalizations (against PyTorch) and of thread counts (against PyTorch),
 # and an MLP training step (against PyTorch, 1 and 2 threads): Kiln and its
 # peers side by side in one run, one thread each unless said.
@@ -20,6 +21,7 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 "$root/build/bin/kiln-bench" --threads 2 "$@"
 /usr/bin/python3 "$root/benchmarks/matmul_spread.py" "$root/build/bin/kiln-run" \
   --plot "$root/build/matmul_spread.png"
+/usr/bin/python3 "$root/benchmarks/epilogue_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/dot_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/norm_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/thread_spread.py" "$root/build/bin/kiln-run"

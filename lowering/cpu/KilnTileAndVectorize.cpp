@@ -12,6 +12,8 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace kiln {
@@ -634,6 +636,49 @@ void reuseWidestCopies(RewriterBase &rewriter, Operation *loop) {
     }
 }
 
+/// A producer fused into `loop` writes its block into a slice of the empty
+/// tensor that held all of its result: give it a block of its own instead,
+/// so that no buffer of the whole result is allocated (a thread's blocks
+/// become its stack buffers) and producers computed twice (for two
+/// consumers) do not write one buffer.
+void giveBlocksOwnBuffers(RewriterBase &rewriter, Operation *loop) {
+  loop->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice.getSource().getDefiningOp<tensor::EmptyOp>() &&
+        slice.getResultType().hasStaticShape()) {
+      rewriter.setInsertionPoint(slice);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          slice, slice.getResultType().getShape(),
+          slice.getResultType().getElementType());
+    }
+  });
+}
+
+/// Replaces `root`, tiled into `loop` with its producers fused, by
+/// `replacement`, and erases the producers left dead outside the loop (dead
+/// unless something else uses them, once the slices of them fusion left
+/// in the loop are gone); adds what it erases to `erased`.
+void replaceFusedRoot(RewriterBase &rewriter, Operation *root,
+                      Value replacement, Operation *loop,
+                      DenseSet<Operation *> &erased) {
+  SmallVector<Operation *> work;
+  loop->walk([&](tensor::ExtractSliceOp slice) { work.push_back(slice); });
+  for (Value operand : root->getOperands())
+    if (Operation *def = operand.getDefiningOp())
+      work.push_back(def);
+  erased.insert(root);
+  rewriter.replaceOp(root, replacement);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (erased.contains(op) || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        work.push_back(def);
+    erased.insert(op);
+    rewriter.eraseOp(op);
+  }
+}
+
 /// Bytes of row blocks that rows fusion aims at: a block's intermediate
 /// values stay in L2.
 constexpr int64_t kRowBlockBytes = 64 << 10;
@@ -726,47 +771,122 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
           rewriter, cast<TilingInterface>(root.getOperation()), options);
   if (failed(fused) || fused->loops.empty())
     return nullptr;
-  Value replacement = fused->replacements.lookup(root->getResult(0));
-  // A fused producer writes its block into a slice of the empty tensor
-  // that held all its rows: give it a block of its own instead, so that no
-  // buffer of all the rows is allocated and producers computed twice (for
-  // two consumers) do not write one buffer.
-  fused->loops.front()->walk([&](tensor::ExtractSliceOp slice) {
-    if (slice.getSource().getDefiningOp<tensor::EmptyOp>() &&
-        slice.getResultType().hasStaticShape()) {
-      rewriter.setInsertionPoint(slice);
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          slice, slice.getResultType().getShape(),
-          slice.getResultType().getElementType());
-    }
-  });
+  Operation *loop = fused->loops.front();
+  giveBlocksOwnBuffers(rewriter, loop);
   // A producer fused for two readers (a softmax's exponentials, summed
   // and divided) is computed once: equal copies merge, then parts of a
   // wider copy are sliced from it.
-  Operation *loop = fused->loops.front();
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, loop);
   reuseWidestCopies(rewriter, loop);
-  // The producers computed in the loop are dead outside it unless
-  // something else uses them, once the slices of them fusion left in the
-  // loop are gone.
-  SmallVector<Operation *> work;
-  loop->walk([&](tensor::ExtractSliceOp slice) { work.push_back(slice); });
-  for (Value operand : root->getOperands())
-    if (Operation *def = operand.getDefiningOp())
-      work.push_back(def);
-  erased.insert(root);
-  rewriter.replaceOp(root, replacement);
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (erased.contains(op) || !isOpTriviallyDead(op))
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        work.push_back(def);
-    erased.insert(op);
-    rewriter.eraseOp(op);
+  replaceFusedRoot(rewriter, root, fused->replacements.lookup(root->getResult(0)),
+                   loop, erased);
+  return loop;
+}
+
+/// The matmul (one the schedule register-tiles) whose result the
+/// all-parallel `op` reads element for element, as the only reader: the
+/// product `op` is an epilogue of (a bias add, an activation); else null.
+linalg::LinalgOp epilogueProducer(linalg::LinalgOp op) {
+  if (op.getNumLoops() != op.getNumParallelLoops() ||
+      op->getNumResults() != 1 || !op.hasPureTensorSemantics() ||
+      !isVectorizable(op) ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return {};
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto matmul = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (matmul && isTiledMatmul(matmul) && matmul.hasPureTensorSemantics() &&
+        isVectorizable(matmul) && input->get().hasOneUse() &&
+        op.getMatchingIndexingMap(input).isIdentity())
+      return matmul;
   }
+  return {};
+}
+
+/// A block of a matmul's rows or columns for its epilogue's loop: the
+/// largest multiple of the register tile, up to `most`, that divides
+/// `size`; 0 (the whole dimension, untiled) where none does or `size` is
+/// no larger than `most`.
+int64_t epilogueBlock(int64_t size, int64_t registerTile, int64_t most) {
+  for (int64_t block = most - most % registerTile;
+       block >= registerTile && block < size; block -= registerTile)
+    if (size % block == 0)
+      return block;
+  return 0;
+}
+
+/// Cache tiles of rows per block of a matmul with an epilogue: a block of
+/// B's columns stays in L2 while this many row tiles of A stream past it.
+constexpr int64_t kEpilogueRowTiles = 4;
+
+/// Matmul epilogues: where the all-parallel `consumer` reads a matmul's
+/// result element for element, as its only reader (a bias add and an
+/// activation), tiles `consumer` by blocks of the matmul's rows and columns
+/// (columns outermost, as the matmul's cache tiles go) and computes each
+/// block of the product, over all of K, in the loop, just before the
+/// epilogue reads it from cache, instead of in a pass of its own over
+/// memory. Columns narrower than a register tile are left alone: their
+/// product is small, and its blocks would pad B once each. The loop is an
+/// scf.forall when the ops are estimated to take at least `minNs`, with
+/// blocks of fewer rows where there would be fewer blocks than distribute()
+/// would make chunks. Returns the loop, or null where `consumer` is no
+/// epilogue or fusion failed; adds the ops it erases to `erased`.
+Operation *fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
+                        MatmulTiles tiles, int64_t minNs,
+                        DenseSet<Operation *> &erased) {
+  linalg::LinalgOp matmul = epilogueProducer(consumer);
+  if (!matmul)
+    return nullptr;
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges(); // [B,] M, N, K
+  size_t batch = ranges.size() - 3;
+  int64_t m = ranges[batch], n = ranges[batch + 1];
+  if (n < tiles.registerN)
+    return nullptr;
+  double ns = estimatedNs(matmul) + estimatedNs(consumer);
+  bool threaded = minNs > 0 && ns >= minNs;
+  int64_t columns = epilogueBlock(n, tiles.registerN, tiles.cacheN);
+  int64_t blocks = n / (columns ? columns : n);
+  for (int64_t size : ArrayRef(ranges).take_front(batch))
+    blocks *= size;
+  int64_t rows =
+      epilogueBlock(m, tiles.registerM, kEpilogueRowTiles * tiles.cacheM);
+  int64_t chunks = std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
+  if (threaded && blocks * (m / (rows ? rows : m)) < chunks)
+    rows = epilogueBlock(m, tiles.registerM, tiles.cacheM);
+  SmallVector<int64_t> sizes(batch, 1);
+  sizes.append({rows, columns});
+  if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
+    return nullptr; // One block: the product stays in cache anyway.
+  SmallVector<int64_t> order(batch);
+  std::iota(order.begin(), order.end(), 0);
+  order.append({int64_t(batch + 1), int64_t(batch)});
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  tiling.setInterchange(order);
+  tiling.setLoopType(threaded ? scf::SCFTilingOptions::LoopType::ForallOp
+                              : scf::SCFTilingOptions::LoopType::ForOp);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  // The product's block, and the zeros it starts from.
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (producer.getOwner() != matmul &&
+            !isa<linalg::FillOp>(producer.getOwner()))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  rewriter.setInsertionPoint(consumer);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+  if (failed(fused) || fused->loops.empty())
+    return nullptr;
+  Operation *loop = fused->loops.front();
+  giveBlocksOwnBuffers(rewriter, loop);
+  replaceFusedRoot(rewriter, consumer,
+                   fused->replacements.lookup(consumer->getResult(0)), loop,
+                   erased);
   return loop;
 }
 
@@ -825,6 +945,12 @@ struct KilnTileAndVectorizePass
     for (linalg::LinalgOp root : llvm::reverse(roots))
       if (!erased.contains(root))
         if (Operation *loop = fuseRows(rewriter, root, parallelWork, erased))
+          fusedLoops.insert(loop);
+    // Then matmul epilogues, on the ops rows fusion left.
+    for (linalg::LinalgOp root : roots)
+      if (!erased.contains(root))
+        if (Operation *loop =
+                fuseEpilogue(rewriter, root, tiles, parallelWork, erased))
           fusedLoops.insert(loop);
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {

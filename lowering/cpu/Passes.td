@@ -94,6 +94,16 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     (with math ops) that two ops of the chain read stay outside: they
     would be computed again in every block.
 
+    Next, matmul epilogues: an all-parallel op that reads a matmul's result
+    element for element, as its only reader (a bias add and an
+    activation), is tiled by blocks of the product (columns by up to a
+    cache tile, rows by up to 4 cache tiles, or 1 where that makes fewer
+    blocks than threads would want chunks; multiples of the register tile
+    that divide the dimension, else all of it), and each block of the
+    product is zeroed and computed over all of K in the loop, in a buffer
+    of its own, just before the epilogue reads it from cache. Products of
+    fewer columns than a register tile stay whole.
+
     Then, an op estimated to take at least `parallel-work` ns on one
     thread (a matmul at 100 GFLOP/s, other ops at 20 GB/s of their
     tensors) is split along one parallel loop into chunks run by an

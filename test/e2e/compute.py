@@ -155,6 +155,61 @@ func.func @f(%a: {ttype(MA.shape, element)}, %x: {ttype(MX.shape, element)}) -> 
   return %r : {ttype(want.shape, want.dtype)}
 }}""", "f", [MA, MX], [want], rtol=tolerance, atol=tolerance)
 
+# Matmul epilogues (a bias add and an activation, a residual) computed on
+# each block of the product: K within and past a cache tile, rows in blocks
+# that are no power of two (520 = 5 x 104, 264 = 3 x 88), a batch, f64,
+# exact i32, bf16 operands, and a product also returned (two readers: not
+# fused).
+for (m, k, n), dtype, batch in [((520, 300, 512), np.float32, None),
+                                ((96, 100, 288), np.float32, None),
+                                ((264, 64, 96), np.float64, None),
+                                ((400, 40, 64), np.int32, None),
+                                ((272, 80, 64), "bf16", None),
+                                ((48, 20, 96), np.float32, 3)]:
+    lead = (batch,) if batch else ()
+    if dtype == np.int32:
+        EA = rng.integers(-30, 30, lead + (m, k)).astype(np.int32)
+        EB = rng.integers(-30, 30, lead + (k, n)).astype(np.int32)
+        EC = rng.integers(-30, 30, n).astype(np.int32)
+    else:
+        EA, EB, EC = (rng.standard_normal(s) for s in
+                      (lead + (m, k), lead + (k, n), (n,)))
+        EA, EB = ((to_bf16(EA), to_bf16(EB)) if dtype == "bf16"
+                  else (EA.astype(dtype), EB.astype(dtype)))
+        EC = EC.astype(np.float32 if dtype == "bf16" else dtype)
+    element = "bf16" if dtype == "bf16" else EA.dtype
+    out = EC.dtype
+    ER = (rng.integers(-30, 30, lead + (m, n)) if dtype == np.int32
+          else rng.standard_normal(lead + (m, n))).astype(out)
+    product = np.matmul(EA.astype(np.float64), EB.astype(np.float64))
+    want = (np.maximum(product + EC, 0) + ER).astype(out)
+    tolerance = 0 if dtype == np.int32 else 1e-4
+    ta, tb = ttype(EA.shape, element), ttype(EB.shape, element)
+    tc, tr = ttype(EC.shape, out), ttype(want.shape, out)
+    batching = "batching = [0] x [0], " if batch else ""
+    check(f"matmul epilogue {lead + (m, k, n)} {element}", f"""
+func.func @f(%a: {ta}, %b: {tb}, %c: {tc}, %res: {tr}) -> {tr} {{
+  %p = kiln.dot_general %a, %b, {batching}contracting = [{1 + len(lead)}] x [{len(lead)}]
+      : ({ta}, {tb}) -> {tr}
+  %cb = kiln.broadcast_in_dim %c, dims = [{1 + len(lead)}] : ({tc}) -> {tr}
+  %s = kiln.add %p, %cb : {tr}
+  %zero = kiln.constant dense<{0 if dtype == np.int32 else 0.0}> : {tr}
+  %relu = kiln.max %s, %zero : {tr}
+  %r = kiln.add %relu, %res : {tr}
+  return %r : {tr}
+}}""", "f", [EA, EB, EC, ER], [want], rtol=tolerance, atol=tolerance)
+EA = rng.standard_normal((256, 300)).astype(np.float32)
+EB = rng.standard_normal((300, 512)).astype(np.float32)
+product = EA.astype(np.float64) @ EB
+check("matmul epilogue, product also returned", """
+func.func @f(%a: tensor<256x300xf32>, %b: tensor<300x512xf32>) -> (tensor<256x512xf32>, tensor<256x512xf32>) {
+  %p = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : (tensor<256x300xf32>, tensor<300x512xf32>) -> tensor<256x512xf32>
+  %r = kiln.tanh %p : tensor<256x512xf32>
+  return %p, %r : tensor<256x512xf32>, tensor<256x512xf32>
+}""", "f", [EA, EB], [product.astype(np.float32),
+                     np.tanh(product).astype(np.float32)], rtol=1e-5, atol=1e-4)
+
 # An outer product (no contracting dimensions) feeding a broadcast, which
 # elementwise fusion once turned into an accumulation; a vector dot product
 # (rank-0 result).

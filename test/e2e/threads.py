@@ -66,6 +66,24 @@ IB = rng.integers(-20, 20, (256, 256)).astype(np.int32)
 CASES.append(("i32 matmul 256^3", dot(IA, IB, "contracting = [1] x [0]",
                                       IA @ IB), [IA, IB], IA @ IB))
 
+# Matmul epilogues, blocks of the product computed and biased on threads:
+# 640 rows in blocks of 64 (4 blocks of 160 rows would be too few chunks
+# to share), all 600 columns (no multiple of 32 divides 600); a batch, a
+# block per batch.
+for lead, (m, k, n) in [((), (640, 384, 600)), ((4,), (96, 256, 192))]:
+    A, B, C = f32(lead + (m, k)), f32(lead + (k, n)), f32((n,))
+    want = np.maximum(np.matmul(A.astype(np.float64), B) + C, 0)
+    ta, tb, tc = (ttype(x.shape, x.dtype) for x in (A, B, C))
+    tr = ttype(want.shape, np.float32)
+    batching = "batching = [0] x [0], " if lead else ""
+    CASES.append((f"matmul epilogue {lead + (m, k, n)}", program(
+        [A, B, C], want.astype(np.float32), f"""
+  %p = kiln.dot_general %a0, %a1, {batching}contracting = [{1 + len(lead)}] x [{len(lead)}] : ({ta}, {tb}) -> {tr}
+  %cb = kiln.broadcast_in_dim %a2, dims = [{1 + len(lead)}] : ({tc}) -> {tr}
+  %s = kiln.add %p, %cb : {tr}
+  %zero = kiln.constant dense<0.0> : {tr}
+  %r = kiln.max %s, %zero : {tr}"""), [A, B, C], want.astype(np.float32)))
+
 # A fused elementwise chain over 1000 x 1001 f32 and 512 x 2048 f64.
 X = f32((1000, 1001))
 t = ttype(X.shape, X.dtype)

@@ -258,3 +258,79 @@ func.func @exponentials_returned(%arg0: tensor<512x256xf32>) -> (tensor<512x256x
   } -> tensor<512x256xf32>
   return %7, %1 : tensor<512x256xf32>, tensor<512x256xf32>
 }
+
+// -----
+
+// Matmul epilogues: a bias add and ReLU reading a 512 x 256 x 512 product
+// (an estimated 1.3 ms) run on blocks of it, in an scf.forall over 256
+// columns by 64 rows (blocks of 256 rows would make 4 blocks, fewer than
+// the 10 chunks the work asks for): each block of the product is zeroed
+// and computed over all of K in a buffer of its own, then biased from
+// cache. No product of all 512 x 512 is left.
+// CHECK-LABEL: func.func @epilogue
+// CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 512) step (256, 64)
+// CHECK: tensor.extract_slice %arg0[%[[M]], 0] [64, 256] [1, 1]
+// CHECK: tensor.extract_slice %arg1[0, %[[N]]] [256, 256] [1, 1]
+// CHECK: tensor.empty() : tensor<64x256xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<1x64xf32>, tensor<1x64xf32>
+// CHECK: vector.contract
+// CHECK: arith.addf %{{.*}} : vector<1x64xf32>
+// CHECK: arith.maximumf %{{.*}} : vector<1x64xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[M]], %[[N]]] [64, 256] [1, 1]
+// CHECK-NOT: linalg.matmul
+// CHECK-NOT: tensor<512x512xf32> into
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d1)>
+func.func @epilogue(%arg0: tensor<512x256xf32>, %arg1: tensor<256x512xf32>, %arg2: tensor<512xf32>) -> tensor<512x512xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<512x512xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %2 = linalg.matmul ins(%arg0, %arg1 : tensor<512x256xf32>, tensor<256x512xf32>) outs(%1 : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %3 = tensor.empty() : tensor<512x512xf32>
+  %4 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%2, %arg2 : tensor<512x512xf32>, tensor<512xf32>) outs(%3 : tensor<512x512xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.addf %in, %in_0 : f32
+    %6 = arith.maximumf %5, %cst : f32
+    linalg.yield %6 : f32
+  } -> tensor<512x512xf32>
+  return %4 : tensor<512x512xf32>
+}
+
+// -----
+
+// Not epilogues: a product that is also returned (fusing would compute it
+// twice), and one of 10 columns (each block would pad B): each product is
+// computed whole (the first in chunks of rows, for threads), then its
+// tanh.
+// CHECK-LABEL: func.func @not_epilogues
+// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (128)
+// CHECK: vector.contract
+// CHECK: scf.forall.in_parallel
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c256
+// CHECK: math.tanh %{{.*}} : vector<1x64xf32>
+// CHECK: tensor.empty() : tensor<256x16xf32>
+// CHECK: vector.contract
+// CHECK: math.tanh %{{.*}} : vector<1x10xf32>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @not_epilogues(%arg0: tensor<256x128xf32>, %arg1: tensor<128x512xf32>, %arg2: tensor<128x10xf32>) -> (tensor<256x512xf32>, tensor<256x512xf32>, tensor<256x10xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<256x512xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %2 = linalg.matmul ins(%arg0, %arg1 : tensor<256x128xf32>, tensor<128x512xf32>) outs(%1 : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %3 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<256x512xf32>) outs(%0 : tensor<256x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = math.tanh %in : f32
+    linalg.yield %4 : f32
+  } -> tensor<256x512xf32>
+  %5 = tensor.empty() : tensor<256x10xf32>
+  %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<256x10xf32>) -> tensor<256x10xf32>
+  %7 = linalg.matmul ins(%arg0, %arg2 : tensor<256x128xf32>, tensor<128x10xf32>) outs(%6 : tensor<256x10xf32>) -> tensor<256x10xf32>
+  %8 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%7 : tensor<256x10xf32>) outs(%5 : tensor<256x10xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %9 = math.tanh %in : f32
+    linalg.yield %9 : f32
+  } -> tensor<256x10xf32>
+  return %2, %3, %8 : tensor<256x512xf32>, tensor<256x512xf32>, tensor<256x10xf32>
+}
