@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -132,40 +133,103 @@ LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
 }
 } // namespace
 
-llvm::Error kiln::compileSource(MLIRContext &context, llvm::StringRef path,
-                                const CompileOptions &options,
-                                CompiledProgram &program) {
+namespace {
+/// Runs `body` on a large stack with the diagnostics of `context` rendered
+/// against `sourceMgr`; an error carrying them (or saying that `what`
+/// cannot be compiled) if it fails.
+llvm::Error withDiagnostics(llvm::SourceMgr &sourceMgr, MLIRContext &context,
+                            llvm::StringRef what,
+                            llvm::function_ref<bool()> body) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
+  if (kiln::runWithLargeStack([&] { return body() ? 0 : 1; }) == 0)
+    return llvm::Error::success();
+  if (diagnostics.empty())
+    diagnostics = what.str() + ": cannot be compiled";
+  while (!diagnostics.empty() && diagnostics.back() == '\n')
+    diagnostics.pop_back();
+  return llvm::createStringError(diagnostics);
+}
+
+/// Fills `program`'s manifest from its module and lowers it.
+bool lowerWithManifest(kiln::CompiledProgram &program,
+                       const kiln::CompileOptions &options) {
+  if (failed(collectManifest(*program.module, program.manifest)) ||
+      failed(lower(*program.module, options)))
+    return false;
+  if (options.target == kiln::Target::Nvptx) {
+    program.manifest.device = "cuda";
+    program.manifest.chip = options.chip;
+  }
+  return true;
+}
+} // namespace
+
+llvm::Error kiln::ParsedSource::parse(MLIRContext &context,
+                                      llvm::StringRef path) {
+  this->path = path.str();
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(path, &errorMessage);
   if (!input)
     return llvm::createStringError(errorMessage);
-  llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
-  bool ok = runWithLargeStack([&] {
-              program.module = parseKilnSource(sourceMgr, context);
-              return program.module &&
-                             succeeded(collectManifest(*program.module,
-                                                       program.manifest)) &&
-                             succeeded(lower(*program.module, options))
-                         ? 0
-                         : 1;
-            }) == 0;
-  if (ok) {
-    if (options.target == Target::Nvptx) {
-      program.manifest.device = "cuda";
-      program.manifest.chip = options.chip;
-    }
-    return llvm::Error::success();
+  return withDiagnostics(sourceMgr, context, path, [&] {
+    module = parseKilnSource(sourceMgr, context);
+    return bool(module);
+  });
+}
+
+llvm::Error kiln::ParsedSource::extractEntry(
+    llvm::StringRef entry, mlir::OwningOpRef<mlir::ModuleOp> &out) {
+  auto fn = module->lookupSymbol<func::FuncOp>(entry);
+  if (!fn || !fn.isPublic() || fn.isExternal()) {
+    std::string names;
+    for (auto other : module->getOps<func::FuncOp>())
+      if (other.isPublic() && !other.isExternal())
+        names += (names.empty() ? "" : ", ") + other.getName().str();
+    return llvm::createStringError(
+        path + " has no entry '" + entry.str() + "'" +
+        (names.empty() ? "" : "; its entries are: " + names));
   }
-  if (diagnostics.empty())
-    diagnostics = path.str() + ": cannot be compiled";
-  while (!diagnostics.empty() && diagnostics.back() == '\n')
-    diagnostics.pop_back();
-  return llvm::createStringError(diagnostics);
+  out = cast<ModuleOp>(module->clone());
+  for (auto other : out->getOps<func::FuncOp>())
+    if (other.getName() != entry && other.isPublic())
+      other.setPrivate();
+  MLIRContext &context = *module->getContext();
+  return withDiagnostics(sourceMgr, context, path, [&] {
+    PassManager pm(&context);
+    pm.addPass(createSymbolDCEPass());
+    if (failed(pm.run(*out)))
+      return false;
+    // What the entry reaches must be defined here: a declaration would be
+    // an undefined symbol when the compiled entry is loaded.
+    for (auto callee : out->getOps<func::FuncOp>())
+      if (callee.isExternal()) {
+        callee.emitError("function @")
+            << callee.getName() << " has no body, and entry @" << entry
+            << " calls it: it cannot be compiled";
+        return false;
+      }
+    return true;
+  });
+}
+
+llvm::Error kiln::ParsedSource::compile(const CompileOptions &options,
+                                        CompiledProgram &program) {
+  return withDiagnostics(sourceMgr, *program.module->getContext(), path,
+                         [&] { return lowerWithManifest(program, options); });
+}
+
+llvm::Error kiln::compileSource(MLIRContext &context, llvm::StringRef path,
+                                const CompileOptions &options,
+                                CompiledProgram &program) {
+  ParsedSource source;
+  if (llvm::Error failure = source.parse(context, path))
+    return failure;
+  program.module = std::move(source.module);
+  return source.compile(options, program);
 }
 
 std::vector<std::pair<std::string, std::string>>

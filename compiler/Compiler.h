@@ -17,6 +17,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -82,6 +83,25 @@ gpuObjects(const CompiledProgram &program);
 
 /// Initializes LLVM's native target, once per process.
 void initializeNativeTarget();
+
+/// A kiln source parsed and verified, whose entries are compiled one at a
+/// time (the runtime's jit): diagnostics quote its text.
+struct ParsedSource {
+  std::string path;
+  llvm::SourceMgr sourceMgr;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+
+  /// Parses and verifies the source at `path` in `context`.
+  llvm::Error parse(mlir::MLIRContext &context, llvm::StringRef path);
+  /// A copy of the module with public function `entry` and what it calls,
+  /// every other function gone; an error naming the entries if `entry` is
+  /// not one.
+  llvm::Error extractEntry(llvm::StringRef entry,
+                           mlir::OwningOpRef<mlir::ModuleOp> &out);
+  /// Lowers `program.module` (from this source) as far as `options` says
+  /// and fills its manifest. Runs on a large stack.
+  llvm::Error compile(const CompileOptions &options, CompiledProgram &program);
+};
 
 /// Parses and verifies the kiln source at `path`, then lowers it as far as
 /// `options` says. Runs on a large stack.

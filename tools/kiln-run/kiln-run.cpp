@@ -53,6 +53,10 @@ struct Options {
   /// Where a .mlir source runs; an artifact says where it runs.
   kiln_device_t device = KILN_DEVICE_CPU;
   bool deviceGiven = false;
+  /// The jit's disk cache: --cache-dir (empty: the default), or none
+  /// (--no-disk-cache); --explain-cache prints the cache's log.
+  std::string cacheDir;
+  bool diskCache = true, explainCache = false;
 };
 Options options;
 
@@ -61,8 +65,14 @@ const char *const kUsage =
     "                [--print] [--bench N] [--device cpu|cuda] "
     "[--check-grads]\n"
     "                [--check-vmap [--in-axes A,B,...]] [--report=memory]\n"
-    "                [--threads N]\n"
+    "                [--threads N] [--cache-dir DIR] [--no-disk-cache]\n"
+    "                [--explain-cache]\n"
     "Run a function of a kiln program (.mlir source or artifact).\n"
+    "A .mlir source's entry is compiled for the CPU once per signature and\n"
+    "kept in a disk cache (--cache-dir, default $KILN_CACHE_DIR, else\n"
+    "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln); --no-disk-cache keeps it in\n"
+    "memory only; --explain-cache prints each compile, load from disk and\n"
+    "cache miss, with what differed from the closest cached entry.\n"
     "--threads: how many threads parallel loops use (default: the CPUs this\n"
     "process may run on).\n"
     "--report=memory: print the peak bytes of the buffers the call allocated\n"
@@ -136,6 +146,10 @@ bool parseCommandLine(int argc, char **argv) {
       options.checkGrads = true;
     } else if (arg == "--check-vmap") {
       options.checkVmap = true;
+    } else if (arg == "--no-disk-cache") {
+      options.diskCache = false;
+    } else if (arg == "--explain-cache") {
+      options.explainCache = true;
     } else if (arg == "--report") {
       if (!takeValue())
         return false;
@@ -149,7 +163,8 @@ bool parseCommandLine(int argc, char **argv) {
       if (!takeValue() || !parseAxes(value))
         return false;
     } else if (arg == "--entry" || arg == "--input" || arg == "--output" ||
-               arg == "--bench" || arg == "--device" || arg == "--threads") {
+               arg == "--bench" || arg == "--device" || arg == "--threads" ||
+               arg == "--cache-dir") {
       if (!takeValue())
         return false;
       if (arg == "--entry")
@@ -158,6 +173,8 @@ bool parseCommandLine(int argc, char **argv) {
         options.inputPath = value;
       else if (arg == "--output")
         options.outputPath = value;
+      else if (arg == "--cache-dir")
+        options.cacheDir = value;
       else if (arg == "--bench") {
         if (!parseCount(arg, value, 0, options.benchCalls))
           return false;
@@ -192,12 +209,9 @@ bool parseCommandLine(int argc, char **argv) {
   return true;
 }
 
-/// Compiles the .mlir source at `path` for `device` with the compiler
-/// library beside the runtime core.
-kiln_status_t compileSource(const std::string &path, kiln_device_t device,
-                            kiln_module_t *out) {
-  using CompileFor = kiln_status_t (*)(const char *, kiln_device_t,
-                                       kiln_module_t *);
+/// The function `name` of the compiler library beside the runtime core,
+/// loaded for the source at `path`; exits, saying why, if it cannot be.
+void *compilerFunction(const char *name, const std::string &path) {
   std::string library = "libkiln_runtime_jit.so";
   Dl_info info;
   if (dladdr(reinterpret_cast<void *>(&kiln_module_load), &info) &&
@@ -207,11 +221,10 @@ kiln_status_t compileSource(const std::string &path, kiln_device_t device,
     if (slash != std::string::npos)
       library = core.substr(0, slash + 1) + library;
   }
+  // The compiler stays loaded: the module's code may live in it (JIT).
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  auto compile = handle ? reinterpret_cast<CompileFor>(
-                              dlsym(handle, "kiln_module_compile_for"))
-                        : nullptr;
-  if (!compile) {
+  void *function = handle ? dlsym(handle, name) : nullptr;
+  if (!function) {
     const char *why = dlerror();
     std::fprintf(stderr,
                  "kiln-run: error: %s is a source, and the Kiln compiler "
@@ -220,8 +233,45 @@ kiln_status_t compileSource(const std::string &path, kiln_device_t device,
                  path.c_str(), why ? why : library.c_str());
     std::exit(1);
   }
-  // The compiler stays loaded: the module's code may live in it (JIT).
+  return function;
+}
+
+/// Compiles the .mlir source at `path` for `device` with the compiler
+/// library beside the runtime core.
+kiln_status_t compileSource(const std::string &path, kiln_device_t device,
+                            kiln_module_t *out) {
+  using CompileFor = kiln_status_t (*)(const char *, kiln_device_t,
+                                       kiln_module_t *);
+  auto compile = reinterpret_cast<CompileFor>(
+      compilerFunction("kiln_module_compile_for", path));
   return compile(path.c_str(), device, out);
+}
+
+/// The entry's module from a jit of the .mlir source at `path`: compiled
+/// for the CPU, or found in the cache. The jit owns it and lives until
+/// the process exits.
+kiln_status_t jitEntry(const std::string &path, kiln_module_t *out) {
+  using Create = kiln_status_t (*)(const char *, const kiln_jit_options_t *,
+                                   kiln_jit_t *);
+  using Lookup = kiln_status_t (*)(kiln_jit_t, const char *, size_t,
+                                   const kiln_tensor_t *, kiln_module_t *);
+  auto create =
+      reinterpret_cast<Create>(compilerFunction("kiln_jit_create", path));
+  auto lookup =
+      reinterpret_cast<Lookup>(compilerFunction("kiln_jit_module", path));
+  kiln_jit_options_t jitOptions{};
+  if (!options.diskCache)
+    jitOptions.cache_dir = "";
+  else if (!options.cacheDir.empty())
+    jitOptions.cache_dir = options.cacheDir.c_str();
+  if (options.explainCache)
+    jitOptions.log = [](void *, const char *line) {
+      std::fprintf(stderr, "kiln-run: cache: %s\n", line);
+    };
+  kiln_jit_t jit = nullptr;
+  if (kiln_status_t status = create(path.c_str(), &jitOptions, &jit))
+    return status;
+  return lookup(jit, options.entryName.c_str(), 0, nullptr, out);
 }
 
 /// Prints the error of `status` if it is one; true if it was.
@@ -382,13 +432,15 @@ int main(int argc, char **argv) {
   if (options.threads && failed(kiln_set_num_threads(options.threads)))
     return 1;
   const std::string &file = options.inputFile;
-  kiln_module_t raw = nullptr;
+  kiln_module_t module = nullptr;
   bool isSource = file.size() >= 5 && file.compare(file.size() - 5, 5, ".mlir") == 0;
-  if (failed(isSource ? compileSource(file, options.device, &raw)
-                      : kiln_module_load(file.c_str(), &raw)))
+  bool jit = isSource && options.device == KILN_DEVICE_CPU;
+  if (failed(jit        ? jitEntry(file, &module)
+             : isSource ? compileSource(file, options.device, &module)
+                        : kiln_module_load(file.c_str(), &module)))
     return 1;
-  kiln::Module owner(raw);
-  kiln_module_t module = owner.get();
+  // A jit's module is the jit's.
+  kiln::Module owner(jit ? nullptr : module);
   kiln_device_t device = kiln_module_device(module);
   if (options.deviceGiven && device != options.device) {
     std::cerr << "kiln-run: error: " << file << " runs on "

@@ -175,6 +175,62 @@ kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
                                     size_t num_results,
                                     const kiln_tensor_t *results);
 
+/*===-- jit: compile on first call, cached -------------------------------===*/
+
+/* A .mlir source whose entries are compiled when first asked for, each once
+ * per signature, through a compile cache (kiln_runtime_jit library, CPU
+ * only). A compiled entry is keyed by the canonical IR of the entry and
+ * every function it reaches (comments, formatting and functions it does
+ * not reach do not count), its name, its argument dtypes and shapes, the
+ * compile options, the host CPU and its features, and the Kiln build. The
+ * cache lives in memory (shared by every jit of the process) and on disk:
+ * one zlib-compressed, checksummed entry per key, written atomically, so
+ * that processes may share the folder; a corrupt, truncated or foreign
+ * entry is reported, replaced and never run. */
+typedef struct kiln_jit *kiln_jit_t;
+
+typedef struct kiln_jit_options {
+  /* The disk cache's folder (created if missing): NULL for the default,
+   * $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln;
+   * "" for none (the memory cache only). */
+  const char *cache_dir;
+  /* Called with one line for each compile, load from disk, corrupt entry
+   * and cache miss (saying how the key differs from the closest entry the
+   * cache holds); NULL for none. */
+  void (*log)(void *user, const char *line);
+  void *log_user;
+} kiln_jit_options_t;
+
+/* Parses and verifies the source at `path`; `options` may be NULL (the
+ * defaults, no log). */
+kiln_status_t kiln_jit_create(const char *path,
+                              const kiln_jit_options_t *options,
+                              kiln_jit_t *out);
+void kiln_jit_free(kiln_jit_t jit);
+
+/* The module holding `entry` compiled for arguments like `args` (their
+ * dtypes and shapes; `num_args` 0 and `args` NULL are allowed, as the
+ * source fixes every argument's type), compiled or found in the cache.
+ * The jit owns the module: it lives as long as the jit. */
+kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
+                              size_t num_args, const kiln_tensor_t *args,
+                              kiln_module_t *module);
+
+/* kiln_jit_module, then kiln_module_call. After the first call of a
+ * signature, a call costs a lookup more than kiln_module_call. */
+kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,
+                            size_t num_args, const kiln_tensor_t *args,
+                            size_t num_results, kiln_tensor_t *results);
+
+/* What the jit's lookups found so far. */
+typedef struct kiln_jit_stats {
+  uint64_t compiled;       /* entries compiled */
+  uint64_t disk_hits;      /* entries loaded from the disk cache */
+  uint64_t memory_hits;    /* entries another jit of the process compiled */
+  uint64_t corrupt;        /* disk entries found corrupt and replaced */
+} kiln_jit_stats_t;
+void kiln_jit_get_stats(kiln_jit_t jit, kiln_jit_stats_t *stats);
+
 /* The most bytes of intermediate buffers the last successful call in this
  * thread held at once (arguments and results not included), as compiled
  * code allocated them. Calls running at the same time in other threads

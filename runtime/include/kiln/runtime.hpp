@@ -139,7 +139,7 @@ public:
                                         handles(results).data()));
   }
 
-private:
+  /// The C handles of `tensors`.
   static std::vector<kiln_tensor_t> handles(const std::vector<Tensor> &tensors) {
     std::vector<kiln_tensor_t> raw;
     for (const Tensor &tensor : tensors)
@@ -148,6 +148,58 @@ private:
   }
 
   std::shared_ptr<kiln_module> handle_;
+};
+
+/// An owned jit: a .mlir source whose entries are compiled on first call,
+/// once per signature, through the compile cache (kiln_jit_create; needs
+/// the kiln_runtime_jit library).
+///
+///   kiln::Jit jit;
+///   kiln::Status s = kiln::Jit::create("mlp.mlir", jit);
+///   s = jit.call("predict", {x}, results);  // compiles once, then reuses
+class Jit {
+public:
+  Jit() = default;
+  /// A jit of the source at `path`; `options` may be null (the default
+  /// disk cache, no log).
+  static Status create(const std::string &path, Jit &out,
+                       const kiln_jit_options_t *options = nullptr) {
+    kiln_jit_t jit = nullptr;
+    Status status(kiln_jit_create(path.c_str(), options, &jit));
+    if (status)
+      out.handle_.reset(jit, kiln_jit_free);
+    return status;
+  }
+  kiln_jit_t get() const { return handle_.get(); }
+  /// Calls `entry` (compiled for `args` if it was not yet); on success
+  /// `results` holds its results.
+  Status call(const std::string &entry, const std::vector<Tensor> &args,
+              std::vector<Tensor> &results) const {
+    std::vector<kiln_tensor_t> raw = Module::handles(args);
+    kiln_module_t module = nullptr;
+    Status status(kiln_jit_module(get(), entry.c_str(), raw.size(), raw.data(),
+                                  &module));
+    if (!status)
+      return status;
+    std::vector<kiln_tensor_t> outs(
+        kiln_module_entry_num_results(module, entry.c_str()));
+    status = Status(kiln_module_call(module, entry.c_str(), raw.size(),
+                                     raw.data(), outs.size(), outs.data()));
+    if (status) {
+      results.clear();
+      for (kiln_tensor_t tensor : outs)
+        results.emplace_back(tensor);
+    }
+    return status;
+  }
+  kiln_jit_stats_t stats() const {
+    kiln_jit_stats_t stats;
+    kiln_jit_get_stats(get(), &stats);
+    return stats;
+  }
+
+private:
+  std::shared_ptr<kiln_jit> handle_;
 };
 
 /// How many threads compiled code's parallel loops use (kiln_set_num_threads).

@@ -1,0 +1,348 @@
+//===- JitEntries.cpp - kiln_jit_*: entries compiled on first call --------===//
+//
+// A jit parses its source once; the first lookup of an entry and signature
+// builds the entry's cache key, then looks in the process's memory cache,
+// then on disk, and compiles on a miss (saying why it missed). Later
+// lookups of that signature find the module in the jit's own table under a
+// shared lock.
+//
+//===----------------------------------------------------------------------===//
+#include "../Internal.h"
+#include "CompileCache.h"
+#include "compiler/Compiler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <chrono>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+
+using namespace kiln::jit;
+using kiln::runtime::error;
+
+namespace {
+using ModuleRef = std::shared_ptr<kiln_module>;
+
+/// Compiled modules by key hash, shared by every jit of the process, and
+/// the keys they were compiled for (for explanations). Compiles run one at
+/// a time under its mutex: threads asking for one entry compile it once.
+struct MemoryCache {
+  std::mutex mutex;
+  std::map<std::string, ModuleRef> modules;
+  std::vector<CacheKey> keys;
+};
+
+MemoryCache &memoryCache() {
+  // Never destroyed: modules may be called until the process exits.
+  static MemoryCache *cache = new MemoryCache;
+  return *cache;
+}
+
+/// An entry compiled for arguments of these dtypes and shapes.
+struct Specialization {
+  std::vector<kiln_dtype_t> dtypes;
+  std::vector<std::vector<int64_t>> shapes;
+  ModuleRef module;
+
+  bool matches(size_t count, const kiln_tensor_t *args) const {
+    if (count == 0 && !args)
+      return true;
+    if (count != dtypes.size())
+      return false;
+    for (size_t i = 0; i < count; ++i)
+      if (!args[i] || args[i]->dtype != dtypes[i] ||
+          args[i]->shape != shapes[i])
+        return false;
+    return true;
+  }
+};
+
+/// The Kiln build: its version and the compiler library's size and time,
+/// which change with every build of it.
+std::string kilnBuild() {
+  std::string build = KILN_VERSION;
+  Dl_info info;
+  llvm::sys::fs::file_status status;
+  if (dladdr(reinterpret_cast<void *>(&kiln_jit_create), &info) &&
+      info.dli_fname && !llvm::sys::fs::status(info.dli_fname, status))
+    build += " " + std::to_string(status.getSize()) + "-" +
+             std::to_string(llvm::sys::toTimeT(
+                 status.getLastModificationTime()));
+  return build;
+}
+
+/// The host CPU's enabled features, sorted.
+std::string hostFeatures() {
+  std::vector<std::string> enabled;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    if (feature.second)
+      enabled.push_back(feature.first().str());
+  std::sort(enabled.begin(), enabled.end());
+  return llvm::join(enabled, ",");
+}
+
+/// The signature of a specialization, as kiln-run and logs show it.
+std::string describe(llvm::StringRef entry, const CacheKey &key) {
+  std::string args;
+  for (const auto &[name, value] : key.parts)
+    if (llvm::StringRef(name).starts_with("arg"))
+      args += (args.empty() ? "" : ", ") + value;
+  return "@" + entry.str() + "(" + args + ")";
+}
+} // namespace
+
+struct kiln_jit {
+  std::unique_ptr<mlir::MLIRContext> context;
+  kiln::ParsedSource source;
+  std::optional<DiskCache> disk;
+  Log log;
+  std::shared_mutex mutex;
+  llvm::StringMap<std::vector<Specialization>> compiled;
+  kiln_jit_stats_t stats{};
+
+  /// The module of `entry` for `args`, from the caches or compiled.
+  kiln_status_t lookup(llvm::StringRef entry, size_t count,
+                       const kiln_tensor_t *args, kiln_module_t *out);
+
+private:
+  /// The key of `entry` as the source declares it, or why there is none.
+  llvm::Error keyOf(llvm::StringRef entry, CacheKey &key);
+  /// Compiles `entry` into an artifact at `path`.
+  llvm::Error compile(llvm::StringRef entry, llvm::StringRef path);
+  /// Loads the artifact `bytes`.
+  kiln_status_t loadArtifact(llvm::StringRef bytes, ModuleRef &module);
+};
+
+llvm::Error kiln_jit::keyOf(llvm::StringRef entry, CacheKey &key) {
+  mlir::OwningOpRef<mlir::ModuleOp> pruned;
+  if (llvm::Error failure = source.extractEntry(entry, pruned))
+    return failure;
+  // Printed without locations or the source's names: comments, formatting
+  // and unreached functions do not change the key.
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  pruned->print(os);
+  auto fn = pruned->lookupSymbol<mlir::func::FuncOp>(entry);
+  key.parts.emplace_back("entry", entry.str());
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    std::string text;
+    llvm::raw_string_ostream typeText(text);
+    typeText << type;
+    key.parts.emplace_back("arg" + std::to_string(i), text);
+  }
+  key.parts.emplace_back(
+      "ir", llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(ir)),
+                        /*LowerCase=*/true));
+  key.parts.emplace_back("options", "target=cpu");
+  key.parts.emplace_back("cpu", llvm::sys::getHostCPUName().str());
+  key.parts.emplace_back("features", hostFeatures());
+  key.parts.emplace_back("kiln", kilnBuild());
+  return llvm::Error::success();
+}
+
+llvm::Error kiln_jit::compile(llvm::StringRef entry, llvm::StringRef path) {
+  kiln::CompiledProgram program;
+  if (llvm::Error failure = source.extractEntry(entry, program.module))
+    return failure;
+  if (llvm::Error failure = source.compile(kiln::CompileOptions(), program))
+    return failure;
+  return kiln::writeArtifact(program, path);
+}
+
+kiln_status_t kiln_jit::loadArtifact(llvm::StringRef bytes,
+                                     ModuleRef &module) {
+  llvm::SmallString<128> path;
+  int fd;
+  if (std::error_code code =
+          llvm::sys::fs::createTemporaryFile("kiln-jit", "so", fd, path))
+    return error("cannot create a temporary artifact: " + code.message());
+  llvm::FileRemover remover(path);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << bytes;
+    os.flush();
+    if (os.has_error()) {
+      std::string why = os.error().message();
+      os.clear_error();
+      return error("cannot write " + std::string(path) + ": " + why);
+    }
+  }
+  kiln_module_t raw = nullptr;
+  if (kiln_status_t status = kiln_module_load(path.c_str(), &raw))
+    return status;
+  module = ModuleRef(raw, kiln_module_free);
+  return nullptr;
+}
+
+kiln_status_t kiln_jit::lookup(llvm::StringRef entry, size_t count,
+                               const kiln_tensor_t *args, kiln_module_t *out) {
+  {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    auto known = compiled.find(entry);
+    if (known != compiled.end())
+      for (const Specialization &specialization : known->second)
+        if (specialization.matches(count, args)) {
+          *out = specialization.module.get();
+          return nullptr;
+        }
+  }
+  MemoryCache &memory = memoryCache();
+  std::lock_guard<std::mutex> compiling(memory.mutex);
+  CacheKey key;
+  if (llvm::Error failure = keyOf(entry, key))
+    return error(llvm::toString(std::move(failure)));
+  std::string hash = key.hash();
+  std::string what = describe(entry, key);
+  ModuleRef module;
+  // What this lookup found, counted in `stats` once it succeeds.
+  kiln_jit_stats_t found{};
+  if (auto cached = memory.modules.find(hash); cached != memory.modules.end()) {
+    module = cached->second;
+    ++found.memory_hits;
+  } else {
+    bool corrupt = false;
+    std::optional<std::string> artifact;
+    if (disk)
+      artifact = disk->load(key, corrupt);
+    found.corrupt += corrupt;
+    if (artifact) {
+      if (kiln_status_t status = loadArtifact(*artifact, module))
+        return status;
+      ++found.disk_hits;
+      log(what + ": loaded from the disk cache (" + disk->pathOf(key) + ")");
+    } else {
+      std::vector<CacheKey> known = memory.keys;
+      if (disk)
+        for (CacheKey &other : disk->keys())
+          known.push_back(std::move(other));
+      log(what + ": cache miss: " + explainMiss(key, known) + "; compiling");
+      auto start = std::chrono::steady_clock::now();
+      llvm::SmallString<128> path;
+      if (std::error_code code =
+              llvm::sys::fs::createTemporaryFile("kiln-jit", "so", path))
+        return error("cannot create a temporary artifact: " + code.message());
+      llvm::FileRemover remover(path);
+      if (llvm::Error failure = compile(entry, path))
+        return error(llvm::toString(std::move(failure)));
+      auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                               /*RequiresNullTerminator=*/false);
+      if (!bytes)
+        return error("cannot read the artifact " + std::string(path) + ": " +
+                     bytes.getError().message());
+      if (kiln_status_t status = loadArtifact((*bytes)->getBuffer(), module))
+        return status;
+      ++found.compiled;
+      double ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+      if (disk)
+        disk->store(key, (*bytes)->getBuffer());
+      log(what + ": compiled in " + std::to_string(int64_t(ms)) + " ms" +
+          (disk ? ", stored as " + disk->pathOf(key) : ""));
+    }
+    memory.modules.emplace(hash, module);
+    memory.keys.push_back(key);
+  }
+  // The specialization is keyed by the types the entry was compiled for:
+  // a call with other arguments fails in kiln_module_call, naming them.
+  Specialization specialization;
+  specialization.module = module;
+  std::string name = entry.str();
+  int64_t numArgs = kiln_module_entry_num_args(module.get(), name.c_str());
+  for (int64_t i = 0; i < numArgs; ++i) {
+    kiln_dtype_t dtype;
+    int64_t rank;
+    const int64_t *shape;
+    if (kiln_status_t status = kiln_module_entry_arg(module.get(), name.c_str(),
+                                                     i, &dtype, &rank, &shape))
+      return status;
+    specialization.dtypes.push_back(dtype);
+    specialization.shapes.emplace_back(shape, shape + rank);
+  }
+  std::unique_lock<std::shared_mutex> lock(mutex);
+  stats.memory_hits += found.memory_hits;
+  stats.disk_hits += found.disk_hits;
+  stats.compiled += found.compiled;
+  stats.corrupt += found.corrupt;
+  compiled[entry].push_back(std::move(specialization));
+  *out = module.get();
+  return nullptr;
+}
+
+kiln_status_t kiln_jit_create(const char *path,
+                              const kiln_jit_options_t *options,
+                              kiln_jit_t *out) {
+  if (!out)
+    return error("out: must not be null");
+  *out = nullptr;
+  if (!path)
+    return error("path: must not be null");
+  kiln::initializeNativeTarget();
+  auto jit = std::make_unique<kiln_jit>();
+  jit->context = std::make_unique<mlir::MLIRContext>();
+  kiln::prepareContext(*jit->context);
+  if (llvm::Error failure = jit->source.parse(*jit->context, path))
+    return error(llvm::toString(std::move(failure)));
+  if (options && options->log) {
+    auto log = options->log;
+    void *user = options->log_user;
+    jit->log = [log, user](const std::string &line) { log(user, line.c_str()); };
+  } else {
+    jit->log = [](const std::string &) {};
+  }
+  std::string folder = options && options->cache_dir
+                           ? std::string(options->cache_dir)
+                           : defaultCacheFolder();
+  if (!folder.empty())
+    jit->disk.emplace(folder, jit->log);
+  *out = jit.release();
+  return nullptr;
+}
+
+void kiln_jit_free(kiln_jit_t jit) { delete jit; }
+
+kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
+                              size_t num_args, const kiln_tensor_t *args,
+                              kiln_module_t *module) {
+  if (!module)
+    return error("module: must not be null");
+  *module = nullptr;
+  if (!jit)
+    return error("jit: must not be null");
+  if (!entry)
+    return error("entry: must not be null");
+  if (num_args && !args)
+    return error("args: must not be null when num_args is " +
+                 std::to_string(num_args));
+  return jit->lookup(entry, num_args, args, module);
+}
+
+kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,
+                            size_t num_args, const kiln_tensor_t *args,
+                            size_t num_results, kiln_tensor_t *results) {
+  kiln_module_t module;
+  if (kiln_status_t status =
+          kiln_jit_module(jit, entry, num_args, args, &module))
+    return status;
+  return kiln_module_call(module, entry, num_args, args, num_results, results);
+}
+
+void kiln_jit_get_stats(kiln_jit_t jit, kiln_jit_stats_t *stats) {
+  if (!stats)
+    return;
+  *stats = kiln_jit_stats_t{};
+  if (jit) {
+    std::shared_lock<std::shared_mutex> lock(jit->mutex);
+    *stats = jit->stats;
+  }
+}

@@ -1,0 +1,188 @@
+//===- JitTest.cpp - kiln_jit_*: entries compiled once, cached ------------===//
+//
+// Entries compiled on first call and found again by signature, in the jit
+// and in the process's memory cache; what counts in the key (the entry's
+// IR, not comments or unreached functions); several threads asking for one
+// entry at once; errors. The disk cache across processes, its corrupt
+// entries and its explanations are tested through kiln-run
+// (test/e2e/jit_cache.py).
+//
+//===----------------------------------------------------------------------===//
+#include "RuntimeTestSupport.h"
+
+#include <atomic>
+#include <thread>
+
+using namespace kiln::test;
+
+namespace {
+
+/// A jit of `source` (written to a temporary file) without a disk cache,
+/// whose log lines go to `log`.
+struct Jit {
+  Jit(const std::string &name, const std::string &source) : file(name, source) {
+    kiln_jit_options_t options{};
+    options.cache_dir = "";
+    options.log = [](void *user, const char *line) {
+      static_cast<std::vector<std::string> *>(user)->push_back(line);
+    };
+    options.log_user = &log;
+    status = message(kiln_jit_create(file.path.c_str(), &options, &jit));
+  }
+  ~Jit() { kiln_jit_free(jit); }
+  kiln_jit_stats_t stats() const {
+    kiln_jit_stats_t stats;
+    kiln_jit_get_stats(jit, &stats);
+    return stats;
+  }
+  /// Calls `entry` on one f32[4] argument; returns its f32[4] result.
+  std::vector<float> call(const char *entry, std::vector<float> x) {
+    Tensor arg = tensor(KILN_F32, {4}, x.data(), 16);
+    kiln_tensor_t raw = arg.get(), result = nullptr;
+    EXPECT_EQ(message(kiln_jit_call(jit, entry, 1, &raw, 1, &result)), "ok");
+    Tensor owner(result);
+    if (!result)
+      return {};
+    const float *data = owner.data<float>();
+    return std::vector<float>(data, data + 4);
+  }
+
+  TempFile file;
+  std::vector<std::string> log;
+  std::string status;
+  kiln_jit_t jit = nullptr;
+};
+
+/// A source with entries @twice and @square and an unreached helper; each
+/// test makes its own (`tag` changes @twice's IR) so that no other test's
+/// entries are in the process's memory cache.
+std::string program(float tag, const std::string &helper = "kiln.add") {
+  return "// a comment\nfunc.func @twice(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+         "  %k = kiln.constant dense<" + std::to_string(tag) +
+         "> : tensor<4xf32>\n"
+         "  %y = kiln.mul %x, %k : tensor<4xf32>\n"
+         "  return %y : tensor<4xf32>\n}\n"
+         "func.func @square(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+         "  %y = kiln.mul %x, %x : tensor<4xf32>\n"
+         "  return %y : tensor<4xf32>\n}\n"
+         "func.func private @unused(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+         "  %y = " + helper + " %x, %x : tensor<4xf32>\n"
+         "  return %y : tensor<4xf32>\n}\n";
+}
+
+TEST(Jit, CompilesEachEntryOnceAndCallsIt) {
+  Jit jit("once.mlir", program(2.5));
+  ASSERT_EQ(jit.status, "ok");
+  EXPECT_EQ(jit.call("twice", {1, 2, 3, 4}), (std::vector<float>{2.5, 5, 7.5, 10}));
+  EXPECT_EQ(jit.call("twice", {0, 1, 0, 1}), (std::vector<float>{0, 2.5, 0, 2.5}));
+  EXPECT_EQ(jit.stats().compiled, 1u);
+  EXPECT_EQ(jit.call("square", {1, 2, 3, 4}), (std::vector<float>{1, 4, 9, 16}));
+  EXPECT_EQ(jit.stats().compiled, 2u);
+  // The first compile of each entry said why it missed.
+  ASSERT_EQ(jit.log.size(), 4u);
+  EXPECT_NE(jit.log[0].find("@twice(tensor<4xf32>): cache miss: the cache "
+                            "holds no compiled @twice; compiling"),
+            std::string::npos)
+      << jit.log[0];
+  EXPECT_NE(jit.log[1].find("@twice(tensor<4xf32>): compiled in"),
+            std::string::npos)
+      << jit.log[1];
+}
+
+TEST(Jit, KeysIgnoreCommentsFormattingAndUnreachedFunctions) {
+  Jit first("first.mlir", program(3.5));
+  ASSERT_EQ(first.status, "ok");
+  first.call("twice", {1, 1, 1, 1});
+  // The same entry, reformatted, with another comment and another unused
+  // helper: found in the memory cache, not compiled again.
+  std::string text = program(3.5, "kiln.sub");
+  text.replace(text.find("// a comment"), 12, "// another comment\n\n");
+  Jit second("second.mlir", text);
+  ASSERT_EQ(second.status, "ok");
+  EXPECT_EQ(second.call("twice", {1, 2, 3, 4}),
+            (std::vector<float>{3.5, 7, 10.5, 14}));
+  EXPECT_EQ(second.stats().compiled, 0u);
+  EXPECT_EQ(second.stats().memory_hits, 1u);
+}
+
+TEST(Jit, ExplainsAMissCausedByChangedIR) {
+  Jit first("before.mlir", program(4.5));
+  ASSERT_EQ(first.status, "ok");
+  first.call("twice", {1, 1, 1, 1});
+  Jit second("after.mlir", program(5.5));
+  ASSERT_EQ(second.status, "ok");
+  EXPECT_EQ(second.call("twice", {1, 1, 1, 1}),
+            (std::vector<float>{5.5, 5.5, 5.5, 5.5}));
+  EXPECT_EQ(second.stats().compiled, 1u);
+  ASSERT_FALSE(second.log.empty());
+  EXPECT_NE(second.log[0].find("the closest cached @twice differs: the IR of "
+                               "the entry or of a function it calls changed"),
+            std::string::npos)
+      << second.log[0];
+}
+
+TEST(Jit, ThreadsAskingAtOnceCompileOnce) {
+  Jit jit("threads.mlir", program(6.5));
+  ASSERT_EQ(jit.status, "ok");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      float x = float(t);
+      if (jit.call("twice", {x, x, x, x}) !=
+          std::vector<float>(4, x * 6.5f))
+        ++wrong;
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(jit.stats().compiled, 1u);
+}
+
+TEST(Jit, ReportsBadEntriesAndArguments) {
+  Jit jit("errors.mlir", program(7.5));
+  ASSERT_EQ(jit.status, "ok");
+  kiln_module_t module = nullptr;
+  std::string missing =
+      message(kiln_jit_module(jit.jit, "nothere", 0, nullptr, &module));
+  EXPECT_NE(missing.find("has no entry 'nothere'; its entries are: twice, "
+                         "square"),
+            std::string::npos)
+      << missing;
+  EXPECT_EQ(module, nullptr);
+  // A call with the wrong shape names the argument.
+  Tensor wide = tensor(KILN_F32, {5});
+  kiln_tensor_t raw = wide.get(), result = nullptr;
+  EXPECT_EQ(message(kiln_jit_call(jit.jit, "twice", 1, &raw, 1, &result)),
+            "arg0 dimension 0: expected 4, got 5");
+  EXPECT_EQ(message(kiln_jit_module(nullptr, "twice", 0, nullptr, &module)),
+            "jit: must not be null");
+  EXPECT_EQ(message(kiln_jit_module(jit.jit, "twice", 1, nullptr, &module)),
+            "args: must not be null when num_args is 1");
+  Jit broken("broken.mlir", "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                            "  return %y : tensor<4xf32>\n}\n");
+  EXPECT_NE(broken.status.find("broken.mlir:2:10: error: use of undeclared "
+                               "SSA value name"),
+            std::string::npos)
+      << broken.status;
+}
+
+TEST(Jit, CppWrapperCompilesOnceAndCalls) {
+  TempFile file("wrapper.mlir", program(8.5));
+  kiln_jit_options_t options{};
+  options.cache_dir = "";
+  kiln::Jit jit;
+  ASSERT_TRUE(kiln::Jit::create(file.path, jit, &options).ok());
+  float x[4] = {1, 2, 3, 4};
+  std::vector<Tensor> results;
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(jit.call("twice", {tensor(KILN_F32, {4}, x, 16)}, results).ok());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].data<float>()[3], 34.0f);
+  EXPECT_EQ(jit.stats().compiled, 1u);
+  kiln::Status missing = jit.call("nothere", {}, results);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("has no entry 'nothere'"), std::string::npos);
+}
+
+} // namespace
