@@ -276,6 +276,47 @@ void benchRnn() {
 } // namespace
 
 /// The CPU's model name from /proc/cpuinfo.
+/// The runtime's overhead per call: a jitted `a + b` on two 4-element
+/// tensors (add4.mlir) from the C API, a new result tensor each call
+/// (kiln_jit_call) and into a kept one (kiln_module_call_into), against
+/// PyTorch eager's and numpy's `a + b` (dispatch_peers.py).
+void benchDispatch() {
+  constexpr int calls = 10000;
+  kiln_jit_options_t options{};
+  options.cache_dir = "";
+  kiln_jit_t jit;
+  check(kiln_jit_create(KILN_BENCH_DIR "/add4.mlir", &options, &jit));
+  kiln_tensor_t args[] = {tensor({4}, {1, 2, 3, 4}), tensor({4}, {1, 1, 1, 1})};
+  kiln_tensor_t kept = tensor({4}, {0, 0, 0, 0});
+  kiln_module_t module;
+  check(kiln_jit_module(jit, "add", 2, args, &module));
+  double jitCall = medianSeconds([&] {
+                     for (int i = 0; i < calls; ++i) {
+                       kiln_tensor_t result;
+                       check(kiln_jit_call(jit, "add", 2, args, 1, &result));
+                       kiln_tensor_free(result);
+                     }
+                   }) /
+                   calls;
+  double into = medianSeconds([&] {
+                  for (int i = 0; i < calls; ++i)
+                    check(kiln_module_call_into(module, "add", 2, args, 1,
+                                                &kept));
+                }) /
+                calls;
+  std::vector<double> peers = pythonPeer("dispatch_peers.py");
+  std::printf("dispatch a+b, f32[4]   kiln_jit_call %.3f us | "
+              "kiln_module_call_into %.3f us",
+              jitCall * 1e6, into * 1e6);
+  if (peers.size() == 2)
+    std::printf(" | torch %.3f us | numpy %.3f us | torch/kiln %.1fx",
+                peers[0], peers[1], peers[0] / (jitCall * 1e6));
+  std::printf("\n");
+  freeAll(args);
+  kiln_tensor_free(kept);
+  kiln_jit_free(jit);
+}
+
 std::string cpuName() {
   std::string name = "unknown CPU";
   if (FILE *info = std::fopen("/proc/cpuinfo", "r")) {
@@ -314,5 +355,6 @@ int main(int argc, char **argv) {
   benchChain();
   benchVmap();
   benchRnn();
+  benchDispatch();
   return 0;
 }

@@ -157,6 +157,24 @@ void KilnDialect::initialize() {
       >();
 }
 
+LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name != kStaticAttrName && name != kDonateAttrName)
+    return op->emitError("unknown argument attribute '")
+           << name << "' (kiln's are " << kStaticAttrName << " and "
+           << kDonateAttrName << ")";
+  if (!isa<UnitAttr>(attribute.getValue()))
+    return op->emitError("'") << name << "' takes no value";
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn || !fn.isPublic() || fn.isExternal())
+    return op->emitError("'") << name << "' marks an argument of an entry "
+                              << "(a public function with a body)";
+  return success();
+}
+
 Operation *KilnDialect::materializeConstant(OpBuilder &builder,
                                             Attribute value, Type type,
                                             Location loc) {

@@ -20,11 +20,18 @@ def Kiln_Dialect : Dialect {
     ordinary function, so they compose in any order.
   }];
   let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let extraClassDeclaration = [{
     /// Adds the attributes of KilnAttrs.td (in KilnAttrs.cpp).
     void registerAttributes();
+    /// The unit attribute marking an entry's argument whose value the jit
+    /// bakes into the code (JAX's static_argnums).
+    static constexpr ::llvm::StringLiteral kStaticAttrName = "kiln.static";
+    /// The unit attribute marking an entry's argument whose buffer results
+    /// may reuse.
+    static constexpr ::llvm::StringLiteral kDonateAttrName = "kiln.donate";
   }];
 }
 

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "kiln/KilnDialect.h"
 #include "kiln/abi.h"
 #include "kiln/runtime.h"
 
@@ -121,9 +122,14 @@ struct KilnPrepareEntriesPass
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn.isPublic() || fn.isExternal())
         continue;
-      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
         fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                       readOnly);
+        // Only the runtime's jit reads them (a static argument's value is
+        // baked in before this pass; here it is an ordinary argument).
+        fn.removeArgAttr(i, kiln::KilnDialect::kStaticAttrName);
+        fn.removeArgAttr(i, kiln::KilnDialect::kDonateAttrName);
+      }
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(context));
       fn->setAttr(kiln::kEntryAlignmentAttrName,

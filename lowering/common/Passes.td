@@ -33,7 +33,10 @@ def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
     they are marked `bufferization.writable = false` (bufferization copies
     instead of writing into them), and it gets `llvm.emit_c_interface`, so
     that the LLVM lowering emits `_mlir_ciface_NAME`, taking each memref as a
-    pointer to its descriptor. A function that reaches itself through calls
+    pointer to its descriptor. The `kiln.static` and `kiln.donate` marks,
+    which only the runtime's jit reads, are dropped (compiled ahead of time,
+    a static argument is an ordinary one). A function that reaches itself
+    through calls
     or transformation ops is reported at its location: recursion cannot be
     compiled.
 

@@ -41,6 +41,9 @@ std::string describeChange(llvm::StringRef name, llvm::StringRef now,
     return "the Kiln build changed (" + before.str() + " -> " + now.str() + ")";
   if (name == "features")
     return "the CPU's features changed";
+  if (name.starts_with("static"))
+    return "static argument " + name.drop_front(6).str() + " " + now.str() +
+           " vs " + before.str();
   if (name.starts_with("arg"))
     return "argument " + name.drop_front(3).str() + " " + now.str() + " vs " +
            before.str();

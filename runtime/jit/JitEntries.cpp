@@ -10,6 +10,8 @@
 #include "../Internal.h"
 #include "CompileCache.h"
 #include "compiler/Compiler.h"
+#include "kiln/KilnDialect.h"
+#include "lowering/common/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/OperationSupport.h"
@@ -22,6 +24,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <cstring>
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
@@ -48,24 +51,103 @@ MemoryCache &memoryCache() {
   return *cache;
 }
 
-/// An entry compiled for arguments of these dtypes and shapes.
+/// An entry compiled for arguments of these dtypes and shapes, and these
+/// values of its static arguments (by index).
 struct Specialization {
   std::vector<kiln_dtype_t> dtypes;
   std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::pair<unsigned, std::string>> staticValues;
   ModuleRef module;
 
   bool matches(size_t count, const kiln_tensor_t *args) const {
     if (count == 0 && !args)
-      return true;
+      return staticValues.empty();
     if (count != dtypes.size())
       return false;
     for (size_t i = 0; i < count; ++i)
       if (!args[i] || args[i]->dtype != dtypes[i] ||
           args[i]->shape != shapes[i])
         return false;
+    for (const auto &[index, bytes] : staticValues)
+      if (args[index]->device != KILN_DEVICE_CPU ||
+          std::memcmp(args[index]->data.get(), bytes.data(), bytes.size()))
+        return false;
     return true;
   }
 };
+
+/// The indices of `fn`'s arguments marked kiln.static.
+std::vector<unsigned> staticArguments(mlir::func::FuncOp fn) {
+  std::vector<unsigned> indices;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (fn.getArgAttr(i, kiln::KilnDialect::kStaticAttrName))
+      indices.push_back(i);
+  return indices;
+}
+
+/// The bytes of host tensor `tensor`.
+llvm::StringRef bytesOf(kiln_tensor_t tensor) {
+  return llvm::StringRef(static_cast<const char *>(tensor->data.get()),
+                         tensor->byteLength);
+}
+
+/// Replaces `fn`'s static argument `index` in its body by a constant of
+/// `value`'s elements; `text` describes the value for the cache key (the
+/// elements when few, else a hash of them). Fails, naming the argument,
+/// if `value` is not a host tensor of the argument's type.
+llvm::Error bakeStaticArgument(mlir::func::FuncOp fn, unsigned index,
+                               kiln_tensor_t value, std::string &text) {
+  auto type = mlir::cast<mlir::RankedTensorType>(fn.getArgumentTypes()[index]);
+  std::string name = "arg" + std::to_string(index);
+  if (!value || value->device != KILN_DEVICE_CPU)
+    return llvm::createStringError(name + ": a static argument must be a "
+                                          "host tensor");
+  std::string given = std::string(kiln_dtype_name(value->dtype)) + "[" +
+                      llvm::join(llvm::map_range(value->shape,
+                                                 [](int64_t d) {
+                                                   return std::to_string(d);
+                                                 }),
+                                 ",") +
+                      "]";
+  if (kiln::runtimeDtypeCode(type.getElementType()) != value->dtype ||
+      llvm::ArrayRef<int64_t>(value->shape) != type.getShape())
+    return llvm::createStringError(name + ": static argument of type " +
+                                   [&] {
+                                     std::string t;
+                                     llvm::raw_string_ostream os(t);
+                                     os << type;
+                                     return t;
+                                   }() +
+                                   " given " + given);
+  llvm::StringRef bytes = bytesOf(value);
+  mlir::DenseElementsAttr elements;
+  if (value->dtype == KILN_I1) {
+    std::vector<char> flags(bytes.begin(), bytes.end());
+    llvm::SmallVector<bool> bits(flags.begin(), flags.end());
+    elements = mlir::DenseElementsAttr::get(type, bits);
+  } else {
+    elements = mlir::DenseElementsAttr::getFromRawBuffer(
+        type, llvm::ArrayRef<char>(bytes.data(), bytes.size()));
+  }
+  if (type.getNumElements() <= 8) {
+    std::string shown;
+    llvm::raw_string_ostream os(shown);
+    elements.print(os);
+    // "dense<[1, 2]> : tensor<2xi32>": the values; the type is `given`.
+    text = given + " " + shown.substr(0, shown.rfind(" : "));
+  } else {
+    text = given + " sha256:" +
+           llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)),
+                       /*LowerCase=*/true)
+               .substr(0, 16);
+  }
+  mlir::Block &body = fn.getBody().front();
+  mlir::OpBuilder builder(&body, body.begin());
+  auto constant = kiln::ConstantOp::create(
+      builder, fn.getArgument(index).getLoc(), type, elements);
+  fn.getArgument(index).replaceAllUsesWith(constant.getResult());
+  return llvm::Error::success();
+}
 
 /// The Kiln build: its version and the compiler library's size and time,
 /// which change with every build of it.
@@ -109,22 +191,40 @@ struct kiln_jit {
   std::shared_mutex mutex;
   llvm::StringMap<std::vector<Specialization>> compiled;
   kiln_jit_stats_t stats{};
+  /// Each entry's arguments as the source declares them, once asked for.
+  struct Argument {
+    kiln_dtype_t dtype;
+    std::vector<int64_t> shape;
+    bool isStatic;
+  };
+  llvm::StringMap<std::vector<Argument>> declared;
+
+  /// The arguments of `entry` as the source declares them, or null if it
+  /// is no entry or an argument is not a statically shaped tensor.
+  const std::vector<Argument> *arguments(llvm::StringRef entry);
 
   /// The module of `entry` for `args`, from the caches or compiled.
   kiln_status_t lookup(llvm::StringRef entry, size_t count,
                        const kiln_tensor_t *args, kiln_module_t *out);
 
 private:
-  /// The key of `entry` as the source declares it, or why there is none.
-  llvm::Error keyOf(llvm::StringRef entry, CacheKey &key);
-  /// Compiles `entry` into an artifact at `path`.
-  llvm::Error compile(llvm::StringRef entry, llvm::StringRef path);
+  /// `entry` and what it calls, with the values of its static arguments
+  /// (from `args`) baked in, and its key; or why there is none.
+  llvm::Error prepare(llvm::StringRef entry, size_t count,
+                      const kiln_tensor_t *args,
+                      mlir::OwningOpRef<mlir::ModuleOp> &pruned,
+                      CacheKey &key, std::vector<unsigned> &statics);
+  /// Compiles `pruned` (from prepare) into an artifact at `path`.
+  llvm::Error compile(mlir::OwningOpRef<mlir::ModuleOp> pruned,
+                      llvm::StringRef path);
   /// Loads the artifact `bytes`.
   kiln_status_t loadArtifact(llvm::StringRef bytes, ModuleRef &module);
 };
 
-llvm::Error kiln_jit::keyOf(llvm::StringRef entry, CacheKey &key) {
-  mlir::OwningOpRef<mlir::ModuleOp> pruned;
+llvm::Error kiln_jit::prepare(llvm::StringRef entry, size_t count,
+                              const kiln_tensor_t *args,
+                              mlir::OwningOpRef<mlir::ModuleOp> &pruned,
+                              CacheKey &key, std::vector<unsigned> &statics) {
   if (llvm::Error failure = source.extractEntry(entry, pruned))
     return failure;
   // Printed without locations or the source's names: comments, formatting
@@ -143,6 +243,18 @@ llvm::Error kiln_jit::keyOf(llvm::StringRef entry, CacheKey &key) {
   key.parts.emplace_back(
       "ir", llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(ir)),
                         /*LowerCase=*/true));
+  statics = staticArguments(fn);
+  for (unsigned i : statics) {
+    if (!args || count != fn.getNumArguments())
+      return llvm::createStringError(
+          "@" + entry.str() + "'s argument " + std::to_string(i) +
+          " is static (kiln.static): its value is part of the code, so "
+          "pass all " + std::to_string(fn.getNumArguments()) + " arguments");
+    std::string value;
+    if (llvm::Error failure = bakeStaticArgument(fn, i, args[i], value))
+      return failure;
+    key.parts.emplace_back("static" + std::to_string(i), value);
+  }
   key.parts.emplace_back("options", "target=cpu");
   key.parts.emplace_back("cpu", llvm::sys::getHostCPUName().str());
   key.parts.emplace_back("features", hostFeatures());
@@ -150,10 +262,10 @@ llvm::Error kiln_jit::keyOf(llvm::StringRef entry, CacheKey &key) {
   return llvm::Error::success();
 }
 
-llvm::Error kiln_jit::compile(llvm::StringRef entry, llvm::StringRef path) {
+llvm::Error kiln_jit::compile(mlir::OwningOpRef<mlir::ModuleOp> pruned,
+                              llvm::StringRef path) {
   kiln::CompiledProgram program;
-  if (llvm::Error failure = source.extractEntry(entry, program.module))
-    return failure;
+  program.module = std::move(pruned);
   if (llvm::Error failure = source.compile(kiln::CompileOptions(), program))
     return failure;
   return kiln::writeArtifact(program, path);
@@ -199,7 +311,9 @@ kiln_status_t kiln_jit::lookup(llvm::StringRef entry, size_t count,
   MemoryCache &memory = memoryCache();
   std::lock_guard<std::mutex> compiling(memory.mutex);
   CacheKey key;
-  if (llvm::Error failure = keyOf(entry, key))
+  mlir::OwningOpRef<mlir::ModuleOp> pruned;
+  std::vector<unsigned> statics;
+  if (llvm::Error failure = prepare(entry, count, args, pruned, key, statics))
     return error(llvm::toString(std::move(failure)));
   std::string hash = key.hash();
   std::string what = describe(entry, key);
@@ -226,13 +340,19 @@ kiln_status_t kiln_jit::lookup(llvm::StringRef entry, size_t count,
         for (CacheKey &other : disk->keys())
           known.push_back(std::move(other));
       log(what + ": cache miss: " + explainMiss(key, known) + "; compiling");
+      auto fn = pruned->lookupSymbol<mlir::func::FuncOp>(entry);
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        if (fn.getArgAttr(i, kiln::KilnDialect::kDonateAttrName))
+          log(what + ": the donation of argument " + std::to_string(i) +
+              " (kiln.donate) is not honored: buffer donation is not "
+              "implemented yet, so results get buffers of their own");
       auto start = std::chrono::steady_clock::now();
       llvm::SmallString<128> path;
       if (std::error_code code =
               llvm::sys::fs::createTemporaryFile("kiln-jit", "so", path))
         return error("cannot create a temporary artifact: " + code.message());
       llvm::FileRemover remover(path);
-      if (llvm::Error failure = compile(entry, path))
+      if (llvm::Error failure = compile(std::move(pruned), path))
         return error(llvm::toString(std::move(failure)));
       auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                                /*RequiresNullTerminator=*/false);
@@ -257,6 +377,8 @@ kiln_status_t kiln_jit::lookup(llvm::StringRef entry, size_t count,
   // a call with other arguments fails in kiln_module_call, naming them.
   Specialization specialization;
   specialization.module = module;
+  for (unsigned i : statics)
+    specialization.staticValues.emplace_back(i, bytesOf(args[i]).str());
   std::string name = entry.str();
   int64_t numArgs = kiln_module_entry_num_args(module.get(), name.c_str());
   for (int64_t i = 0; i < numArgs; ++i) {
@@ -277,6 +399,31 @@ kiln_status_t kiln_jit::lookup(llvm::StringRef entry, size_t count,
   compiled[entry].push_back(std::move(specialization));
   *out = module.get();
   return nullptr;
+}
+
+const std::vector<kiln_jit::Argument> *
+kiln_jit::arguments(llvm::StringRef entry) {
+  std::unique_lock<std::shared_mutex> lock(mutex);
+  if (auto found = declared.find(entry); found != declared.end())
+    return &found->second;
+  auto fn = source.module->lookupSymbol<mlir::func::FuncOp>(entry);
+  if (!fn || !fn.isPublic() || fn.isExternal())
+    return nullptr;
+  std::vector<Argument> arguments;
+  std::vector<unsigned> statics = staticArguments(fn);
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    int64_t code =
+        tensor && tensor.hasStaticShape()
+            ? kiln::runtimeDtypeCode(tensor.getElementType())
+            : -1;
+    if (code < 0)
+      return nullptr;
+    arguments.push_back({static_cast<kiln_dtype_t>(code),
+                         std::vector<int64_t>(tensor.getShape()),
+                         llvm::is_contained(statics, unsigned(i))});
+  }
+  return &declared.try_emplace(entry, std::move(arguments)).first->second;
 }
 
 kiln_status_t kiln_jit_create(const char *path,
@@ -325,6 +472,35 @@ kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
     return error("args: must not be null when num_args is " +
                  std::to_string(num_args));
   return jit->lookup(entry, num_args, args, module);
+}
+
+int64_t kiln_jit_entry_num_args(kiln_jit_t jit, const char *entry) {
+  const std::vector<kiln_jit::Argument> *arguments =
+      jit && entry ? jit->arguments(entry) : nullptr;
+  return arguments ? int64_t(arguments->size()) : -1;
+}
+
+kiln_status_t kiln_jit_entry_arg(kiln_jit_t jit, const char *entry,
+                                 size_t index, kiln_dtype_t *dtype,
+                                 int64_t *rank, const int64_t **shape,
+                                 int *is_static) {
+  if (!jit || !entry || !dtype || !rank || !shape || !is_static)
+    return error("jit, entry, dtype, rank, shape and is_static must not be "
+                 "null");
+  const std::vector<kiln_jit::Argument> *arguments = jit->arguments(entry);
+  if (!arguments)
+    return error(std::string("no entry '") + entry +
+                 "' taking statically shaped tensors");
+  if (index >= arguments->size())
+    return error("index " + std::to_string(index) + ": @" + entry +
+                 " takes " + std::to_string(arguments->size()) +
+                 " arguments");
+  const kiln_jit::Argument &argument = (*arguments)[index];
+  *dtype = argument.dtype;
+  *rank = int64_t(argument.shape.size());
+  *shape = argument.shape.data();
+  *is_static = argument.isStatic;
+  return nullptr;
 }
 
 kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,

@@ -3,7 +3,8 @@
 # truncated, foreign or unreadable entry is reported, removed and
 # recompiled, never run; a changed argument shape is explained; two
 # processes sharing an empty cache both run correctly and leave whole
-# entries; the folder keeps to its byte budget.
+# entries; the folder keeps to its byte budget; a static argument's value
+# is part of the key.
 # RUN: %numpy_python %s kiln-run
 import glob
 import os
@@ -27,13 +28,14 @@ func.func @scale(%x: tensor<{n}xf32>, %k: tensor<f32>) -> tensor<{n}xf32> {{
 """
 
 
-def kiln_run(folder, source, n, cache, extra=(), env=None):
-    """Runs @scale of `source` on a fixed input through `cache`; returns
-    (its log lines, exit status), checking the result against numpy."""
+def kiln_run(folder, source, n, cache, extra=(), env=None, k=0.75):
+    """Runs @scale of `source` on a fixed input and factor `k` through
+    `cache`; returns (its log lines, exit status), checking the result
+    against numpy."""
     x = np.linspace(-2, 2, n).astype(np.float32)
     inputs = os.path.join(folder, f"in{n}.npz")
     outputs = os.path.join(folder, f"out{n}-{os.getpid()}.npz")
-    np.savez(inputs, arg0=x, arg1=np.float32(0.75))
+    np.savez(inputs, arg0=x, arg1=np.float32(k))
     done = subprocess.run(
         [KILN_RUN, source, "--entry", "scale", "--input", inputs, "--output",
          outputs, "--cache-dir", cache, "--explain-cache", *extra],
@@ -42,7 +44,7 @@ def kiln_run(folder, source, n, cache, extra=(), env=None):
     if done.returncode == 0:
         with np.load(outputs) as f:
             compare(f"{source} n={n}", [f["out0"]],
-                    [np.tanh(x.astype(np.float64) * 0.75).astype(np.float32)],
+                    [np.tanh(x.astype(np.float64) * k).astype(np.float32)],
                     rtol=1e-6, atol=1e-6)
     return done.stdout.splitlines(), done.returncode
 
@@ -168,5 +170,23 @@ with tempfile.TemporaryDirectory() as folder:
     expect("no disk cache", lines, status, "compiled in")
     if os.path.exists(empty):
         fail("--no-disk-cache wrote a cache folder")
+
+    # A static factor (a bf16 given as float32, as kiln-run reads them):
+    # each value is compiled once and found again by value.
+    static_source = os.path.join(folder, "static.mlir")
+    with open(static_source, "w") as f:
+        f.write(PROGRAM.format(n=8).replace(
+            "%k: tensor<f32>", "%kb: tensor<bf16> {kiln.static}").replace(
+            "%b = kiln", "%k = kiln.convert %kb : (tensor<bf16>) -> "
+            "tensor<f32>\n  %b = kiln"))
+    static_cache = os.path.join(folder, "static-cache")
+    lines, status = kiln_run(folder, static_source, 8, static_cache, k=0.75)
+    expect("static 0.75", lines, status, "compiled in")
+    lines, status = kiln_run(folder, static_source, 8, static_cache, k=0.75)
+    expect("static 0.75 again", lines, status, "loaded from the disk cache")
+    lines, status = kiln_run(folder, static_source, 8, static_cache, k=0.5)
+    expect("static 0.5", lines, status,
+           "the closest cached @scale differs: static argument 1 bf16[] "
+           "dense<5.000000e-01> vs bf16[] dense<7.500000e-01>", "compiled in")
 
 finish()

@@ -167,6 +167,76 @@ TEST(Jit, ReportsBadEntriesAndArguments) {
       << broken.status;
 }
 
+TEST(Jit, StaticArgumentsAreBakedInAndKeyedByValue) {
+  Jit jit("static.mlir", R"mlir(
+func.func @scale(%x: tensor<4xf32>, %k: tensor<f32> {kiln.static}) -> tensor<4xf32> {
+  %b = kiln.broadcast_in_dim %k, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %y = kiln.mul %x, %b : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+)mlir");
+  ASSERT_EQ(jit.status, "ok");
+  auto scale = [&](float k, std::vector<float> &out) {
+    float x[4] = {1, 2, 3, 4};
+    Tensor arg = tensor(KILN_F32, {4}, x, 16), factor = tensor(KILN_F32, {}, &k, 4);
+    kiln_tensor_t args[] = {arg.get(), factor.get()}, result = nullptr;
+    std::string status = message(kiln_jit_call(jit.jit, "scale", 2, args, 1, &result));
+    Tensor owner(result);
+    if (result)
+      out.assign(owner.data<float>(), owner.data<float>() + 4);
+    return status;
+  };
+  std::vector<float> out;
+  ASSERT_EQ(scale(2, out), "ok");
+  EXPECT_EQ(out, (std::vector<float>{2, 4, 6, 8}));
+  ASSERT_EQ(scale(2, out), "ok");
+  EXPECT_EQ(jit.stats().compiled, 1u);
+  ASSERT_EQ(scale(0.5, out), "ok");
+  EXPECT_EQ(out, (std::vector<float>{0.5, 1, 1.5, 2}));
+  EXPECT_EQ(jit.stats().compiled, 2u);
+  ASSERT_EQ(jit.log.size(), 4u);
+  EXPECT_NE(jit.log[2].find("differs: static argument 1 f32[] "
+                            "dense<5.000000e-01> vs f32[] dense<2.000000e+00>"),
+            std::string::npos)
+      << jit.log[2];
+  // Each value's module stays: 2 again compiles nothing.
+  ASSERT_EQ(scale(2, out), "ok");
+  EXPECT_EQ(out, (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(jit.stats().compiled, 2u);
+
+  // The source's signature says which arguments are static.
+  EXPECT_EQ(kiln_jit_entry_num_args(jit.jit, "scale"), 2);
+  EXPECT_EQ(kiln_jit_entry_num_args(jit.jit, "nothere"), -1);
+  kiln_dtype_t dtype;
+  int64_t rank;
+  const int64_t *shape;
+  int isStatic;
+  ASSERT_EQ(message(kiln_jit_entry_arg(jit.jit, "scale", 1, &dtype, &rank,
+                                       &shape, &isStatic)),
+            "ok");
+  EXPECT_EQ(dtype, KILN_F32);
+  EXPECT_EQ(rank, 0);
+  EXPECT_EQ(isStatic, 1);
+  ASSERT_EQ(message(kiln_jit_entry_arg(jit.jit, "scale", 0, &dtype, &rank,
+                                       &shape, &isStatic)),
+            "ok");
+  EXPECT_EQ(rank, 1);
+  EXPECT_EQ(shape[0], 4);
+  EXPECT_EQ(isStatic, 0);
+  EXPECT_EQ(message(kiln_jit_entry_arg(jit.jit, "scale", 2, &dtype, &rank,
+                                       &shape, &isStatic)),
+            "index 2: @scale takes 2 arguments");
+
+  kiln_module_t module = nullptr;
+  EXPECT_EQ(message(kiln_jit_module(jit.jit, "scale", 0, nullptr, &module)),
+            "@scale's argument 1 is static (kiln.static): its value is part "
+            "of the code, so pass all 2 arguments");
+  Tensor x = tensor(KILN_F32, {4}), k = tensor(KILN_I32, {});
+  kiln_tensor_t wrong[] = {x.get(), k.get()};
+  EXPECT_EQ(message(kiln_jit_module(jit.jit, "scale", 2, wrong, &module)),
+            "arg1: static argument of type tensor<f32> given i32[]");
+}
+
 TEST(Jit, CppWrapperCompilesOnceAndCalls) {
   TempFile file("wrapper.mlir", program(8.5));
   kiln_jit_options_t options{};

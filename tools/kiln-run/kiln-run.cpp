@@ -29,11 +29,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -247,33 +249,6 @@ kiln_status_t compileSource(const std::string &path, kiln_device_t device,
   return compile(path.c_str(), device, out);
 }
 
-/// The entry's module from a jit of the .mlir source at `path`: compiled
-/// for the CPU, or found in the cache. The jit owns it and lives until
-/// the process exits.
-kiln_status_t jitEntry(const std::string &path, kiln_module_t *out) {
-  using Create = kiln_status_t (*)(const char *, const kiln_jit_options_t *,
-                                   kiln_jit_t *);
-  using Lookup = kiln_status_t (*)(kiln_jit_t, const char *, size_t,
-                                   const kiln_tensor_t *, kiln_module_t *);
-  auto create =
-      reinterpret_cast<Create>(compilerFunction("kiln_jit_create", path));
-  auto lookup =
-      reinterpret_cast<Lookup>(compilerFunction("kiln_jit_module", path));
-  kiln_jit_options_t jitOptions{};
-  if (!options.diskCache)
-    jitOptions.cache_dir = "";
-  else if (!options.cacheDir.empty())
-    jitOptions.cache_dir = options.cacheDir.c_str();
-  if (options.explainCache)
-    jitOptions.log = [](void *, const char *line) {
-      std::fprintf(stderr, "kiln-run: cache: %s\n", line);
-    };
-  kiln_jit_t jit = nullptr;
-  if (kiln_status_t status = create(path.c_str(), &jitOptions, &jit))
-    return status;
-  return lookup(jit, options.entryName.c_str(), 0, nullptr, out);
-}
-
 /// Prints the error of `status` if it is one; true if it was.
 bool failed(const kiln::Status &status) {
   if (status)
@@ -309,9 +284,11 @@ Tensor convertFloat(kiln_tensor_t tensor, kiln_dtype_t to) {
   return Tensor(converted);
 }
 
-/// The entry's arguments from the .npz at `path`, named arg0, arg1, ...
-bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
-  int64_t numArgs = kiln_module_entry_num_args(module, options.entryName.c_str());
+/// The entry's `numArgs` arguments from the .npz at `path`, named arg0,
+/// arg1, ..., each converted from f32 where `dtypeOf` its index is bf16.
+bool readArguments(int64_t numArgs,
+                   const std::function<kiln_dtype_t(int64_t)> &dtypeOf,
+                   std::vector<Tensor> &args) {
   if (options.inputPath.empty()) {
     if (numArgs == 0)
       return true;
@@ -339,13 +316,8 @@ bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
                    << " arguments)\n";
       return false;
     }
-    kiln_dtype_t dtype;
-    int64_t rank;
-    const int64_t *shape;
-    failed(kiln_module_entry_arg(module, options.entryName.c_str(), i, &dtype, &rank,
-                                 &shape));
     Tensor arg = std::move(found->second);
-    if (dtype == KILN_BF16 && kiln_tensor_dtype(arg.get()) == KILN_F32 &&
+    if (dtypeOf(i) == KILN_BF16 && kiln_tensor_dtype(arg.get()) == KILN_F32 &&
         !(arg = convertFloat(arg.get(), KILN_BF16)))
       return false;
     args.push_back(std::move(arg));
@@ -359,6 +331,68 @@ bool readArguments(kiln_module_t module, std::vector<Tensor> &args) {
     return false;
   }
   return true;
+}
+
+/// The jit's C API, from the compiler library.
+struct JitApi {
+  decltype(&kiln_jit_create) create;
+  decltype(&kiln_jit_module) module;
+  decltype(&kiln_jit_entry_num_args) numArgs;
+  decltype(&kiln_jit_entry_arg) arg;
+};
+
+/// A jit of the .mlir source at `path` with kiln-run's cache options, and
+/// its API; the jit lives until the process exits.
+kiln_status_t createJit(const std::string &path, JitApi &api,
+                        kiln_jit_t *out) {
+  auto load = [&](auto &function, const char *name) {
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+        compilerFunction(name, path));
+  };
+  load(api.create, "kiln_jit_create");
+  load(api.module, "kiln_jit_module");
+  load(api.numArgs, "kiln_jit_entry_num_args");
+  load(api.arg, "kiln_jit_entry_arg");
+  kiln_jit_options_t jitOptions{};
+  if (!options.diskCache)
+    jitOptions.cache_dir = "";
+  else if (!options.cacheDir.empty())
+    jitOptions.cache_dir = options.cacheDir.c_str();
+  if (options.explainCache)
+    jitOptions.log = [](void *, const char *line) {
+      std::fprintf(stderr, "kiln-run: cache: %s\n", line);
+    };
+  return api.create(path.c_str(), &jitOptions, out);
+}
+
+/// Reads the entry's arguments as the jit's source declares them and
+/// compiles the entry for them (or finds it in the cache): the values of
+/// static arguments are part of the code.
+bool jitEntry(const std::string &path, std::vector<Tensor> &args,
+              kiln_module_t *module) {
+  JitApi api;
+  kiln_jit_t jit = nullptr;
+  if (failed(createJit(path, api, &jit)))
+    return false;
+  const char *entry = options.entryName.c_str();
+  int64_t numArgs = api.numArgs(jit, entry);
+  // No such entry, or one the compiler rejects: its lookup says why.
+  if (numArgs < 0)
+    return !failed(api.module(jit, entry, 0, nullptr, module));
+  auto dtypeOf = [&](int64_t i) {
+    kiln_dtype_t dtype;
+    int64_t rank;
+    const int64_t *shape;
+    int isStatic;
+    failed(api.arg(jit, entry, i, &dtype, &rank, &shape, &isStatic));
+    return dtype;
+  };
+  if (!readArguments(numArgs, dtypeOf, args))
+    return false;
+  std::vector<kiln_tensor_t> raw;
+  for (Tensor &arg : args)
+    raw.push_back(arg.get());
+  return !failed(api.module(jit, entry, raw.size(), raw.data(), module));
 }
 
 /// Calls the entry; with --bench, N more times into the same results,
@@ -435,9 +469,10 @@ int main(int argc, char **argv) {
   kiln_module_t module = nullptr;
   bool isSource = file.size() >= 5 && file.compare(file.size() - 5, 5, ".mlir") == 0;
   bool jit = isSource && options.device == KILN_DEVICE_CPU;
-  if (failed(jit        ? jitEntry(file, &module)
-             : isSource ? compileSource(file, options.device, &module)
-                        : kiln_module_load(file.c_str(), &module)))
+  std::vector<Tensor> args, results;
+  if (jit ? !jitEntry(file, args, &module)
+          : failed(isSource ? compileSource(file, options.device, &module)
+                            : kiln_module_load(file.c_str(), &module)))
     return 1;
   // A jit's module is the jit's.
   kiln::Module owner(jit ? nullptr : module);
@@ -458,8 +493,18 @@ int main(int argc, char **argv) {
     std::cerr << "\n";
     return 1;
   }
-  std::vector<Tensor> args, results;
-  if (!readArguments(module, args) || !moveTo(args, device))
+  auto dtypeOf = [&](int64_t i) {
+    kiln_dtype_t dtype;
+    int64_t rank;
+    const int64_t *shape;
+    failed(kiln_module_entry_arg(module, options.entryName.c_str(), i, &dtype,
+                                 &rank, &shape));
+    return dtype;
+  };
+  if ((!jit && !readArguments(kiln_module_entry_num_args(
+                                  module, options.entryName.c_str()),
+                              dtypeOf, args)) ||
+      !moveTo(args, device))
     return 1;
   std::vector<kiln_tensor_t> rawArgs;
   for (Tensor &arg : args)

@@ -209,12 +209,25 @@ kiln_status_t kiln_jit_create(const char *path,
 void kiln_jit_free(kiln_jit_t jit);
 
 /* The module holding `entry` compiled for arguments like `args` (their
- * dtypes and shapes; `num_args` 0 and `args` NULL are allowed, as the
- * source fixes every argument's type), compiled or found in the cache.
+ * dtypes and shapes, and the values of its static arguments; `num_args` 0
+ * and `args` NULL are allowed for an entry without static arguments, as
+ * the source fixes every argument's type), compiled or found in the cache.
  * The jit owns the module: it lives as long as the jit. */
 kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
                               size_t num_args, const kiln_tensor_t *args,
                               kiln_module_t *module);
+
+/* The number of arguments of `entry` as the source declares it (static ones
+ * included), or -1 if the source has no such entry. */
+int64_t kiln_jit_entry_num_args(kiln_jit_t jit, const char *entry);
+/* The dtype and shape (`*rank` entries, valid while the jit lives) of
+ * argument `index` of `entry` as the source declares it, and whether it is
+ * static (kiln.static: its value is baked into the code, and each value
+ * compiles the entry anew). */
+kiln_status_t kiln_jit_entry_arg(kiln_jit_t jit, const char *entry,
+                                 size_t index, kiln_dtype_t *dtype,
+                                 int64_t *rank, const int64_t **shape,
+                                 int *is_static);
 
 /* kiln_jit_module, then kiln_module_call. After the first call of a
  * signature, a call costs a lookup more than kiln_module_call. */
