@@ -9,8 +9,12 @@
 #include "kiln/manifest.hpp"
 #include "kiln/runtime.h"
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,7 +22,46 @@ struct kiln_status {
   std::string message;
 };
 
+namespace kiln::runtime {
+/// The end of an asynchronous call (kiln_jit_call_async): its results
+/// become ready, or fail with the message the synchronous call gives.
+class Completion {
+public:
+  /// Marks the call finished; `failure` is its error, or "".
+  void finish(std::string failure) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      this->failure = std::move(failure);
+      finished = true;
+    }
+    done.notify_all();
+  }
+  /// Waits until the call finished; its error, or "".
+  const std::string &wait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return finished; });
+    return failure;
+  }
+  bool isFinished() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return finished;
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable done;
+  bool finished = false;
+  std::string failure;
+};
+} // namespace kiln::runtime
+
 struct kiln_tensor {
+  kiln_tensor(kiln_dtype_t dtype, kiln_device_t device,
+              std::vector<int64_t> shape, size_t byteLength)
+      : dtype(dtype), device(device), shape(std::move(shape)),
+        byteLength(byteLength) {}
+  ~kiln_tensor();
+
   kiln_dtype_t dtype;
   /// Where `data` lives: host memory, or device memory (never read on the
   /// host).
@@ -27,6 +70,15 @@ struct kiln_tensor {
   size_t byteLength;
   /// 64-byte aligned, at least one cache line even when empty.
   std::unique_ptr<void, void (*)(void *)> data{nullptr, nullptr};
+  /// The asynchronous call that writes the elements (null: they are
+  /// there); set when the tensor is made, never changed.
+  std::shared_ptr<kiln::runtime::Completion> producer;
+  /// The asynchronous calls that read the elements and may not have
+  /// finished: overwriting the tensor waits for them.
+  std::deque<std::shared_ptr<kiln::runtime::Completion>> readers;
+  /// Its owner (until kiln_tensor_free) and the enqueued asynchronous
+  /// calls that use it: the last to let go deletes it.
+  std::atomic<int> references{1};
 };
 
 namespace kiln::runtime {
@@ -56,6 +108,31 @@ kiln_status_t newTensorOn(kiln_device_t device, kiln_dtype_t dtype,
                           std::vector<int64_t> shape, size_t byteLength,
                           kiln_tensor_t &out);
 
+/// Waits for the asynchronous call that writes `tensor`, if any; an error
+/// naming `what` ("arg0") with that call's message if it failed.
+kiln_status_t waitForProducer(kiln_tensor_t tensor, const std::string &what);
+/// Waits for the asynchronous calls that read `tensor`.
+void waitForReaders(kiln_tensor_t tensor);
+/// Records that the asynchronous call `reader` reads `tensor`.
+void addReader(kiln_tensor_t tensor, std::shared_ptr<Completion> reader);
+/// Records that an enqueued asynchronous call uses `tensor` (an argument
+/// or a result): it lives until the call lets go of it with
+/// kiln_tensor_free, even if its owner frees it first.
+void addAsyncUse(kiln_tensor_t tensor);
+/// Checks the entry, the counts and every argument of a call, as
+/// kiln_module_call does, without waiting for any of them.
+kiln_status_t checkArguments(kiln_module_t module, const char *entry,
+                             size_t numArgs, const kiln_tensor_t *args,
+                             size_t numResults);
+/// kiln_module_call_into, waiting first for the calls that write the
+/// arguments and (if `waitForResults`) for those that use the results.
+kiln_status_t callInto(kiln_module_t module, const char *entry,
+                       size_t numArgs, const kiln_tensor_t *args,
+                       size_t numResults, const kiln_tensor_t *results,
+                       bool waitForResults);
+/// New uninitialized tensors for the results of `entry` of `module`.
+kiln_status_t newResults(kiln_module_t module, const char *entry,
+                         std::vector<kiln_tensor_t> &results);
 /// Makes every byte of an i1 tensor 0 or 1 (numpy reads any nonzero byte of
 /// a bool array as True); other dtypes are left alone.
 void normalizeBooleans(kiln_tensor_t tensor);

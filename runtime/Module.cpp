@@ -304,6 +304,15 @@ kiln_status_t checkCall(kiln_module_t module, const char *entry,
   return nullptr;
 }
 
+/// Waits for the asynchronous calls that write `args`; fails, naming the
+/// argument, if one failed.
+kiln_status_t waitForArguments(size_t numArgs, const kiln_tensor_t *args) {
+  for (size_t i = 0; i < numArgs; ++i)
+    if (kiln_status_t status = waitForProducer(args[i], "arg" + std::to_string(i)))
+      return status;
+  return nullptr;
+}
+
 /// Runs entry `index` on checked arguments and results.
 kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
                      const kiln_tensor_t *args, size_t numResults,
@@ -314,25 +323,49 @@ kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
 }
 } // namespace
 
-kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
-                                    size_t numArgs, const kiln_tensor_t *args,
-                                    size_t numResults,
-                                    const kiln_tensor_t *results) {
+kiln_status_t kiln::runtime::checkArguments(kiln_module_t module,
+                                            const char *entry, size_t numArgs,
+                                            const kiln_tensor_t *args,
+                                            size_t numResults) {
+  size_t index;
+  // Results are not checked: any non-null pointer stands for them.
+  std::vector<kiln_tensor_t> results(numResults);
+  return checkCall(module, entry, numArgs, args, numResults, results.data(),
+                   /*checkResults=*/false, index);
+}
+
+kiln_status_t kiln::runtime::callInto(kiln_module_t module, const char *entry,
+                                      size_t numArgs, const kiln_tensor_t *args,
+                                      size_t numResults,
+                                      const kiln_tensor_t *results,
+                                      bool waitForResults) {
   size_t index;
   if (kiln_status_t status = checkCall(module, entry, numArgs, args,
                                        numResults, results, true, index))
     return status;
+  if (kiln_status_t status = waitForArguments(numArgs, args))
+    return status;
+  for (size_t i = 0; waitForResults && i < numResults; ++i) {
+    if (kiln_status_t status =
+            waitForProducer(results[i], "result" + std::to_string(i)))
+      kiln_status_free(status); // Overwritten: its failure does not matter.
+    waitForReaders(results[i]);
+  }
   return invoke(module, index, numArgs, args, numResults, results);
 }
 
-kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
-                               size_t numArgs, const kiln_tensor_t *args,
-                               size_t numResults, kiln_tensor_t *results) {
-  size_t index;
-  if (kiln_status_t status = checkCall(module, entry, numArgs, args,
-                                       numResults, results, false, index))
-    return status;
-  std::vector<std::unique_ptr<kiln_tensor>> outputs;
+kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
+                                    size_t numArgs, const kiln_tensor_t *args,
+                                    size_t numResults,
+                                    const kiln_tensor_t *results) {
+  return callInto(module, entry, numArgs, args, numResults, results,
+                  /*waitForResults=*/true);
+}
+
+namespace {
+/// New tensors for the results of entry `index` of `module` in `outputs`.
+kiln_status_t allocateResults(kiln_module_t module, size_t index,
+                              std::vector<std::unique_ptr<kiln_tensor>> &outputs) {
   for (const TensorSpec &spec : module->manifest.entries[index].results) {
     size_t bytes;
     if (kiln_status_t status =
@@ -348,6 +381,37 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
     }
     outputs.emplace_back(output);
   }
+  return nullptr;
+}
+} // namespace
+
+kiln_status_t kiln::runtime::newResults(kiln_module_t module,
+                                        const char *entry,
+                                        std::vector<kiln_tensor_t> &results) {
+  size_t index;
+  if (!findEntry(module, entry, &index))
+    return error(std::string("entry: no entry named '") +
+                 (entry ? entry : "(null)") + "'");
+  std::vector<std::unique_ptr<kiln_tensor>> outputs;
+  if (kiln_status_t status = allocateResults(module, index, outputs))
+    return status;
+  for (auto &output : outputs)
+    results.push_back(output.release());
+  return nullptr;
+}
+
+kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
+                               size_t numArgs, const kiln_tensor_t *args,
+                               size_t numResults, kiln_tensor_t *results) {
+  size_t index;
+  if (kiln_status_t status = checkCall(module, entry, numArgs, args,
+                                       numResults, results, false, index))
+    return status;
+  if (kiln_status_t status = waitForArguments(numArgs, args))
+    return status;
+  std::vector<std::unique_ptr<kiln_tensor>> outputs;
+  if (kiln_status_t status = allocateResults(module, index, outputs))
+    return status;
   std::vector<kiln_tensor_t> raw;
   for (auto &output : outputs)
     raw.push_back(output.get());

@@ -226,5 +226,7 @@ kiln_status_t kiln_npy_write(const char *path, kiln_tensor_t tensor) {
     return error(std::string("tensor: is on ") +
                  kiln_device_name(tensor->device) +
                  "; copy it to the cpu first (kiln_tensor_copy_to)");
+  if (kiln_status_t status = waitForProducer(tensor, "tensor"))
+    return status;
   return writeFile(path, writeNpy(tensor));
 }

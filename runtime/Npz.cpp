@@ -287,6 +287,9 @@ kiln_status_t kiln_npz_write(const char *path, size_t count,
       return error("tensors[" + std::to_string(i) + "]: is on " +
                    kiln_device_name(tensors[i]->device) +
                    "; copy it to the cpu first (kiln_tensor_copy_to)");
+    if (kiln_status_t status =
+            waitForProducer(tensors[i], "tensors[" + std::to_string(i) + "]"))
+      return status;
     written.insert(names[i]);
     std::string name = std::string(names[i]) + ".npy";
     std::string image = writeNpy(tensors[i]);

@@ -2,6 +2,7 @@
 #include "Internal.h"
 #include "cuda/CudaDriver.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -127,7 +128,64 @@ kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, int64_t rank,
   return nullptr;
 }
 
-void kiln_tensor_free(kiln_tensor_t tensor) { delete tensor; }
+namespace {
+/// Guards every tensor's `readers`: calls reading one tensor may be
+/// enqueued from several threads.
+std::mutex &asyncMutex() {
+  static std::mutex *mutex = new std::mutex;
+  return *mutex;
+}
+} // namespace
+
+kiln_status_t kiln::runtime::waitForProducer(kiln_tensor_t tensor,
+                                             const std::string &what) {
+  if (!tensor || !tensor->producer)
+    return nullptr;
+  const std::string &failure = tensor->producer->wait();
+  if (failure.empty())
+    return nullptr;
+  return error(what + ": comes from an asynchronous call that failed: " +
+               failure);
+}
+
+void kiln::runtime::waitForReaders(kiln_tensor_t tensor) {
+  if (!tensor)
+    return;
+  std::deque<std::shared_ptr<Completion>> readers;
+  {
+    std::lock_guard<std::mutex> lock(asyncMutex());
+    readers.swap(tensor->readers);
+  }
+  for (const std::shared_ptr<Completion> &reader : readers)
+    reader->wait();
+}
+
+void kiln::runtime::addReader(kiln_tensor_t tensor,
+                              std::shared_ptr<Completion> reader) {
+  std::lock_guard<std::mutex> lock(asyncMutex());
+  auto &readers = tensor->readers;
+  // Calls of one jit finish in order: the finished ones lead the list.
+  while (!readers.empty() && readers.front()->isFinished())
+    readers.pop_front();
+  readers.push_back(std::move(reader));
+}
+
+void kiln::runtime::addAsyncUse(kiln_tensor_t tensor) {
+  tensor->references.fetch_add(1, std::memory_order_relaxed);
+}
+
+kiln_tensor::~kiln_tensor() = default;
+
+void kiln_tensor_free(kiln_tensor_t tensor) {
+  // The owner's reference or a finished call's: the last one deletes it.
+  if (tensor &&
+      tensor->references.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete tensor;
+}
+
+kiln_status_t kiln_tensor_wait(kiln_tensor_t tensor) {
+  return waitForProducer(tensor, "tensor");
+}
 
 // A null handle gets the neutral values runtime.h documents.
 kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor) {
@@ -143,8 +201,16 @@ const int64_t *kiln_tensor_shape(kiln_tensor_t tensor) {
 }
 
 void *kiln_tensor_data(kiln_tensor_t tensor) {
-  return tensor && tensor->device == KILN_DEVICE_CPU ? tensor->data.get()
-                                                     : nullptr;
+  if (!tensor || tensor->device != KILN_DEVICE_CPU)
+    return nullptr;
+  // The caller may read or write the elements: the calls writing and
+  // reading them finish first.
+  if (kiln_status_t failed = waitForProducer(tensor, "tensor")) {
+    kiln_status_free(failed);
+    return nullptr;
+  }
+  waitForReaders(tensor);
+  return tensor->data.get();
 }
 
 kiln_device_t kiln_tensor_device(kiln_tensor_t tensor) {
@@ -199,6 +265,8 @@ kiln_status_t kiln_tensor_copy_to(kiln_tensor_t tensor, kiln_device_t device,
   *out = nullptr;
   if (!tensor)
     return error("tensor: must not be null");
+  if (kiln_status_t status = waitForProducer(tensor, "tensor"))
+    return status;
   kiln_tensor_t copy = nullptr;
   if (kiln_status_t status = newTensorOn(device, tensor->dtype, tensor->shape,
                                          tensor->byteLength, copy))

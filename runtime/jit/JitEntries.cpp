@@ -24,6 +24,10 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <thread>
 #include <cstring>
 #include <dlfcn.h>
 #include <map>
@@ -181,6 +185,62 @@ std::string describe(llvm::StringRef entry, const CacheKey &key) {
       args += (args.empty() ? "" : ", ") + value;
   return "@" + entry.str() + "(" + args + ")";
 }
+/// A thread that runs tasks one at a time, in the order they came, and
+/// finishes them all before it is destroyed.
+class Worker {
+public:
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+    }
+    wake.notify_one();
+    if (thread.joinable())
+      thread.join();
+  }
+  void enqueue(std::function<void()> task) {
+    bool asleep;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      tasks.push_back(std::move(task));
+      if (!thread.joinable())
+        thread = std::thread([this] { run(); });
+      asleep = idle;
+      idle = false;
+    }
+    // A busy worker finds the task when it takes its next batch.
+    if (asleep)
+      wake.notify_one();
+  }
+
+private:
+  void run() {
+    std::deque<std::function<void()>> batch;
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+      if (tasks.empty()) {
+        if (stopping)
+          return;
+        idle = true;
+        wake.wait(lock, [&] { return stopping || !tasks.empty(); });
+        continue;
+      }
+      // The queue's lock is taken once per batch, not once per task.
+      batch.swap(tasks);
+      lock.unlock();
+      for (std::function<void()> &task : batch)
+        task();
+      batch.clear();
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::function<void()>> tasks;
+  bool stopping = false, idle = false;
+  std::thread thread;
+};
 } // namespace
 
 struct kiln_jit {
@@ -198,6 +258,8 @@ struct kiln_jit {
     bool isStatic;
   };
   llvm::StringMap<std::vector<Argument>> declared;
+  /// Runs kiln_jit_call_async's calls; destroyed first, after its calls.
+  Worker worker;
 
   /// The arguments of `entry` as the source declares them, or null if it
   /// is no entry or an argument is not a statically shaped tensor.
@@ -511,6 +573,53 @@ kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,
           kiln_jit_module(jit, entry, num_args, args, &module))
     return status;
   return kiln_module_call(module, entry, num_args, args, num_results, results);
+}
+
+kiln_status_t kiln_jit_call_async(kiln_jit_t jit, const char *entry,
+                                  size_t num_args, const kiln_tensor_t *args,
+                                  size_t num_results, kiln_tensor_t *results) {
+  kiln_module_t module;
+  if (kiln_status_t status =
+          kiln_jit_module(jit, entry, num_args, args, &module))
+    return status;
+  if (num_results && !results)
+    return error("results: must not be null");
+  std::vector<kiln_tensor_t> outputs;
+  if (kiln_status_t status = kiln::runtime::newResults(module, entry, outputs))
+    return status;
+  // The entry, the counts and the arguments are checked now; the code
+  // runs later.
+  if (kiln_status_t status = kiln::runtime::checkArguments(
+          module, entry, num_args, args, num_results)) {
+    for (kiln_tensor_t output : outputs)
+      kiln_tensor_free(output);
+    return status;
+  }
+  std::vector<kiln_tensor_t> arguments(args, args + num_args);
+  auto completion = std::make_shared<kiln::runtime::Completion>();
+  for (kiln_tensor_t output : outputs) {
+    output->producer = completion;
+    kiln::runtime::addAsyncUse(output);
+  }
+  for (kiln_tensor_t arg : arguments) {
+    kiln::runtime::addReader(arg, completion);
+    kiln::runtime::addAsyncUse(arg);
+  }
+  std::string name = entry;
+  jit->worker.enqueue([module, name, arguments, outputs, completion] {
+    kiln_status_t status = kiln::runtime::callInto(
+        module, name.c_str(), arguments.size(), arguments.data(),
+        outputs.size(), outputs.data(), /*waitForResults=*/false);
+    completion->finish(status ? status->message : "");
+    kiln_status_free(status);
+    // The call's references: the caller may have freed them meanwhile.
+    for (kiln_tensor_t tensor : arguments)
+      kiln_tensor_free(tensor);
+    for (kiln_tensor_t tensor : outputs)
+      kiln_tensor_free(tensor);
+  });
+  std::copy(outputs.begin(), outputs.end(), results);
+  return nullptr;
 }
 
 void kiln_jit_get_stats(kiln_jit_t jit, kiln_jit_stats_t *stats) {

@@ -237,6 +237,82 @@ func.func @scale(%x: tensor<4xf32>, %k: tensor<f32> {kiln.static}) -> tensor<4xf
             "arg1: static argument of type tensor<f32> given i32[]");
 }
 
+TEST(Jit, AsyncCallsRunInOrderAndEqualSyncCalls) {
+  Jit jit("async.mlir", program(9.5));
+  ASSERT_EQ(jit.status, "ok");
+  float x[4] = {1, -2, 3, 0.25};
+  // Three dependent calls enqueued before any result is read; the first
+  // argument and the middle results are freed at once (freeing waits).
+  int64_t four = 4;
+  kiln_tensor_t input = nullptr;
+  ASSERT_EQ(message(kiln_tensor_create(KILN_F32, 1, &four, x, 16, &input)),
+            "ok");
+  kiln_tensor_t y1, y2, y3;
+  ASSERT_EQ(message(kiln_jit_call_async(jit.jit, "twice", 1, &input, 1, &y1)),
+            "ok");
+  ASSERT_EQ(message(kiln_jit_call_async(jit.jit, "square", 1, &y1, 1, &y2)),
+            "ok");
+  ASSERT_EQ(message(kiln_jit_call_async(jit.jit, "twice", 1, &y2, 1, &y3)),
+            "ok");
+  kiln_tensor_free(input);
+  kiln_tensor_free(y1);
+  kiln_tensor_free(y2);
+  EXPECT_EQ(message(kiln_tensor_wait(y3)), "ok");
+  Tensor async(y3);
+  // The same three calls, synchronously.
+  std::vector<float> sync = jit.call(
+      "twice", jit.call("square", jit.call("twice", {x[0], x[1], x[2], x[3]})));
+  EXPECT_EQ(std::vector<float>(async.data<float>(), async.data<float>() + 4),
+            sync);
+  EXPECT_EQ(sync[1], 9.5f * (9.5f * -2) * (9.5f * -2));
+}
+
+TEST(Jit, AsyncErrorsSurfaceWhenResultsAreRead) {
+  Jit jit("async-errors.mlir", R"mlir(
+func.func @huge(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %b = kiln.broadcast_in_dim %a, dims = [1] : (tensor<4xf32>) -> tensor<288230376151711744x4xf32>
+  %s = kiln.reduce_sum %b, dims = [0] : (tensor<288230376151711744x4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+func.func @neg(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %n = kiln.neg %a : tensor<4xf32>
+  return %n : tensor<4xf32>
+}
+)mlir");
+  ASSERT_EQ(jit.status, "ok");
+  Tensor a = tensor(KILN_F32, {4});
+  kiln_tensor_t raw = a.get(), sync = nullptr, failed = nullptr,
+                after = nullptr;
+  std::string syncError =
+      message(kiln_jit_call(jit.jit, "huge", 1, &raw, 1, &sync));
+  EXPECT_EQ(syncError, "huge: out of memory allocating a buffer of "
+                       "4611686018427387904 bytes");
+  // The call is enqueued fine; its error comes with its result, and a call
+  // that reads that result fails naming it.
+  ASSERT_EQ(message(kiln_jit_call_async(jit.jit, "huge", 1, &raw, 1, &failed)),
+            "ok");
+  ASSERT_EQ(message(kiln_jit_call_async(jit.jit, "neg", 1, &failed, 1, &after)),
+            "ok");
+  EXPECT_EQ(message(kiln_tensor_wait(failed)), "tensor: comes from an "
+            "asynchronous call that failed: " + syncError);
+  EXPECT_EQ(kiln_tensor_data(failed), nullptr);
+  EXPECT_EQ(message(kiln_tensor_wait(after)),
+            "tensor: comes from an asynchronous call that failed: arg0: comes "
+            "from an asynchronous call that failed: " + syncError);
+  kiln_tensor_t next = nullptr;
+  EXPECT_EQ(message(kiln_jit_call(jit.jit, "neg", 1, &failed, 1, &next)),
+            "arg0: comes from an asynchronous call that failed: " + syncError);
+  kiln_tensor_free(failed);
+  kiln_tensor_free(after);
+  // Bad arguments are reported when the call is enqueued.
+  Tensor wide = tensor(KILN_F32, {5});
+  kiln_tensor_t wideRaw = wide.get(), result = nullptr;
+  EXPECT_EQ(message(kiln_jit_call_async(jit.jit, "neg", 1, &wideRaw, 1, &result)),
+            "arg0 dimension 0: expected 4, got 5");
+  EXPECT_EQ(message(kiln_jit_call_async(jit.jit, "neg", 1, &raw, 2, &result)),
+            "num_results: neg returns 1 results, got 2");
+}
+
 TEST(Jit, CppWrapperCompilesOnceAndCalls) {
   TempFile file("wrapper.mlir", program(8.5));
   kiln_jit_options_t options{};
@@ -250,6 +326,10 @@ TEST(Jit, CppWrapperCompilesOnceAndCalls) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].data<float>()[3], 34.0f);
   EXPECT_EQ(jit.stats().compiled, 1u);
+  std::vector<Tensor> pending;
+  ASSERT_TRUE(jit.callAsync("twice", {results[0]}, pending).ok());
+  ASSERT_TRUE(pending[0].wait().ok());
+  EXPECT_EQ(pending[0].data<float>()[3], 34.0f * 8.5f);
   kiln::Status missing = jit.call("nothere", {}, results);
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("has no entry 'nothere'"), std::string::npos);

@@ -89,8 +89,15 @@ int64_t kiln_tensor_rank(kiln_tensor_t tensor);
 /* The shape (kiln_tensor_rank entries); valid while the tensor lives. */
 const int64_t *kiln_tensor_shape(kiln_tensor_t tensor);
 /* The elements in row-major order, 64-byte aligned; NULL for a tensor that
- * is not in host memory (copy it to KILN_DEVICE_CPU first). */
+ * is not in host memory (copy it to KILN_DEVICE_CPU first) or whose
+ * asynchronous call failed. For a result of kiln_jit_call_async it waits
+ * until the call has written it, and for an argument of such calls until
+ * they have read it. */
 void *kiln_tensor_data(kiln_tensor_t tensor);
+/* Waits until the asynchronous call that writes `tensor` (a result of
+ * kiln_jit_call_async) has finished; its error, with the message the
+ * synchronous call gives, if it failed. NULL at once for other tensors. */
+kiln_status_t kiln_tensor_wait(kiln_tensor_t tensor);
 /* Where the tensor's elements live (KILN_DEVICE_CPU for NULL). */
 kiln_device_t kiln_tensor_device(kiln_tensor_t tensor);
 /* A copy of `tensor` on `device` (host <-> GPU, or a plain copy). Device
@@ -234,6 +241,24 @@ kiln_status_t kiln_jit_entry_arg(kiln_jit_t jit, const char *entry,
 kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,
                             size_t num_args, const kiln_tensor_t *args,
                             size_t num_results, kiln_tensor_t *results);
+
+/* Enqueues a call of `entry` on the jit's worker thread and returns at once:
+ * `results` (room for `num_results`) receive new tensors of the result
+ * types, which the call writes later. Calls enqueued on one jit run one at
+ * a time, in order, so a result can be the argument of the next call
+ * before it is ready. Reading a result (kiln_tensor_data, kiln_tensor_wait,
+ * a synchronous call, a copy or a file write) waits for it, and so does
+ * overwriting an argument (kiln_tensor_data, kiln_module_call_into) for the
+ * calls that read it; an argument or a result may be freed at once (the
+ * last call using it frees it). The entry is
+ * looked up (compiled if need be) and the arguments are checked before
+ * this returns; an error inside the call surfaces when a result is read
+ * (kiln_tensor_wait gives it), with the message the synchronous call
+ * gives; a call whose argument comes from a failed call fails, naming it.
+ * Threads may enqueue on one jit at once. */
+kiln_status_t kiln_jit_call_async(kiln_jit_t jit, const char *entry,
+                                  size_t num_args, const kiln_tensor_t *args,
+                                  size_t num_results, kiln_tensor_t *results);
 
 /* What the jit's lookups found so far. */
 typedef struct kiln_jit_stats {

@@ -65,6 +65,8 @@ public:
   }
 
   kiln_tensor_t get() const { return handle_.get(); }
+  /// Waits for the asynchronous call that writes it, if any; its error.
+  Status wait() const { return Status(kiln_tensor_wait(get())); }
   /// Whether it holds a tensor.
   explicit operator bool() const { return handle_ != nullptr; }
   kiln_dtype_t dtype() const { return kiln_tensor_dtype(get()); }
@@ -185,6 +187,27 @@ public:
         kiln_module_entry_num_results(module, entry.c_str()));
     status = Status(kiln_module_call(module, entry.c_str(), raw.size(),
                                      raw.data(), outs.size(), outs.data()));
+    if (status) {
+      results.clear();
+      for (kiln_tensor_t tensor : outs)
+        results.emplace_back(tensor);
+    }
+    return status;
+  }
+  /// Enqueues a call of `entry` (kiln_jit_call_async): `results` at once,
+  /// written by the call later; reading them waits for it.
+  Status callAsync(const std::string &entry, const std::vector<Tensor> &args,
+                   std::vector<Tensor> &results) const {
+    std::vector<kiln_tensor_t> raw = Module::handles(args);
+    kiln_module_t module = nullptr;
+    Status status(kiln_jit_module(get(), entry.c_str(), raw.size(), raw.data(),
+                                  &module));
+    if (!status)
+      return status;
+    std::vector<kiln_tensor_t> outs(
+        kiln_module_entry_num_results(module, entry.c_str()));
+    status = Status(kiln_jit_call_async(get(), entry.c_str(), raw.size(),
+                                        raw.data(), outs.size(), outs.data()));
     if (status) {
       results.clear();
       for (kiln_tensor_t tensor : outs)
