@@ -177,43 +177,13 @@ public:
   /// `results` holds its results.
   Status call(const std::string &entry, const std::vector<Tensor> &args,
               std::vector<Tensor> &results) const {
-    std::vector<kiln_tensor_t> raw = Module::handles(args);
-    kiln_module_t module = nullptr;
-    Status status(kiln_jit_module(get(), entry.c_str(), raw.size(), raw.data(),
-                                  &module));
-    if (!status)
-      return status;
-    std::vector<kiln_tensor_t> outs(
-        kiln_module_entry_num_results(module, entry.c_str()));
-    status = Status(kiln_module_call(module, entry.c_str(), raw.size(),
-                                     raw.data(), outs.size(), outs.data()));
-    if (status) {
-      results.clear();
-      for (kiln_tensor_t tensor : outs)
-        results.emplace_back(tensor);
-    }
-    return status;
+    return run(kiln_jit_call, entry, args, results);
   }
   /// Enqueues a call of `entry` (kiln_jit_call_async): `results` at once,
   /// written by the call later; reading them waits for it.
   Status callAsync(const std::string &entry, const std::vector<Tensor> &args,
                    std::vector<Tensor> &results) const {
-    std::vector<kiln_tensor_t> raw = Module::handles(args);
-    kiln_module_t module = nullptr;
-    Status status(kiln_jit_module(get(), entry.c_str(), raw.size(), raw.data(),
-                                  &module));
-    if (!status)
-      return status;
-    std::vector<kiln_tensor_t> outs(
-        kiln_module_entry_num_results(module, entry.c_str()));
-    status = Status(kiln_jit_call_async(get(), entry.c_str(), raw.size(),
-                                        raw.data(), outs.size(), outs.data()));
-    if (status) {
-      results.clear();
-      for (kiln_tensor_t tensor : outs)
-        results.emplace_back(tensor);
-    }
-    return status;
+    return run(kiln_jit_call_async, entry, args, results);
   }
   kiln_jit_stats_t stats() const {
     kiln_jit_stats_t stats;
@@ -222,6 +192,29 @@ public:
   }
 
 private:
+  /// Calls `entry` through `call` (kiln_jit_call or kiln_jit_call_async)
+  /// with room for as many results as the entry returns.
+  Status run(decltype(&kiln_jit_call) call, const std::string &entry,
+             const std::vector<Tensor> &args,
+             std::vector<Tensor> &results) const {
+    std::vector<kiln_tensor_t> raw = Module::handles(args);
+    kiln_module_t module = nullptr;
+    Status status(kiln_jit_module(get(), entry.c_str(), raw.size(), raw.data(),
+                                  &module));
+    if (!status)
+      return status;
+    std::vector<kiln_tensor_t> outs(
+        kiln_module_entry_num_results(module, entry.c_str()));
+    status = Status(call(get(), entry.c_str(), raw.size(), raw.data(),
+                         outs.size(), outs.data()));
+    if (status) {
+      results.clear();
+      for (kiln_tensor_t tensor : outs)
+        results.emplace_back(tensor);
+    }
+    return status;
+  }
+
   std::shared_ptr<kiln_jit> handle_;
 };
 
