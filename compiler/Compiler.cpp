@@ -72,6 +72,9 @@ LogicalResult collectManifest(ModuleOp module, Manifest &manifest) {
     if (failed(collectSpecs(fn, fn.getArgumentTypes(), "argument", entry.args)) ||
         failed(collectSpecs(fn, fn.getResultTypes(), "result", entry.results)))
       return failure();
+    SmallVector<int64_t> donors = kiln::donatedBuffers(fn);
+    if (llvm::any_of(donors, [](int64_t argument) { return argument >= 0; }))
+      entry.donors.assign(donors.begin(), donors.end());
     entry.text = kiln::runtime::signatureText(entry);
     manifest.entries.push_back(std::move(entry));
   }

@@ -76,6 +76,9 @@ struct kiln_tensor {
   /// The asynchronous calls that read the elements and may not have
   /// finished: overwriting the tensor waits for them.
   std::deque<std::shared_ptr<kiln::runtime::Completion>> readers;
+  /// The entry of the call it was donated to (kiln.donate), which took
+  /// its buffer for a result; "" while it is the caller's to use.
+  std::string donatedTo;
   /// Its owner (until kiln_tensor_free) and the enqueued asynchronous
   /// calls that use it: the last to let go deletes it.
   std::atomic<int> references{1};
@@ -108,8 +111,12 @@ kiln_status_t newTensorOn(kiln_device_t device, kiln_dtype_t dtype,
                           std::vector<int64_t> shape, size_t byteLength,
                           kiln_tensor_t &out);
 
+/// The error naming `what` ("arg0") for a tensor donated to an earlier
+/// call, or null.
+kiln_status_t checkNotDonated(kiln_tensor_t tensor, const std::string &what);
 /// Waits for the asynchronous call that writes `tensor`, if any; an error
-/// naming `what` ("arg0") with that call's message if it failed.
+/// naming `what` ("arg0") with that call's message if it failed, or if the
+/// tensor was donated.
 kiln_status_t waitForProducer(kiln_tensor_t tensor, const std::string &what);
 /// Waits for the asynchronous calls that read `tensor`.
 void waitForReaders(kiln_tensor_t tensor);

@@ -5,6 +5,7 @@
 //   entry NAME
 //   arg f32 4 8        (dtype, then each dimension)
 //   result i32
+//   donor 0 1          (optional: result 0 reuses argument 1's buffer)
 //   end
 //   device cuda sm_90  (optional; the default is the CPU)
 //   cpu-features avx2 avx512f  (optional: what the host code needs)
@@ -87,6 +88,9 @@ std::string kiln::runtime::serializeManifest(const Manifest &manifest) {
           os << " " << dim;
         os << "\n";
       }
+    for (size_t result = 0; result < entry.donors.size(); ++result)
+      if (entry.donors[result] >= 0)
+        os << "donor " << result << " " << entry.donors[result] << "\n";
     os << "end\n";
   }
   return os.str();
@@ -138,6 +142,15 @@ kiln_status_t kiln::runtime::parseManifest(const std::string &text,
       if (!words.eof())
         return fail("invalid dimension");
       (kind == "arg" ? entry->args : entry->results).push_back(spec);
+    } else if (kind == "donor") {
+      int64_t result, argument;
+      if (!entry || !(words >> result >> argument) || words >> word)
+        return fail("expected 'donor RESULT ARGUMENT' in an entry");
+      if (result < 0 || size_t(result) >= entry->results.size() ||
+          argument < 0 || size_t(argument) >= entry->args.size())
+        return fail("donor: no such result or argument");
+      entry->donors.resize(entry->results.size(), -1);
+      entry->donors[result] = argument;
     } else if (kind == "end") {
       if (!entry)
         return fail("end outside an entry");

@@ -53,6 +53,8 @@ kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
                             kiln_device_t device, const std::string &what) {
   if (!tensor)
     return error(what + ": is null");
+  if (kiln_status_t status = checkNotDonated(tensor, what))
+    return status;
   if (tensor->device != device)
     return error(what + ": is on " + kiln_device_name(tensor->device) +
                  " but the entry runs on " + kiln_device_name(device) +
@@ -289,6 +291,14 @@ kiln_status_t checkCall(kiln_module_t module, const char *entry,
             checkArgument(args[i], signature->args[i], module->device(),
                           "arg" + std::to_string(i)))
       return status;
+  // The code writes a donated argument's buffer: no other argument may
+  // read it.
+  for (int64_t donor : signature->donors)
+    for (size_t i = 0; donor >= 0 && i < numArgs; ++i)
+      if (i != size_t(donor) && args[i] == args[donor])
+        return error("arg" + std::to_string(donor) +
+                     ": is donated (kiln.donate), so it must not also be arg" +
+                     std::to_string(i));
   if (!checkResults)
     return nullptr;
   for (size_t i = 0; i < numResults; ++i) {
@@ -313,13 +323,35 @@ kiln_status_t waitForArguments(size_t numArgs, const kiln_tensor_t *args) {
   return nullptr;
 }
 
-/// Runs entry `index` on checked arguments and results.
+/// Runs entry `index` on checked arguments and results. A result that
+/// reuses a donated argument's buffer is written there (its out-parameter
+/// is the argument), then takes the buffer over: `results[i]` (or, if
+/// null, a new tensor) holds it, and the argument is marked donated, even
+/// when the call failed (its elements are then undefined).
 kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
                      const kiln_tensor_t *args, size_t numResults,
-                     const kiln_tensor_t *results) {
+                     kiln_tensor_t *results) {
+  const EntrySignature &signature = module->manifest.entries[index];
   std::vector<kiln_tensor_t> tensors(args, args + numArgs);
-  tensors.insert(tensors.end(), results, results + numResults);
-  return module->executable->invoke(index, tensors);
+  for (size_t i = 0; i < numResults; ++i)
+    tensors.push_back(i < signature.donors.size() && signature.donors[i] >= 0
+                          ? args[signature.donors[i]]
+                          : results[i]);
+  kiln_status_t status = module->executable->invoke(index, tensors);
+  for (size_t i = 0; i < signature.donors.size(); ++i) {
+    int64_t donor = signature.donors[i];
+    if (donor < 0)
+      continue;
+    kiln_tensor_t from = args[donor];
+    if (!status) {
+      if (!results[i])
+        results[i] = new kiln_tensor{from->dtype, from->device, from->shape,
+                                     from->byteLength};
+      results[i]->data = std::move(from->data);
+    }
+    from->donatedTo = signature.name;
+  }
+  return status;
 }
 } // namespace
 
@@ -351,7 +383,8 @@ kiln_status_t kiln::runtime::callInto(kiln_module_t module, const char *entry,
       kiln_status_free(status); // Overwritten: its failure does not matter.
     waitForReaders(results[i]);
   }
-  return invoke(module, index, numArgs, args, numResults, results);
+  std::vector<kiln_tensor_t> outs(results, results + numResults);
+  return invoke(module, index, numArgs, args, numResults, outs.data());
 }
 
 kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
@@ -366,7 +399,14 @@ namespace {
 /// New tensors for the results of entry `index` of `module` in `outputs`.
 kiln_status_t allocateResults(kiln_module_t module, size_t index,
                               std::vector<std::unique_ptr<kiln_tensor>> &outputs) {
-  for (const TensorSpec &spec : module->manifest.entries[index].results) {
+  const EntrySignature &signature = module->manifest.entries[index];
+  for (const TensorSpec &spec : signature.results) {
+    // A donated argument's buffer becomes the result (invoke).
+    size_t result = outputs.size();
+    if (result < signature.donors.size() && signature.donors[result] >= 0) {
+      outputs.emplace_back(nullptr);
+      continue;
+    }
     size_t bytes;
     if (kiln_status_t status =
             tensorByteLength(spec.dtype, spec.shape, "result", bytes))
@@ -414,11 +454,22 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
     return status;
   std::vector<kiln_tensor_t> raw;
   for (auto &output : outputs)
-    raw.push_back(output.get());
-  if (kiln_status_t status =
-          invoke(module, index, numArgs, args, numResults, raw.data()))
-    return status;
-  for (size_t i = 0; i < numResults; ++i)
-    results[i] = outputs[i].release();
-  return nullptr;
+    raw.push_back(output.release());
+  kiln_status_t status =
+      invoke(module, index, numArgs, args, numResults, raw.data());
+  for (size_t i = 0; i < numResults; ++i) {
+    if (status)
+      delete raw[i];
+    else
+      results[i] = raw[i];
+  }
+  return status;
+}
+
+int64_t kiln_module_entry_result_donor(kiln_module_t module, const char *entry,
+                                       size_t index) {
+  const EntrySignature *signature = findEntry(module, entry, nullptr);
+  if (!signature || index >= signature->donors.size())
+    return -1;
+  return signature->donors[index];
 }

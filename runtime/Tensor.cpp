@@ -72,6 +72,12 @@ kiln_status_t kiln::runtime::tensorByteLength(kiln_dtype_t dtype,
   return nullptr;
 }
 
+namespace {
+/// Host tensor buffers allocated since the process started, and their
+/// bytes (kiln_allocation_stats).
+std::atomic<uint64_t> hostAllocations{0}, hostAllocatedBytes{0};
+} // namespace
+
 kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
                                        std::vector<int64_t> shape,
                                        size_t byteLength, bool zeroFill) {
@@ -85,7 +91,16 @@ kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
   auto *tensor =
       new kiln_tensor{dtype, KILN_DEVICE_CPU, std::move(shape), byteLength};
   tensor->data = {data, std::free};
+  hostAllocations.fetch_add(1, std::memory_order_relaxed);
+  hostAllocatedBytes.fetch_add(byteLength, std::memory_order_relaxed);
   return tensor;
+}
+
+void kiln_allocation_stats(uint64_t *tensors, uint64_t *bytes) {
+  if (tensors)
+    *tensors = hostAllocations.load(std::memory_order_relaxed);
+  if (bytes)
+    *bytes = hostAllocatedBytes.load(std::memory_order_relaxed);
 }
 
 void kiln::runtime::normalizeBooleans(kiln_tensor_t tensor) {
@@ -137,8 +152,19 @@ std::mutex &asyncMutex() {
 }
 } // namespace
 
+kiln_status_t kiln::runtime::checkNotDonated(kiln_tensor_t tensor,
+                                             const std::string &what) {
+  if (!tensor || tensor->donatedTo.empty())
+    return nullptr;
+  return error(what + ": was donated to a call of " + tensor->donatedTo +
+               " (kiln.donate), which reused its buffer for a result: use "
+               "that result instead");
+}
+
 kiln_status_t kiln::runtime::waitForProducer(kiln_tensor_t tensor,
                                              const std::string &what) {
+  if (kiln_status_t status = checkNotDonated(tensor, what))
+    return status;
   if (!tensor || !tensor->producer)
     return nullptr;
   const std::string &failure = tensor->producer->wait();

@@ -112,6 +112,31 @@ std::optional<SmallVector<int64_t>> entrySignature(FunctionType type) {
   return signature;
 }
 
+/// Makes each result of `fn` that reuses a donated argument's buffer
+/// (donatedBuffers) be computed into that argument, which becomes
+/// writable: in place where bufferization can, else copied there after the
+/// argument's last read.
+void donateBuffers(func::FuncOp fn) {
+  SmallVector<int64_t> donated = kiln::donatedBuffers(fn);
+  if (llvm::all_of(donated, [](int64_t argument) { return argument < 0; }))
+    return;
+  fn->setAttr(kiln::kDonatedBuffersAttrName,
+              DenseI64ArrayAttr::get(fn.getContext(), donated));
+  Operation *terminator = fn.getBody().front().getTerminator();
+  OpBuilder builder(terminator);
+  for (auto [result, argument] : llvm::enumerate(donated)) {
+    if (argument < 0)
+      continue;
+    fn.setArgAttr(argument,
+                  bufferization::BufferizationDialect::kWritableAttrName,
+                  BoolAttr::get(fn.getContext(), true));
+    Value value = terminator->getOperand(result);
+    auto into = bufferization::MaterializeInDestinationOp::create(
+        builder, value.getLoc(), value, fn.getArgument(argument));
+    terminator->setOperand(result, into.getResult());
+  }
+}
+
 struct KilnPrepareEntriesPass
     : kiln::impl::KilnPrepareEntriesBase<KilnPrepareEntriesPass> {
   void runOnOperation() override {
@@ -125,11 +150,13 @@ struct KilnPrepareEntriesPass
       for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
         fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                       readOnly);
-        // Only the runtime's jit reads them (a static argument's value is
+        // Only the runtime's jit reads it (a static argument's value is
         // baked in before this pass; here it is an ordinary argument).
         fn.removeArgAttr(i, kiln::KilnDialect::kStaticAttrName);
-        fn.removeArgAttr(i, kiln::KilnDialect::kDonateAttrName);
       }
+      donateBuffers(fn);
+      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+        fn.removeArgAttr(i, kiln::KilnDialect::kDonateAttrName);
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(context));
       fn->setAttr(kiln::kEntryAlignmentAttrName,
@@ -143,3 +170,39 @@ struct KilnPrepareEntriesPass
   }
 };
 } // namespace
+
+SmallVector<int64_t> kiln::donatedBuffers(func::FuncOp fn) {
+  SmallVector<int64_t> donated(fn.getNumResults(), -1);
+  for (unsigned argument = 0; argument < fn.getNumArguments(); ++argument) {
+    if (!fn.getArgAttr(argument, KilnDialect::kDonateAttrName))
+      continue;
+    for (auto [result, type] : llvm::enumerate(fn.getResultTypes()))
+      if (donated[result] < 0 &&
+          type == fn.getArgumentTypes()[argument]) {
+        donated[result] = argument;
+        break;
+      }
+  }
+  return donated;
+}
+
+std::vector<std::string> kiln::donationReport(func::FuncOp fn) {
+  SmallVector<int64_t> donated = donatedBuffers(fn);
+  std::vector<std::string> lines;
+  for (unsigned argument = 0; argument < fn.getNumArguments(); ++argument) {
+    if (!fn.getArgAttr(argument, KilnDialect::kDonateAttrName))
+      continue;
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << "@" << fn.getName() << ": argument " << argument << " ("
+       << fn.getArgumentTypes()[argument] << ", kiln.donate) ";
+    auto result = llvm::find(donated, int64_t(argument));
+    if (result != donated.end())
+      os << "donated: result " << (result - donated.begin())
+         << " reuses its buffer";
+    else
+      os << "not donated: no result of its type is left for it";
+    lines.push_back(line);
+  }
+  return lines;
+}

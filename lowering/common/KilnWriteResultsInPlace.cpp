@@ -27,12 +27,33 @@ bool isFinalCopyToOutParam(memref::CopyOp copy, Block &entry) {
   return succeeded(last) && *last == copy.getOperation();
 }
 
+/// Drops the copies of donated arguments into the out-parameters of the
+/// results that reuse their buffers (kiln-prepare-entries' donations): the
+/// runtime passes the argument's buffer as the out-parameter, so the
+/// result is already there.
+void dropDonatedCopies(func::FuncOp fn) {
+  auto donated =
+      fn->getAttrOfType<DenseI64ArrayAttr>(kiln::kDonatedBuffersAttrName);
+  if (!donated)
+    return;
+  Block &entry = fn.getBody().front();
+  unsigned firstOut = fn.getNumArguments() - donated.size();
+  for (auto copy : llvm::make_early_inc_range(entry.getOps<memref::CopyOp>()))
+    for (auto [result, argument] : llvm::enumerate(donated.asArrayRef()))
+      if (argument >= 0 && copy.getSource() == fn.getArgument(argument) &&
+          copy.getTarget() == fn.getArgument(firstOut + result)) {
+        copy.erase();
+        break;
+      }
+}
+
 struct KilnWriteResultsInPlacePass
     : kiln::impl::KilnWriteResultsInPlaceBase<KilnWriteResultsInPlacePass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal())
         continue;
+      dropDonatedCopies(fn);
       Block &entry = fn.getBody().front();
       for (auto copy :
            llvm::make_early_inc_range(entry.getOps<memref::CopyOp>())) {

@@ -10,6 +10,7 @@
 #define KILN_LOWERING_COMMON_PASSES_H
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -56,9 +57,24 @@ inline constexpr llvm::StringLiteral kEntrySignatureAttrName =
 inline constexpr llvm::StringLiteral kEntryAlignmentAttrName =
     "kiln.buffer_alignment";
 
+/// Set by kiln-prepare-entries on an entry that reuses donated buffers:
+/// for each result, the argument whose buffer it is written into, or -1.
+inline constexpr llvm::StringLiteral kDonatedBuffersAttrName =
+    "kiln.donated_buffers";
+
 /// The runtime's dtype code (kiln_dtype_t) of a tensor element type, or -1
 /// if the runtime has none for it.
 int64_t runtimeDtypeCode(mlir::Type type);
+
+/// For each result of entry `fn`, the argument whose buffer it reuses, or
+/// -1: in argument order, each argument marked kiln.donate is given the
+/// first result of its type that no earlier one took (as JAX matches
+/// donated buffers).
+llvm::SmallVector<int64_t> donatedBuffers(mlir::func::FuncOp fn);
+
+/// One line per argument `fn` donates: which result reuses its buffer, or
+/// why none does (kiln-compile --report=donation, the jit's log).
+std::vector<std::string> donationReport(mlir::func::FuncOp fn);
 
 /// The front half every target shares: transformations expanded, entries
 /// prepared, kiln lowered to linalg on tensors (checked), canonicalized and,

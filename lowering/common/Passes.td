@@ -33,10 +33,17 @@ def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
     they are marked `bufferization.writable = false` (bufferization copies
     instead of writing into them), and it gets `llvm.emit_c_interface`, so
     that the LLVM lowering emits `_mlir_ciface_NAME`, taking each memref as a
-    pointer to its descriptor. The `kiln.static` and `kiln.donate` marks,
-    which only the runtime's jit reads, are dropped (compiled ahead of time,
-    a static argument is an ordinary one). A function that reaches itself
-    through calls
+    pointer to its descriptor. An argument marked `kiln.donate` gives its
+    buffer to the first result of its type that no earlier donated argument
+    took (as JAX matches donations): it becomes writable, the result is
+    materialized in it (`bufferization.materialize_in_destination`:
+    computed in place where bufferization can, else copied there after the
+    argument's last read), and `kiln.donated_buffers` records, per result,
+    the argument it reuses (-1: none); the runtime then passes the
+    argument's buffer as that result's out-parameter and hands it over.
+    The marks themselves are dropped, and so is `kiln.static`, which only
+    the runtime's jit reads (compiled ahead of time, a static argument is
+    an ordinary one). A function that reaches itself through calls
     or transformation ops is reported at its location: recursion cannot be
     compiled.
 
@@ -116,6 +123,9 @@ def KilnWriteResultsInPlace
     checkpoints), every level would hold its own copy. Where a function
     copies a buffer it allocated, at the buffer's last use, into an
     out-parameter nothing else uses, the buffer becomes the out-parameter.
+    An entry's copy of a donated argument into the out-parameter of the
+    result that reuses it (`kiln.donated_buffers`) is dropped: the runtime
+    passes the argument's buffer as that out-parameter.
 
     Example:
 

@@ -16,7 +16,7 @@ void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise,
   pm.addPass(createKilnPrepareEntries());
   pm.addPass(createConvertKilnToLinalg({laneReductions}));
   pm.addPass(createKilnCheckContract(
-      {{"arith", "func", "linalg", "math", "scf", "tensor"},
+      {{"arith", "bufferization", "func", "linalg", "math", "scf", "tensor"},
        "convert-kiln-to-linalg"}));
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise)

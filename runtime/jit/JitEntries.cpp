@@ -402,12 +402,9 @@ kiln_status_t kiln_jit::lookup(llvm::StringRef entry, size_t count,
         for (CacheKey &other : disk->keys())
           known.push_back(std::move(other));
       log(what + ": cache miss: " + explainMiss(key, known) + "; compiling");
-      auto fn = pruned->lookupSymbol<mlir::func::FuncOp>(entry);
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        if (fn.getArgAttr(i, kiln::KilnDialect::kDonateAttrName))
-          log(what + ": the donation of argument " + std::to_string(i) +
-              " (kiln.donate) is not honored: buffer donation is not "
-              "implemented yet, so results get buffers of their own");
+      for (const std::string &line : kiln::donationReport(
+               pruned->lookupSymbol<mlir::func::FuncOp>(entry)))
+        log(line);
       auto start = std::chrono::steady_clock::now();
       llvm::SmallString<128> path;
       if (std::error_code code =
@@ -584,6 +581,11 @@ kiln_status_t kiln_jit_call_async(kiln_jit_t jit, const char *entry,
     return status;
   if (num_results && !results)
     return error("results: must not be null");
+  for (size_t i = 0; i < num_results; ++i)
+    if (kiln_module_entry_result_donor(module, entry, i) >= 0)
+      return error(std::string(entry) +
+                   " donates arguments (kiln.donate): call it synchronously "
+                   "(asynchronous calls do not donate yet)");
   std::vector<kiln_tensor_t> outputs;
   if (kiln_status_t status = kiln::runtime::newResults(module, entry, outputs))
     return status;

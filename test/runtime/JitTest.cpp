@@ -313,6 +313,73 @@ func.func @neg(%a: tensor<4xf32>) -> tensor<4xf32> {
             "num_results: neg returns 1 results, got 2");
 }
 
+TEST(Jit, DonatedArgumentsGiveTheirBuffersToResults) {
+  Jit jit("donate.mlir", R"mlir(
+func.func @step(%w: tensor<256x256xf32> {kiln.donate}, %g: tensor<256x256xf32>) -> (tensor<256x256xf32>, tensor<f32>) {
+  %lr = kiln.constant dense<0.5> : tensor<256x256xf32>
+  %u = kiln.mul %g, %lr : tensor<256x256xf32>
+  %n = kiln.sub %w, %u : tensor<256x256xf32>
+  %s = kiln.reduce_sum %w, dims = [0, 1] : (tensor<256x256xf32>) -> tensor<f32>
+  return %n, %s : tensor<256x256xf32>, tensor<f32>
+}
+)mlir");
+  ASSERT_EQ(jit.status, "ok");
+  std::vector<float> ones(256 * 256, 1.0f);
+  Tensor g = tensor(KILN_F32, {256, 256}, ones.data(), ones.size() * 4);
+  kiln_tensor_t w = nullptr;
+  int64_t shape[] = {256, 256};
+  ASSERT_EQ(message(kiln_tensor_create(KILN_F32, 2, shape, ones.data(),
+                                       ones.size() * 4, &w)),
+            "ok");
+  kiln_module_t module = nullptr;
+  ASSERT_EQ(message(kiln_jit_module(jit.jit, "step", 0, nullptr, &module)),
+            "ok");
+  EXPECT_EQ(kiln_module_entry_result_donor(module, "step", 0), 0);
+  EXPECT_EQ(kiln_module_entry_result_donor(module, "step", 1), -1);
+  // Ten SGD steps, each donating the weights it was given: after the first,
+  // a step allocates only its loss (4 bytes), not new weights.
+  uint64_t tensorsBefore = 0, bytesBefore = 0, tensorsAfter, bytesAfter;
+  kiln_tensor_t first = w;
+  for (int step = 0; step < 10; ++step) {
+    if (step == 1)
+      kiln_allocation_stats(&tensorsBefore, &bytesBefore);
+    kiln_tensor_t args[] = {w, g.get()}, results[2] = {};
+    ASSERT_EQ(message(kiln_jit_call(jit.jit, "step", 2, args, 2, results)),
+              "ok");
+    EXPECT_EQ(*static_cast<float *>(kiln_tensor_data(results[1])),
+              (1.0f - 0.5f * step) * 256 * 256);
+    if (step > 0)
+      kiln_tensor_free(w);
+    w = results[0];
+    kiln_tensor_free(results[1]);
+  }
+  kiln_allocation_stats(&tensorsAfter, &bytesAfter);
+  EXPECT_EQ(tensorsAfter - tensorsBefore, 9u);
+  EXPECT_EQ(bytesAfter - bytesBefore, 9u * 4);
+  EXPECT_EQ(static_cast<float *>(kiln_tensor_data(w))[12345], -4.0f);
+  // The first weights were donated: any use of them is an error naming
+  // them, and their data is gone.
+  EXPECT_EQ(kiln_tensor_data(first), nullptr);
+  kiln_tensor_t stale[] = {first, g.get()}, results[2] = {};
+  EXPECT_EQ(message(kiln_jit_call(jit.jit, "step", 2, stale, 2, results)),
+            "arg0: was donated to a call of step (kiln.donate), which "
+            "reused its buffer for a result: use that result instead");
+  EXPECT_EQ(message(kiln_tensor_wait(first)),
+            "tensor: was donated to a call of step (kiln.donate), which "
+            "reused its buffer for a result: use that result instead");
+  kiln_tensor_free(first);
+  // A donated argument cannot also be another argument.
+  kiln_tensor_t twice[] = {w, w};
+  EXPECT_EQ(message(kiln_jit_call(jit.jit, "step", 2, twice, 2, results)),
+            "arg0: is donated (kiln.donate), so it must not also be arg1");
+  kiln_tensor_t current[] = {w, g.get()};
+  EXPECT_EQ(message(kiln_jit_call_async(jit.jit, "step", 2, current, 2,
+                                        results)),
+            "step donates arguments (kiln.donate): call it synchronously "
+            "(asynchronous calls do not donate yet)");
+  kiln_tensor_free(w);
+}
+
 TEST(Jit, CppWrapperCompilesOnceAndCalls) {
   TempFile file("wrapper.mlir", program(8.5));
   kiln_jit_options_t options{};

@@ -17,11 +17,14 @@ TEST(Manifest, RoundTripsAndRejectsCorruptText) {
   using namespace kiln::runtime;
   Manifest manifest;
   manifest.entries.push_back({"f", {{KILN_F32, {4, 8}}, {KILN_I1, {}}},
-                              {{KILN_BF16, {0}}}, ""});
+                              {{KILN_BF16, {0}}, {KILN_F32, {4, 8}}},
+                              {-1, 0}, ""});
   Manifest parsed;
   ASSERT_EQ(message(parseManifest(serializeManifest(manifest), parsed)), "ok");
   ASSERT_EQ(parsed.entries.size(), 1u);
-  EXPECT_EQ(parsed.entries[0].text, "(f32[4,8], i1[]) -> (bf16[0])");
+  EXPECT_EQ(parsed.entries[0].text,
+            "(f32[4,8], i1[]) -> (bf16[0], f32[4,8])");
+  EXPECT_EQ(parsed.entries[0].donors, (std::vector<int64_t>{-1, 0}));
   auto reject = [](const std::string &text) {
     Manifest ignored;
     return message(parseManifest(text, ignored));
@@ -38,6 +41,11 @@ TEST(Manifest, RoundTripsAndRejectsCorruptText) {
             "manifest line 2: result outside an entry");
   EXPECT_EQ(reject("kiln-manifest 1\nentry f\n"),
             "manifest: entry f has no end");
+  EXPECT_EQ(reject("kiln-manifest 1\nentry f\narg f32\nresult f32\n"
+                   "donor 1 0\nend\n"),
+            "manifest line 5: donor: no such result or argument");
+  EXPECT_EQ(reject("kiln-manifest 1\ndonor 0 0\n"),
+            "manifest line 2: expected 'donor RESULT ARGUMENT' in an entry");
   EXPECT_EQ(reject("kiln-manifest 1\nentry f\nentry g\n"),
             "manifest line 3: entry before the previous one's end");
   EXPECT_EQ(reject("kiln-manifest 1\nbogus\n"),

@@ -2,7 +2,7 @@
 //
 // kiln-compile FILE -o OUT [--target=cpu|nvptx] [--chip=sm_90]
 //              [--emit=artifact|kiln|linalg|loops|llvm|llvm-ir|asm|ptx|cubin]
-//              [--report=memory|calls]
+//              [--report=memory|calls|donation]
 //
 // The artifact is a shared object holding the program's native code and its
 // manifest of entry signatures, which kiln-run and the runtime load; for
@@ -10,12 +10,14 @@
 // values print the program at an earlier stage instead, or (ptx, cubin) the
 // kernels alone. --report=memory prints, before the output, each entry's
 // peak bytes of intermediate buffers and the buffers that make it up;
-// --report=calls how many times each entry runs each function per call.
+// --report=calls how many times each entry runs each function per call;
+// --report=donation which result reuses each donated argument's buffer.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
 #include "compiler/CallReport.h"
 #include "compiler/MemoryReport.h"
+#include "lowering/common/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -67,7 +69,7 @@ cl::opt<GpuBinaryFormat> gpuBinary(
                clEnumValN(GpuBinaryFormat::Ptx, "ptx",
                           "PTX alone (the driver compiles it at load)")));
 
-enum class Report { None, Memory, Calls };
+enum class Report { None, Memory, Calls, Donation };
 cl::opt<Report> report(
     "report", cl::init(Report::None), cl::desc("What to report on stdout"),
     cl::values(clEnumValN(Report::Memory, "memory",
@@ -75,7 +77,10 @@ cl::opt<Report> report(
                           "and the buffers live then (CPU)"),
                clEnumValN(Report::Calls, "calls",
                           "how many times each entry runs each function "
-                          "per call (CPU)")));
+                          "per call (CPU)"),
+               clEnumValN(Report::Donation, "donation",
+                          "which result reuses each donated argument's "
+                          "buffer (kiln.donate), or why none does")));
 
 /// The stage that --emit needs.
 Stage stageFor(Emit what) {
@@ -159,7 +164,23 @@ int main(int argc, char **argv) {
                     "--target=nvptx\n";
     return 1;
   }
-  if (report != Report::None) {
+  if (report == Report::Donation) {
+    CompileOptions parsed = options;
+    parsed.stopAfter = Stage::Kiln;
+    CompiledProgram source;
+    if (failed(compileSource(context, inputFile, parsed, source)))
+      return 1;
+    bool any = false;
+    for (auto fn : source.module->getOps<mlir::func::FuncOp>())
+      if (fn.isPublic() && !fn.isExternal())
+        for (const std::string &line : donationReport(fn)) {
+          llvm::outs() << line << "\n";
+          any = true;
+        }
+    if (!any)
+      llvm::outs() << "no entry donates an argument (kiln.donate)\n";
+    llvm::outs().flush();
+  } else if (report != Report::None) {
     if (target != Target::Cpu) {
       llvm::errs() << "kiln-compile: error: --report needs --target=cpu\n";
       return 1;

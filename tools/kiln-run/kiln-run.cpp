@@ -397,10 +397,24 @@ bool jitEntry(const std::string &path, std::vector<Tensor> &args,
 
 /// Calls the entry; with --bench, N more times into the same results,
 /// reporting the median time.
-bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
+bool call(kiln_module_t module, std::vector<kiln_tensor_t> args,
           std::vector<Tensor> &results) {
   size_t numResults = kiln_module_entry_num_results(module, options.entryName.c_str());
   std::vector<kiln_tensor_t> raw(numResults);
+  // A donated argument (kiln.donate) gives its buffer to a result: each
+  // timed call gets a fresh copy of it, made outside the timing.
+  std::vector<std::pair<size_t, Tensor>> donated;
+  for (size_t i = 0; options.benchCalls && i < numResults; ++i)
+    if (int64_t arg = kiln_module_entry_result_donor(
+            module, options.entryName.c_str(), i);
+        arg >= 0) {
+      kiln_tensor_t copy = nullptr;
+      if (failed(kiln_tensor_copy_to(args[arg], kiln_tensor_device(args[arg]),
+                                     &copy)))
+        return false;
+      donated.emplace_back(arg, Tensor(copy));
+    }
+  std::vector<Tensor> fresh(donated.size());
   auto once = [&] {
     bool ok = !failed(kiln_module_call(module, options.entryName.c_str(), args.size(),
                                        args.data(), numResults, raw.data()));
@@ -428,6 +442,15 @@ bool call(kiln_module_t module, const std::vector<kiln_tensor_t> &args,
     raw[i] = results[i].get();
   std::vector<double> seconds;
   for (unsigned i = 0; i < options.benchCalls; ++i) {
+    for (size_t d = 0; d < donated.size(); ++d) {
+      kiln_tensor_t copy = nullptr;
+      const Tensor &original = donated[d].second;
+      if (failed(kiln_tensor_copy_to(original.get(),
+                                     kiln_tensor_device(original.get()), &copy)))
+        return false;
+      fresh[d] = Tensor(copy);
+      args[donated[d].first] = copy;
+    }
     auto start = std::chrono::steady_clock::now();
     if (failed(kiln_module_call_into(module, options.entryName.c_str(), args.size(),
                                      args.data(), numResults, raw.data())))

@@ -27,6 +27,9 @@ struct TensorSpec {
 struct EntrySignature {
   std::string name;
   std::vector<TensorSpec> args, results;
+  /// For each result, the argument (kiln.donate) whose buffer the code
+  /// writes it into and the runtime hands over, or -1; empty if none.
+  std::vector<int64_t> donors;
   /// "(f32[4,8], i32[]) -> (f32[4])".
   std::string text;
 };

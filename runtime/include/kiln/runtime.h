@@ -168,7 +168,11 @@ kiln_status_t kiln_module_entry_result(kiln_module_t module, const char *entry,
  * dtype, rank, each dimension, byte length) and a mismatch is reported
  * naming the argument, e.g. "arg1 dimension 0: expected 4, got 3". On
  * success `results` (room for `num_results` handles, which must equal the
- * entry's result count) receives new tensors the caller frees. */
+ * entry's result count) receives new tensors the caller frees.
+ * An argument the entry donates (kiln.donate, see
+ * kiln_module_entry_result_donor) gives its buffer to its result: after
+ * the call (even a failed one) it is empty, and any use of it is an error
+ * naming it; it must not also be passed as another argument. */
 kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
                                size_t num_args, const kiln_tensor_t *args,
                                size_t num_results, kiln_tensor_t *results);
@@ -201,9 +205,10 @@ typedef struct kiln_jit_options {
    * $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln;
    * "" for none (the memory cache only). */
   const char *cache_dir;
-  /* Called with one line for each compile, load from disk, corrupt entry
-   * and cache miss (saying how the key differs from the closest entry the
-   * cache holds); NULL for none. */
+  /* Called with one line for each compile, load from disk, corrupt entry,
+   * cache miss (saying how the key differs from the closest entry the
+   * cache holds) and donated argument (which result reuses its buffer, or
+   * why none does); NULL for none. */
   void (*log)(void *user, const char *line);
   void *log_user;
 } kiln_jit_options_t;
@@ -268,6 +273,17 @@ typedef struct kiln_jit_stats {
   uint64_t corrupt;        /* disk entries found corrupt and replaced */
 } kiln_jit_stats_t;
 void kiln_jit_get_stats(kiln_jit_t jit, kiln_jit_stats_t *stats);
+
+/* How many host tensor buffers the runtime has allocated since the process
+ * started (tensors made, results of calls, files read, copies), and their
+ * bytes; either pointer may be NULL. A result that reuses a donated
+ * argument's buffer allocates none. */
+void kiln_allocation_stats(uint64_t *tensors, uint64_t *bytes);
+
+/* The argument whose buffer result `index` of `entry` reuses (kiln.donate),
+ * or -1 (also for no such entry or result). */
+int64_t kiln_module_entry_result_donor(kiln_module_t module, const char *entry,
+                                       size_t index);
 
 /* The most bytes of intermediate buffers the last successful call in this
  * thread held at once (arguments and results not included), as compiled

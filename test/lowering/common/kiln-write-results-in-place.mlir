@@ -54,3 +54,18 @@ func.func private @other_layout(%x: memref<4xf32>, %out: memref<4xf32, strided<[
   memref.copy %a, %out : memref<4xf32> to memref<4xf32, strided<[2]>>
   return
 }
+
+// -----
+
+// A result that reuses a donated argument's buffer (kiln.donated_buffers:
+// result 0 reuses argument 0) is already there: the copy of the argument
+// into the out-parameter goes, the runtime passing the argument's buffer
+// as that out-parameter. Result 1's copy stays.
+// CHECK-LABEL: func.func @donated
+// CHECK-NOT: memref.copy %arg0, %arg2
+// CHECK: memref.copy %arg1, %arg3
+func.func @donated(%w: memref<4xf32>, %g: memref<4xf32>, %out: memref<4xf32>, %out2: memref<4xf32>) attributes {kiln.donated_buffers = array<i64: 0, -1>} {
+  memref.copy %w, %out : memref<4xf32> to memref<4xf32>
+  memref.copy %g, %out2 : memref<4xf32> to memref<4xf32>
+  return
+}
