@@ -323,6 +323,19 @@ kiln_status_t waitForArguments(size_t numArgs, const kiln_tensor_t *args) {
   return nullptr;
 }
 
+/// checkCall, then waits for the asynchronous calls that write the
+/// arguments.
+kiln_status_t checkAndWait(kiln_module_t module, const char *entry,
+                           size_t numArgs, const kiln_tensor_t *args,
+                           size_t numResults, const kiln_tensor_t *results,
+                           bool checkResults, size_t &index) {
+  if (kiln_status_t status = checkCall(module, entry, numArgs, args,
+                                       numResults, results, checkResults,
+                                       index))
+    return status;
+  return waitForArguments(numArgs, args);
+}
+
 /// Runs entry `index` on checked arguments and results. A result that
 /// reuses a donated argument's buffer is written there (its out-parameter
 /// is the argument), then takes the buffer over: `results[i]` (or, if
@@ -372,10 +385,8 @@ kiln_status_t kiln::runtime::callInto(kiln_module_t module, const char *entry,
                                       const kiln_tensor_t *results,
                                       bool waitForResults) {
   size_t index;
-  if (kiln_status_t status = checkCall(module, entry, numArgs, args,
-                                       numResults, results, true, index))
-    return status;
-  if (kiln_status_t status = waitForArguments(numArgs, args))
+  if (kiln_status_t status = checkAndWait(module, entry, numArgs, args,
+                                          numResults, results, true, index))
     return status;
   for (size_t i = 0; waitForResults && i < numResults; ++i) {
     if (kiln_status_t status =
@@ -444,10 +455,8 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
                                size_t numArgs, const kiln_tensor_t *args,
                                size_t numResults, kiln_tensor_t *results) {
   size_t index;
-  if (kiln_status_t status = checkCall(module, entry, numArgs, args,
-                                       numResults, results, false, index))
-    return status;
-  if (kiln_status_t status = waitForArguments(numArgs, args))
+  if (kiln_status_t status = checkAndWait(module, entry, numArgs, args,
+                                          numResults, results, false, index))
     return status;
   std::vector<std::unique_ptr<kiln_tensor>> outputs;
   if (kiln_status_t status = allocateResults(module, index, outputs))
