@@ -60,7 +60,6 @@ struct kiln_tensor {
               std::vector<int64_t> shape, size_t byteLength)
       : dtype(dtype), device(device), shape(std::move(shape)),
         byteLength(byteLength) {}
-  ~kiln_tensor();
 
   kiln_dtype_t dtype;
   /// Where `data` lives: host memory, or device memory (never read on the

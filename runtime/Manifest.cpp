@@ -28,26 +28,28 @@ bool parseDtype(const std::string &name, kiln_dtype_t &dtype) {
     }
   return false;
 }
+} // namespace
 
-void appendSpec(std::ostringstream &os, const TensorSpec &spec) {
+std::string kiln::runtime::specText(const TensorSpec &spec) {
+  std::ostringstream os;
   os << kiln_dtype_name(spec.dtype) << "[";
   for (size_t i = 0; i < spec.shape.size(); ++i)
     os << (i ? "," : "") << spec.shape[i];
   os << "]";
+  return os.str();
 }
-} // namespace
 
 std::string kiln::runtime::signatureText(const EntrySignature &entry) {
   std::ostringstream os;
   os << "(";
   for (size_t i = 0; i < entry.args.size(); ++i) {
     os << (i ? ", " : "");
-    appendSpec(os, entry.args[i]);
+    os << specText(entry.args[i]);
   }
   os << ") -> (";
   for (size_t i = 0; i < entry.results.size(); ++i) {
     os << (i ? ", " : "");
-    appendSpec(os, entry.results[i]);
+    os << specText(entry.results[i]);
   }
   os << ")";
   return os.str();

@@ -2,7 +2,6 @@
 #include "Internal.h"
 #include "cuda/CudaDriver.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -199,8 +198,6 @@ void kiln::runtime::addReader(kiln_tensor_t tensor,
 void kiln::runtime::addAsyncUse(kiln_tensor_t tensor) {
   tensor->references.fetch_add(1, std::memory_order_relaxed);
 }
-
-kiln_tensor::~kiln_tensor() = default;
 
 void kiln_tensor_free(kiln_tensor_t tensor) {
   // The owner's reference or a finished call's: the last one deletes it.

@@ -429,6 +429,12 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
 /// Chunks of one loop at most: enough for 64 threads.
 constexpr int64_t kMaxChunks = 64;
 
+/// How many chunks threads should share work estimated at `ns` (at least
+/// `minNs`, positive): about one per `minNs / 2`, from 2 to kMaxChunks.
+int64_t chunkTarget(double ns, int64_t minNs) {
+  return std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
+}
+
 /// Where `op` is estimated to take at least `minNs` on one thread, splits
 /// one of its parallel loops into chunks (whole multiples of the loop's
 /// granule) that an scf.forall runs, for threads to share: the first loop
@@ -442,7 +448,7 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   double ns = estimatedNs(op);
   if (minNs <= 0 || ns < minNs)
     return {op};
-  int64_t target = std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
+  int64_t target = chunkTarget(ns, minNs);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   std::optional<unsigned> loop;
   int64_t units = 1;
@@ -850,8 +856,7 @@ Operation *fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
     blocks *= size;
   int64_t rows =
       epilogueBlock(m, tiles.registerM, kEpilogueRowTiles * tiles.cacheM);
-  int64_t chunks = std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
-  if (threaded && blocks * (m / (rows ? rows : m)) < chunks)
+  if (threaded && blocks * (m / (rows ? rows : m)) < chunkTarget(ns, minNs))
     rows = epilogueBlock(m, tiles.registerM, tiles.cacheM);
   SmallVector<int64_t> sizes(batch, 1);
   sizes.append({rows, columns});

@@ -224,17 +224,10 @@ void DiskCache::store(const CacheKey &key, llvm::StringRef artifact) {
     log("cannot write a cache entry in " + folder + ": " + code.message());
     return;
   }
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << entry;
-    os.flush();
-    if (os.has_error()) {
-      log("cannot write " + std::string(temporary) + ": " +
-          os.error().message());
-      os.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return;
-    }
+  if (std::string why = writeAndClose(fd, entry); !why.empty()) {
+    log("cannot write " + std::string(temporary) + ": " + why);
+    llvm::sys::fs::remove(temporary);
+    return;
   }
   if (std::error_code code = llvm::sys::fs::rename(temporary, path)) {
     log("cannot store " + path + ": " + code.message());
@@ -294,6 +287,17 @@ void DiskCache::evict() {
           std::to_string(budget) + " bytes)");
     }
   }
+}
+
+std::string kiln::jit::writeAndClose(int fd, llvm::StringRef bytes) {
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << bytes;
+  os.flush();
+  if (!os.has_error())
+    return "";
+  std::string why = os.error().message();
+  os.clear_error();
+  return why;
 }
 
 std::string kiln::jit::defaultCacheFolder() {

@@ -73,6 +73,9 @@ private:
   Log log;
 };
 
+/// Writes `bytes` to the open file `fd` and closes it; why it failed, or "".
+std::string writeAndClose(int fd, llvm::StringRef bytes);
+
 /// The disk cache's folder when the caller names none: $KILN_CACHE_DIR,
 /// else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln ("" if none is set).
 std::string defaultCacheFolder();

@@ -25,14 +25,14 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <deque>
-#include <functional>
-#include <thread>
 #include <cstring>
+#include <deque>
 #include <dlfcn.h>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 
 using namespace kiln::jit;
 using kiln::runtime::error;
@@ -80,6 +80,14 @@ struct Specialization {
   }
 };
 
+/// `type` as MLIR prints it ("tensor<4xf32>").
+std::string textOf(mlir::Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
 /// The indices of `fn`'s arguments marked kiln.static.
 std::vector<unsigned> staticArguments(mlir::func::FuncOp fn) {
   std::vector<unsigned> indices;
@@ -106,23 +114,11 @@ llvm::Error bakeStaticArgument(mlir::func::FuncOp fn, unsigned index,
   if (!value || value->device != KILN_DEVICE_CPU)
     return llvm::createStringError(name + ": a static argument must be a "
                                           "host tensor");
-  std::string given = std::string(kiln_dtype_name(value->dtype)) + "[" +
-                      llvm::join(llvm::map_range(value->shape,
-                                                 [](int64_t d) {
-                                                   return std::to_string(d);
-                                                 }),
-                                 ",") +
-                      "]";
+  std::string given = kiln::runtime::specText({value->dtype, value->shape});
   if (kiln::runtimeDtypeCode(type.getElementType()) != value->dtype ||
       llvm::ArrayRef<int64_t>(value->shape) != type.getShape())
     return llvm::createStringError(name + ": static argument of type " +
-                                   [&] {
-                                     std::string t;
-                                     llvm::raw_string_ostream os(t);
-                                     os << type;
-                                     return t;
-                                   }() +
-                                   " given " + given);
+                                   textOf(type) + " given " + given);
   llvm::StringRef bytes = bytesOf(value);
   mlir::DenseElementsAttr elements;
   if (value->dtype == KILN_I1) {
@@ -185,6 +181,7 @@ std::string describe(llvm::StringRef entry, const CacheKey &key) {
       args += (args.empty() ? "" : ", ") + value;
   return "@" + entry.str() + "(" + args + ")";
 }
+
 /// A thread that runs tasks one at a time, in the order they came, and
 /// finishes them all before it is destroyed.
 class Worker {
@@ -296,12 +293,8 @@ llvm::Error kiln_jit::prepare(llvm::StringRef entry, size_t count,
   pruned->print(os);
   auto fn = pruned->lookupSymbol<mlir::func::FuncOp>(entry);
   key.parts.emplace_back("entry", entry.str());
-  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
-    std::string text;
-    llvm::raw_string_ostream typeText(text);
-    typeText << type;
-    key.parts.emplace_back("arg" + std::to_string(i), text);
-  }
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+    key.parts.emplace_back("arg" + std::to_string(i), textOf(type));
   key.parts.emplace_back(
       "ir", llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(ir)),
                         /*LowerCase=*/true));
@@ -318,9 +311,12 @@ llvm::Error kiln_jit::prepare(llvm::StringRef entry, size_t count,
     key.parts.emplace_back("static" + std::to_string(i), value);
   }
   key.parts.emplace_back("options", "target=cpu");
-  key.parts.emplace_back("cpu", llvm::sys::getHostCPUName().str());
-  key.parts.emplace_back("features", hostFeatures());
-  key.parts.emplace_back("kiln", kilnBuild());
+  // The same for every key of the process: found once.
+  static const std::string cpu = llvm::sys::getHostCPUName().str(),
+                           features = hostFeatures(), build = kilnBuild();
+  key.parts.emplace_back("cpu", cpu);
+  key.parts.emplace_back("features", features);
+  key.parts.emplace_back("kiln", build);
   return llvm::Error::success();
 }
 
@@ -341,16 +337,8 @@ kiln_status_t kiln_jit::loadArtifact(llvm::StringRef bytes,
           llvm::sys::fs::createTemporaryFile("kiln-jit", "so", fd, path))
     return error("cannot create a temporary artifact: " + code.message());
   llvm::FileRemover remover(path);
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << bytes;
-    os.flush();
-    if (os.has_error()) {
-      std::string why = os.error().message();
-      os.clear_error();
-      return error("cannot write " + std::string(path) + ": " + why);
-    }
-  }
+  if (std::string why = writeAndClose(fd, bytes); !why.empty())
+    return error("cannot write " + std::string(path) + ": " + why);
   kiln_module_t raw = nullptr;
   if (kiln_status_t status = kiln_module_load(path.c_str(), &raw))
     return status;

@@ -403,16 +403,21 @@ bool call(kiln_module_t module, std::vector<kiln_tensor_t> args,
   std::vector<kiln_tensor_t> raw(numResults);
   // A donated argument (kiln.donate) gives its buffer to a result: each
   // timed call gets a fresh copy of it, made outside the timing.
+  auto copyOf = [](kiln_tensor_t tensor, Tensor &copy) {
+    kiln_tensor_t raw = nullptr;
+    if (failed(kiln_tensor_copy_to(tensor, kiln_tensor_device(tensor), &raw)))
+      return false;
+    copy = Tensor(raw);
+    return true;
+  };
   std::vector<std::pair<size_t, Tensor>> donated;
   for (size_t i = 0; options.benchCalls && i < numResults; ++i)
     if (int64_t arg = kiln_module_entry_result_donor(
             module, options.entryName.c_str(), i);
         arg >= 0) {
-      kiln_tensor_t copy = nullptr;
-      if (failed(kiln_tensor_copy_to(args[arg], kiln_tensor_device(args[arg]),
-                                     &copy)))
+      donated.emplace_back(arg, Tensor());
+      if (!copyOf(args[arg], donated.back().second))
         return false;
-      donated.emplace_back(arg, Tensor(copy));
     }
   std::vector<Tensor> fresh(donated.size());
   auto once = [&] {
@@ -443,13 +448,9 @@ bool call(kiln_module_t module, std::vector<kiln_tensor_t> args,
   std::vector<double> seconds;
   for (unsigned i = 0; i < options.benchCalls; ++i) {
     for (size_t d = 0; d < donated.size(); ++d) {
-      kiln_tensor_t copy = nullptr;
-      const Tensor &original = donated[d].second;
-      if (failed(kiln_tensor_copy_to(original.get(),
-                                     kiln_tensor_device(original.get()), &copy)))
+      if (!copyOf(donated[d].second.get(), fresh[d]))
         return false;
-      fresh[d] = Tensor(copy);
-      args[donated[d].first] = copy;
+      args[donated[d].first] = fresh[d].get();
     }
     auto start = std::chrono::steady_clock::now();
     if (failed(kiln_module_call_into(module, options.entryName.c_str(), args.size(),

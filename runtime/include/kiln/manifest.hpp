@@ -60,6 +60,8 @@ bool hostHasCpuFeature(const std::string &name);
 std::string serializeManifest(const Manifest &manifest);
 /// Parses serializeManifest's text, rejecting anything malformed.
 kiln_status_t parseManifest(const std::string &text, Manifest &manifest);
+/// The text of one tensor's spec: "f32[4,8]".
+std::string specText(const TensorSpec &spec);
 /// The signature text of an entry.
 std::string signatureText(const EntrySignature &entry);
 
