@@ -45,7 +45,14 @@ LogicalResult collectSpecs(func::FuncOp fn, TypeRange types, StringRef kind,
     auto tensor = dyn_cast<RankedTensorType>(type);
     std::optional<kiln_dtype_t> dtype =
         tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
-    if (!tensor || !tensor.hasStaticShape() || !dtype)
+    if (tensor && dtype && !tensor.hasStaticShape())
+      return fn.emitError("public function @")
+             << fn.getName() << "'s " << kind << " #" << i << " has type "
+             << type << ", with dynamic dimensions: call it through the jit "
+             << "(kiln-run, kiln_jit_call), which compiles it for each "
+             << "call's shapes, or give them sizes with kiln-opt "
+             << "--kiln-specialize-shapes";
+    if (!tensor || !dtype)
       return fn.emitError("public function @")
              << fn.getName() << " cannot be an entry point: its " << kind
              << " #" << i << " has type " << type

@@ -1,6 +1,7 @@
 //===- Passes.h - every pass and rule on kiln IR ----------------*- C++ -*-===//
 //
-// The transformations on `kiln` IR: kiln-expand-transforms and the per-op
+// The transformations on `kiln` IR: kiln-expand-transforms,
+// kiln-specialize-shapes and the per-op
 // rules its engines attach to the kiln ops as external models.
 //
 //===----------------------------------------------------------------------===//
@@ -9,13 +10,17 @@
 
 #include "passes/expand/Passes.h"
 #include "passes/grad/Jvp.h"
+#include "passes/jit/Passes.h"
 #include "passes/grad/Vjp.h"
 #include "passes/vmap/Vmap.h"
 
 namespace kiln {
 
 /// Registers every pass on kiln IR.
-inline void registerAllKilnPasses() { registerKilnExpandPasses(); }
+inline void registerAllKilnPasses() {
+  registerKilnExpandPasses();
+  registerKilnJitPasses();
+}
 
 /// Attaches every engine's per-op rules to the kiln ops.
 inline void registerAllKilnRules(mlir::DialectRegistry &registry) {

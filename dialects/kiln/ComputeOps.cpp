@@ -41,7 +41,7 @@ static LogicalResult verifyDotPairs(EmitError emit, StringRef what,
     return emit() << "has " << lhsDims.size() << " lhs and " << rhsDims.size()
                   << " rhs " << what << " dimensions";
   for (auto [l, r] : llvm::zip(lhsDims, rhsDims))
-    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+    if (sizesConflict(lhs.getDimSize(l), rhs.getDimSize(r)))
       return emit() << what << " dimensions lhs " << l << " (size "
                     << lhs.getDimSize(l) << ") and rhs " << r << " (size "
                     << rhs.getDimSize(r) << ") differ in size";
@@ -87,6 +87,17 @@ LogicalResult DotGeneralOp::verify() {
     return emitOpError("result type should be ")
            << expected << " (batch, then lhs free, then rhs free dimensions)"
            << " but is " << getType();
+  return success();
+}
+
+LogicalResult DotGeneralOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(RankedTensorType::get(
+      dotGeneralShape(getLhs().getType().getShape(),
+                      getRhs().getType().getShape(),
+                      getLhsBatchingDimensions(), getRhsBatchingDimensions(),
+                      getLhsContractingDimensions(),
+                      getRhsContractingDimensions()),
+      getType().getElementType()));
   return success();
 }
 
@@ -142,6 +153,13 @@ LogicalResult ArgmaxOp::verify() {
   return success();
 }
 
+LogicalResult ArgmaxOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  int64_t dim = getDimension();
+  types.push_back(getType().clone(
+      dropDimensions(getOperand().getType().getShape(), {dim})));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // take, scatter_add
 //===----------------------------------------------------------------------===//
@@ -173,5 +191,10 @@ LogicalResult ScatterAddOp::verify() {
     return emitOpError("updates have type ")
            << getUpdates().getType() << " but kiln.take of these indices "
            << "would give shape " << RankedTensorType::get(shape, type.getElementType());
+  return success();
+}
+
+LogicalResult ScatterAddOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(getOperand().getType());
   return success();
 }

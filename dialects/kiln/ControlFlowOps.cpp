@@ -49,6 +49,13 @@ LogicalResult CondOp::verifyRegions() {
   return success();
 }
 
+LogicalResult CondOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  // The verifier checks that the false branch yields the same types.
+  llvm::append_range(types,
+                     getTrueBranch().front().getTerminator()->getOperandTypes());
+  return success();
+}
+
 namespace {
 /// cond with a constant predicate -> the region it runs, inlined.
 struct InlineConstantCond : OpRewritePattern<CondOp> {
@@ -115,6 +122,18 @@ LogicalResult WhileOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   llvm::append_range(types, adaptor.getOperands().getTypes());
+  return success();
+}
+
+void WhileOp::specializeRegionArguments() {
+  for (Region *region : getRegions())
+    for (auto [argument, operand] :
+         llvm::zip_equal(region->getArguments(), getOperands()))
+      argument.setType(operand.getType());
+}
+
+LogicalResult WhileOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, getOperands().getTypes());
   return success();
 }
 

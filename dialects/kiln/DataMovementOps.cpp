@@ -14,7 +14,8 @@ using namespace kiln;
 /// A splat constant operand re-shaped to `type`: data movement of a splat
 /// is the splat of the new shape.
 static OpFoldResult foldSplat(Attribute operand, ShapedType type) {
-  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(operand))
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(operand);
+  if (splat && type.hasStaticShape())
     return SplatElementsAttr::get(type, splat.getSplatValue<Attribute>());
   return {};
 }
@@ -56,11 +57,29 @@ LogicalResult BroadcastInDimOp::verify() {
     if (i > 0 && dim <= dims[i - 1])
       return emitOpError("broadcast_dimensions must be strictly increasing");
     int64_t from = operandType.getDimSize(i), to = resultType.getDimSize(dim);
+    if (ShapedType::isDynamic(from) != ShapedType::isDynamic(to))
+      return emitOpError("operand dimension ")
+             << i << " and result dimension " << dim
+             << " must both be dynamic or both static";
     if (from != 1 && from != to)
       return emitOpError("operand dimension ")
              << i << " has size " << from << ", which cannot broadcast to "
              << "result dimension " << dim << " of size " << to;
   }
+  for (int64_t dim = 0; dim < resultType.getRank(); ++dim)
+    if (resultType.isDynamicDim(dim) && !llvm::is_contained(dims, dim))
+      return emitOpError("result dimension ")
+             << dim << " is dynamic but no operand dimension gives its size";
+  return success();
+}
+
+LogicalResult
+BroadcastInDimOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  SmallVector<int64_t> shape(getType().getShape());
+  for (auto [i, dim] : llvm::enumerate(getBroadcastDimensions()))
+    if (ShapedType::isDynamic(shape[dim]))
+      shape[dim] = getOperand().getType().getDimSize(i);
+  types.push_back(getType().clone(shape));
   return success();
 }
 
@@ -101,14 +120,40 @@ void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshapeOp::verify() {
-  std::optional<int64_t> from =
-      checkedNumElements(getOperand().getType().getShape());
-  std::optional<int64_t> to = checkedNumElements(getType().getShape());
+  RankedTensorType operandType = getOperand().getType(), type = getType();
+  std::optional<int64_t> from = checkedNumElements(operandType.getShape());
+  std::optional<int64_t> to = checkedNumElements(type.getShape());
   if (!from || !to)
     return emitOpError("has more elements than fit in 64 bits");
-  if (*from != *to)
+  // A dynamic operand reshapes into a result with one dynamic dimension,
+  // whose size specialization solves from the element count.
+  if (operandType.hasStaticShape() != type.hasStaticShape() ||
+      type.getNumDynamicDims() > 1)
+    return emitOpError("result type ")
+           << type << " must have " << (operandType.hasStaticShape() ? "no" : "one")
+           << " dynamic dimension, as the operand has "
+           << (operandType.hasStaticShape() ? "none" : "some");
+  if (type.hasStaticShape() && *from != *to)
     return emitOpError("operand has ")
            << *from << " elements but the result has " << *to;
+  return success();
+}
+
+LogicalResult ReshapeOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  RankedTensorType operandType = getOperand().getType(), type = getType();
+  SmallVector<int64_t> shape(type.getShape());
+  auto dynamic = llvm::find_if(shape, ShapedType::isDynamic);
+  if (operandType.hasStaticShape() && dynamic != shape.end()) {
+    // The verifier checked that these counts fit in int64.
+    int64_t count = *checkedNumElements(operandType.getShape());
+    int64_t known = *checkedNumElements(shape);
+    if (known == 0 || count % known)
+      return emitOpError("cannot reshape ")
+             << operandType << " into " << type << ": " << count
+             << " elements are no multiple of " << known;
+    *dynamic = count / known;
+  }
+  types.push_back(type.clone(shape));
   return success();
 }
 
@@ -199,7 +244,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t start = starts[d], limit = limits[d], stride = strides[d];
     int64_t size = type.getDimSize(d);
-    if (start < 0 || start > limit || limit > size)
+    if (start < 0 || start > limit ||
+        (!ShapedType::isDynamic(size) && limit > size))
       return emit() << "dimension " << d << ": start " << start
                     << ", limit " << limit << " and size " << size
                     << " must satisfy 0 <= start <= limit <= size";
@@ -240,7 +286,7 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *context,
       failed(verifyRankMatches(emit, "slice_sizes", sizes, type.getRank())))
     return failure();
   for (auto [d, size] : llvm::enumerate(sizes))
-    if (size < 0 || size > type.getDimSize(d))
+    if (size < 0 || (!type.isDynamicDim(d) && size > type.getDimSize(d)))
       return emit() << "slice_sizes entry " << size << " for dimension " << d
                     << " must be in [0, " << type.getDimSize(d) << "]";
   types.push_back(type.clone(sizes));
@@ -256,6 +302,9 @@ struct DynamicSliceToSlice : OpRewritePattern<DynamicSliceOp> {
                                 PatternRewriter &rewriter) const override {
     ArrayRef<int64_t> shape = op.getOperand().getType().getShape();
     ArrayRef<int64_t> sizes = op.getSliceSizes();
+    // Clamping needs the operand's sizes.
+    if (!op.getOperand().getType().hasStaticShape())
+      return failure();
     SmallVector<int64_t> starts, limits;
     for (auto [d, index] : llvm::enumerate(op.getStartIndices())) {
       DenseIntElementsAttr value;
@@ -291,7 +340,8 @@ LogicalResult DynamicUpdateSliceOp::verify() {
            << updateType.getRank() << " but the operand has rank "
            << operandType.getRank();
   for (int64_t d = 0; d < operandType.getRank(); ++d)
-    if (updateType.getDimSize(d) > operandType.getDimSize(d))
+    if (!updateType.isDynamicDim(d) && !operandType.isDynamicDim(d) &&
+        updateType.getDimSize(d) > operandType.getDimSize(d))
       return emitOpError("update dimension ")
              << d << " has size " << updateType.getDimSize(d)
              << ", larger than the operand's " << operandType.getDimSize(d);
@@ -332,10 +382,16 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *context,
     for (int64_t d = 0; d < first.getRank(); ++d) {
       if (d == dim)
         continue;
-      if (type.getDimSize(d) != shape[d])
+      if (sizesConflict(type.getDimSize(d), shape[d]))
         return emit() << "input #" << i + 1 << " has size "
                       << type.getDimSize(d) << " in dimension " << d
                       << " but input #0 has " << shape[d];
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = type.getDimSize(d);
+    }
+    if (ShapedType::isDynamic(shape[dim]) || type.isDynamicDim(dim)) {
+      shape[dim] = ShapedType::kDynamic;
+      continue;
     }
     std::optional<int64_t> total =
         llvm::checkedAdd(shape[dim], type.getDimSize(dim));
@@ -395,6 +451,10 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
     if (interior[d] < 0)
       return emit() << "interior_padding entry " << interior[d]
                     << " for dimension " << d << " is negative";
+    if (type.isDynamicDim(d)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     std::optional<int64_t> size =
         paddedSize(type.getDimSize(d), low[d], high[d], interior[d]);
     if (!size)

@@ -473,7 +473,7 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
                                                        : 0;
           return boolean(satisfies(direction, order));
         });
-  if (getLhs() == getRhs())
+  if (getLhs() == getRhs() && getType().hasStaticShape())
     return DenseElementsAttr::get(getType(),
                                   ArrayRef<bool>(satisfies(direction, 0)));
   // Integers compare as signed, booleans as false < true.
@@ -499,6 +499,11 @@ LogicalResult SelectOp::verify() {
     return emitOpError("pred has shape ")
            << predType << " but the operands have type "
            << getOnTrue().getType() << "; it must match them or be a scalar";
+  return success();
+}
+
+LogicalResult SelectOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(getOnTrue().getType());
   return success();
 }
 
@@ -557,11 +562,16 @@ static Attribute convertElement(Attribute element, Type to) {
                                        : x.zextOrTrunc(width));
 }
 
+LogicalResult ConvertOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(getType().clone(getOperand().getType().getShape()));
+  return success();
+}
+
 OpFoldResult ConvertOp::fold(FoldAdaptor adaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
   auto constant = dyn_cast_or_null<DenseElementsAttr>(adaptor.getOperand());
-  if (!constant)
+  if (!constant || !getType().hasStaticShape())
     return {};
   Type to = getType().getElementType();
   if (constant.isSplat())

@@ -4,11 +4,12 @@
 
 include "KilnDialect.td"
 include "KilnAttrs.td"
+include "KilnInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Kiln_DotGeneralOp : Kiln_Op<"dot_general", [Pure,
-    AllElementTypesMatch<["lhs", "rhs"]>]> {
+    AllElementTypesMatch<["lhs", "rhs"]>, DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "generalized matrix product";
   let description = [{
     Contracts `lhs` with `rhs` over the paired contracting dimensions, with
@@ -74,7 +75,8 @@ def Kiln_ReduceMaxOp : Kiln_ReduceOp<"reduce_max",
 def Kiln_ReduceMinOp : Kiln_ReduceOp<"reduce_min",
     "minimum (NaN if any element is NaN)">;
 
-def Kiln_ArgmaxOp : Kiln_Op<"argmax", [Pure]> {
+def Kiln_ArgmaxOp : Kiln_Op<"argmax", [Pure,
+    DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "index of the largest element along one dimension";
   let description = [{
     Returns, for every position of the other dimensions, the index of the
@@ -123,7 +125,8 @@ def Kiln_TakeOp : Kiln_Op<"take", [Pure, InferTypeOpAdaptor]> {
 
 def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
     AllTypesMatch<["operand", "result"]>,
-    AllElementTypesMatch<["operand", "updates"]>]> {
+    AllElementTypesMatch<["operand", "updates"]>,
+    DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "add slices into a table at integer indices";
   let description = [{
     The transpose of `kiln.take`: adds each slice of `updates` into

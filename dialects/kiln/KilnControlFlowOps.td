@@ -3,11 +3,12 @@
 #define KILN_CONTROL_FLOW_OPS_TD
 
 include "KilnDialect.td"
+include "KilnInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Kiln_CondOp : Kiln_Op<"cond", [RecursiveMemoryEffects,
-    NoRegionArguments]> {
+    NoRegionArguments, DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "run one of two regions on a scalar predicate";
   let description = [{
     Runs `true_branch` if `pred` is true and `false_branch` otherwise, and
@@ -38,7 +39,8 @@ def Kiln_CondOp : Kiln_Op<"cond", [RecursiveMemoryEffects,
 }
 
 def Kiln_WhileOp : Kiln_Op<"while", [RecursiveMemoryEffects,
-    InferTypeOpAdaptor]> {
+    InferTypeOpAdaptor, DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface,
+    ["specializeRegionArguments"]>]> {
   let summary = "loop while a condition region yields true";
   let description = [{
     Starts with the operands as the loop-carried values; while `cond` (given

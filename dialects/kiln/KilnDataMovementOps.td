@@ -3,6 +3,7 @@
 #define KILN_DATA_MOVEMENT_OPS_TD
 
 include "KilnDialect.td"
+include "KilnInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -19,7 +20,7 @@ def Kiln_ConstantOp : Kiln_Op<"constant", [ConstantLike, Pure,
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs Kiln_Tensor:$result);
+  let results = (outs Kiln_StaticTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
 }
@@ -58,13 +59,13 @@ def Kiln_IotaOp : Kiln_Op<"iota", [Pure]> {
     ```
   }];
   let arguments = (ins I64Attr:$iota_dimension);
-  let results = (outs Kiln_NumericTensor:$result);
+  let results = (outs Kiln_StaticTensorOf<[F16, BF16, F32, F64, I32, I64]>:$result);
   let assemblyFormat = "`dim` `=` $iota_dimension attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 
 def Kiln_BroadcastInDimOp : Kiln_Op<"broadcast_in_dim", [Pure,
-    AllElementTypesMatch<["operand", "result"]>]> {
+    AllElementTypesMatch<["operand", "result"]>, DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "broadcast a tensor into a larger shape";
   let description = [{
     Dimension `i` of the operand becomes dimension `broadcast_dimensions[i]`
@@ -92,7 +93,7 @@ def Kiln_BroadcastInDimOp : Kiln_Op<"broadcast_in_dim", [Pure,
 }
 
 def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure,
-    AllElementTypesMatch<["operand", "result"]>]> {
+    AllElementTypesMatch<["operand", "result"]>, DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "the same elements in row-major order, in another shape";
   let description = [{
     Reinterprets the operand's elements, in row-major order, as the result

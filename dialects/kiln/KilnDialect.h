@@ -22,4 +22,17 @@
 #define GET_OP_CLASSES
 #include "kiln/KilnOps.h.inc"
 
+namespace kiln {
+/// Whether a tensor in `fn`'s signature has a dynamic dimension: such a
+/// function is specialized (kiln-specialize-shapes) before it lowers.
+inline bool hasDynamicSignature(mlir::func::FuncOp fn) {
+  auto isDynamic = [](mlir::Type type) {
+    auto shaped = mlir::dyn_cast<mlir::ShapedType>(type);
+    return shaped && !shaped.hasStaticShape();
+  };
+  return llvm::any_of(fn.getArgumentTypes(), isDynamic) ||
+         llvm::any_of(fn.getResultTypes(), isDynamic);
+}
+} // namespace kiln
+
 #endif // KILN_KILNDIALECT_H

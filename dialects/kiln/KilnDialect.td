@@ -14,7 +14,10 @@ def Kiln_Dialect : Dialect {
     `jax.lax` (elementwise arithmetic, shape manipulation, `dot_general`,
     reductions, structured control flow) and the transformation ops that
     JAX users know as `grad`, `vmap`, `scan` and `checkpoint`. Values are
-    statically shaped builtin tensors of f16, bf16, f32, f64, i1, i32 or i64.
+    ranked builtin tensors of f16, bf16, f32, f64, i1, i32 or i64. A
+    dimension may be dynamic (`tensor<?x784xf32>`): it propagates exactly
+    (a result dimension is dynamic where the operands leave it unknown), and
+    `kiln-specialize-shapes` replaces it by a size before anything lowers.
 
     Transformation ops name a `func.func` by symbol; each one expands into an
     ordinary function, so they compose in any order.
@@ -39,19 +42,27 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
     : Op<Kiln_Dialect, mnemonic, traits>;
 
 //===----------------------------------------------------------------------===//
-// Type constraints. Shapes are static until dynamic dimensions are supported.
+// Type constraints.
 //===----------------------------------------------------------------------===//
 
-// A statically shaped tensor whose size in bytes fits in an int64: code
+// A ranked tensor whose static dimensions take fewer than 2^63 bytes: code
 // computes byte offsets in 64 bits, and a larger tensor could never be
-// allocated anyway.
+// allocated anyway. Dynamic dimensions are specialized before lowering.
 class Kiln_TensorOf<list<Type> types>
+    : Type<And<[RankedTensorOf<types>.predicate,
+                CPred<"::kiln::hasAddressableSize($_self)">]>,
+           RankedTensorOf<types>.summary # " of fewer than 2^63 bytes",
+           "::mlir::RankedTensorType">;
+// Values made from attributes alone (constants, iota) have nothing a size
+// could be specialized from.
+class Kiln_StaticTensorOf<list<Type> types>
     : Type<And<[StaticShapeTensorOf<types>.predicate,
                 CPred<"::kiln::hasAddressableSize($_self)">]>,
            StaticShapeTensorOf<types>.summary # " of fewer than 2^63 bytes",
            "::mlir::RankedTensorType">;
 
 def Kiln_Tensor : Kiln_TensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def Kiln_StaticTensor : Kiln_StaticTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 def Kiln_FloatTensor : Kiln_TensorOf<[F16, BF16, F32, F64]>;
 // Arithmetic excludes i1, as in jax.lax.
 def Kiln_NumericTensor : Kiln_TensorOf<[F16, BF16, F32, F64, I32, I64]>;

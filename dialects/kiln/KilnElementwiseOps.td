@@ -7,6 +7,7 @@
 #define KILN_ELEMENTWISE_OPS_TD
 
 include "KilnDialect.td"
+include "KilnInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -134,7 +135,8 @@ def Kiln_CompareOp : Kiln_Op<"compare", [Pure, Elementwise, SameTypeOperands,
 }
 
 def Kiln_SelectOp : Kiln_Op<"select", [Pure,
-    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+    AllTypesMatch<["on_true", "on_false", "result"]>,
+    DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "elementwise choice between two tensors";
   let description = [{
     Picks `on_true` where `pred` is true and `on_false` elsewhere, as
@@ -157,7 +159,8 @@ def Kiln_SelectOp : Kiln_Op<"select", [Pure,
   let hasFolder = 1;
 }
 
-def Kiln_ConvertOp : Kiln_Op<"convert", [Pure, Elementwise, SameOperandsAndResultShape]> {
+def Kiln_ConvertOp : Kiln_Op<"convert", [Pure, Elementwise,
+    SameOperandsAndResultShape, DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts every element to the result's element type, as

@@ -146,6 +146,33 @@ def Kiln_RegionBatchingOpInterface : OpInterface<"RegionBatchingOpInterface"> {
   ];
 }
 
+def Kiln_ShapeSpecializationOpInterface
+    : OpInterface<"ShapeSpecializationOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    How an op whose result types are not inferred from its operands alone
+    (InferTypeOpInterface) takes the sizes of its operands' dimensions once
+    kiln-specialize-shapes has given them sizes: a declared dynamic result
+    dimension becomes the size its operands imply.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Gives the op's regions' arguments the types they have for the op's
+        current operands (regions are specialized after this and before
+        `specializeResultTypes`).
+      }],
+      "void", "specializeRegionArguments", (ins), [{}], [{ return; }]>,
+    InterfaceMethod<[{
+        Appends the op's result types for its current operands (and what
+        its regions yield): the declared element types, dynamic dimensions
+        given the sizes the operands imply. Fails with an error at the op
+        when the operands imply none.
+      }],
+      "::mlir::LogicalResult", "specializeResultTypes",
+      (ins "::llvm::SmallVectorImpl<::mlir::Type> &":$types)>
+  ];
+}
+
 def Kiln_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   let cppNamespace = "::kiln";
   let description = [{

@@ -7,6 +7,7 @@
 // is looked up once per symbol table.
 //
 //===----------------------------------------------------------------------===//
+#include "TypeInference.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -278,7 +279,7 @@ LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
              << i << " has type " << type << "; batched along axis " << axis
              << " it must have rank " << argType.getRank() + 1;
     int64_t size = type.getDimSize(axis);
-    if (batchSize && *batchSize != size)
+    if (batchSize && sizesConflict(*batchSize, size))
       return emitOpError("operand #")
              << i << " has batch size " << size
              << " but the batch size is " << *batchSize;

@@ -71,14 +71,15 @@ SmallVector<int64_t> dotGeneralShape(ArrayRef<int64_t> lhs,
 std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
   std::optional<int64_t> count = 1;
   for (int64_t size : shape)
-    if (!(count = llvm::checkedMul(*count, size)))
+    if (!ShapedType::isDynamic(size) &&
+        !(count = llvm::checkedMul(*count, size)))
       return std::nullopt;
   return count;
 }
 
 bool hasAddressableSize(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
+  if (!tensor)
     return false;
   std::optional<int64_t> count = checkedNumElements(tensor.getShape());
   int64_t bytes = (tensor.getElementTypeBitWidth() + 7) / 8;

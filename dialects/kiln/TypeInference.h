@@ -55,11 +55,20 @@ llvm::SmallVector<int64_t> dotGeneralShape(
     llvm::ArrayRef<int64_t> lhsBatch, llvm::ArrayRef<int64_t> rhsBatch,
     llvm::ArrayRef<int64_t> lhsContract, llvm::ArrayRef<int64_t> rhsContract);
 
-/// The number of elements of `shape`, or nullopt if it overflows int64.
+/// The number of elements of `shape`'s static dimensions, or nullopt if it
+/// overflows int64.
 std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
-/// Whether `type` (a statically shaped tensor) holds fewer than 2^63 bytes.
+/// Whether the static dimensions of `type` (a ranked tensor) take fewer
+/// than 2^63 bytes.
 bool hasAddressableSize(mlir::Type type);
+
+/// Whether two dimension sizes are both known and differ: a dynamic size
+/// agrees with any other until specialization.
+inline bool sizesConflict(int64_t a, int64_t b) {
+  return !mlir::ShapedType::isDynamic(a) && !mlir::ShapedType::isDynamic(b) &&
+         a != b;
+}
 
 /// The shape `kiln.take` gives: `operand` with dimension `dim` replaced by
 /// the whole of `indices`.

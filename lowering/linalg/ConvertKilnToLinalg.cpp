@@ -52,6 +52,18 @@ struct ConvertKilnToLinalgPass
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    // Sizes are what the lowering computes with.
+    WalkResult dynamic = getOperation()->walk([](func::FuncOp fn) {
+      if (!kiln::hasDynamicSignature(fn))
+        return WalkResult::advance();
+      fn.emitError("@") << fn.getSymName() << " has dynamic dimensions ("
+                        << fn.getFunctionType()
+                        << "): give them sizes with kiln-specialize-shapes "
+                           "before lowering";
+      return WalkResult::interrupt();
+    });
+    if (dynamic.wasInterrupted())
+      return signalPassFailure();
     ConversionTarget target(*context);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,

@@ -55,10 +55,30 @@ void replaceByCall(Operation *op, func::FuncOp fn) {
   op->erase();
 }
 
+/// Checks that every transformation op has static types: the engines build
+/// constants and broadcasts of their operands' sizes.
+LogicalResult checkStaticShapes(ModuleOp module) {
+  auto isDynamic = [](Type type) {
+    return !cast<ShapedType>(type).hasStaticShape();
+  };
+  WalkResult result = module.walk([&](kiln::TransformOpInterface op) {
+    if (llvm::none_of(op->getOperandTypes(), isDynamic) &&
+        llvm::none_of(op->getResultTypes(), isDynamic))
+      return WalkResult::advance();
+    op->emitOpError("has dynamic dimensions: give them sizes first "
+                    "(kiln-specialize-shapes, or call the entry through "
+                    "the jit)");
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct KilnExpandTransformsPass
     : kiln::impl::KilnExpandTransformsBase<KilnExpandTransformsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(checkStaticShapes(module)))
+      return signalPassFailure();
     SymbolTable symbols(module);
     // Scans with a checkpoint budget become nested scans of checkpointed
     // segments first, ordinary functions the walk below expands.

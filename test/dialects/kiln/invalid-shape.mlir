@@ -73,7 +73,7 @@ func.func @reshape_count(%x: tensor<2x3xf32>) -> tensor<5xf32> {
 // -----
 
 func.func @reshape_overflow(%x: tensor<4294967296x4294967296xf32>) -> tensor<1xf32> {
-  // expected-error @+1 {{'kiln.reshape' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
+  // expected-error @+1 {{'kiln.reshape' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
   %0 = kiln.reshape %x : (tensor<4294967296x4294967296xf32>) -> tensor<1xf32>
   return %0 : tensor<1xf32>
 }
@@ -340,4 +340,57 @@ func.func @reverse_repeat(%x: tensor<3xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{'kiln.reverse' op dimensions repeats dimension 0}}
   %0 = kiln.reverse %x, dims = [0, 0] : tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+// A dynamic dimension broadcasts from a dynamic one only.
+func.func @broadcast_dynamic_from_static(%x: tensor<4xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op operand dimension 0 and result dimension 0 must both be dynamic or both static}}
+  %0 = kiln.broadcast_in_dim %x, dims = [0] : (tensor<4xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @broadcast_new_dynamic(%x: tensor<4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op result dimension 0 is dynamic but no operand dimension gives its size}}
+  %0 = kiln.broadcast_in_dim %x, dims = [1] : (tensor<4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// A reshape of a dynamic operand has one dynamic result dimension.
+func.func @reshape_two_dynamic(%x: tensor<?x4xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'kiln.reshape' op result type 'tensor<?x?xf32>' must have one dynamic dimension, as the operand has some}}
+  %0 = kiln.reshape %x : (tensor<?x4xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @reshape_static_to_dynamic(%x: tensor<8xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'kiln.reshape' op result type 'tensor<?x4xf32>' must have no dynamic dimension, as the operand has none}}
+  %0 = kiln.reshape %x : (tensor<8xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Nothing gives an iota or a constant a size.
+func.func @iota_dynamic() -> tensor<?xi32> {
+  // expected-error @+1 {{'kiln.iota' op result #0 must be statically shaped tensor}}
+  %0 = kiln.iota dim = 0 : tensor<?xi32>
+  return %0 : tensor<?xi32>
+}
+
+// -----
+
+// Known sizes must still agree.
+func.func @concatenate_conflict(%x: tensor<?x4xf32>, %y: tensor<?x5xf32>) -> tensor<?x4xf32> {
+  // expected-error @+2 {{'kiln.concatenate' op input #1 has size 5 in dimension 1 but input #0 has 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.concatenate %x, %y, dim = 0 : (tensor<?x4xf32>, tensor<?x5xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
 }

@@ -92,3 +92,16 @@ func.func @main(%c: tensor<f32>, %xs: tensor<100xf32>) -> tensor<f32> {
   %r:2 = kiln.scan @step(%c, %xs) {num_carry = 1 : i64, length = 100 : i64, checkpoints = 1 : i64} : (tensor<f32>, tensor<100xf32>) -> (tensor<f32>, tensor<100xf32>)
   return %r#0 : tensor<f32>
 }
+
+// -----
+
+// Transformations expand for sizes.
+func.func private @loss(%x: tensor<?x4xf32>) -> tensor<f32> {
+  %0 = kiln.reduce_sum %x, dims = [0, 1] : (tensor<?x4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @dynamic_grad(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'kiln.grad' op has dynamic dimensions: give them sizes first (kiln-specialize-shapes, or call the entry through the jit)}}
+  %0 = kiln.grad @loss(%a) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
