@@ -6,6 +6,7 @@
 #include "kiln/KilnDialect.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
+#include "passes/jit/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -223,6 +224,19 @@ llvm::Error kiln::ParsedSource::extractEntry(
         return false;
       }
     return true;
+  });
+}
+
+llvm::Error kiln::ParsedSource::specialize(ModuleOp module,
+                                           llvm::StringRef entry,
+                                           llvm::ArrayRef<std::string> argTypes) {
+  return withDiagnostics(sourceMgr, *module.getContext(), path, [&] {
+    PassManager pm(module.getContext());
+    KilnSpecializeShapesOptions options;
+    options.entry = entry.str();
+    options.argTypes = llvm::to_vector(argTypes);
+    pm.addPass(createKilnSpecializeShapes(options));
+    return succeeded(pm.run(module));
   });
 }
 

@@ -98,6 +98,11 @@ struct ParsedSource {
   /// not one.
   llvm::Error extractEntry(llvm::StringRef entry,
                            mlir::OwningOpRef<mlir::ModuleOp> &out);
+  /// Gives the dynamic dimensions of `module`'s (from extractEntry) entry
+  /// the sizes of `argTypes` (kiln-specialize-shapes); an error quoting the
+  /// source if they disagree with it.
+  llvm::Error specialize(mlir::ModuleOp module, llvm::StringRef entry,
+                         llvm::ArrayRef<std::string> argTypes);
   /// Lowers `program.module` (from this source) as far as `options` says
   /// and fills its manifest. Runs on a large stack.
   llvm::Error compile(const CompileOptions &options, CompiledProgram &program);

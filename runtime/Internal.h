@@ -125,6 +125,10 @@ void addReader(kiln_tensor_t tensor, std::shared_ptr<Completion> reader);
 /// or a result): it lives until the call lets go of it with
 /// kiln_tensor_free, even if its owner frees it first.
 void addAsyncUse(kiln_tensor_t tensor);
+/// Checks one argument against its spec and the entry's `device`; `what`
+/// is "arg1" etc.
+kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
+                            kiln_device_t device, const std::string &what);
 /// Checks the entry, the counts and every argument of a call, as
 /// kiln_module_call does, without waiting for any of them.
 kiln_status_t checkArguments(kiln_module_t module, const char *entry,

@@ -47,10 +47,12 @@ private:
   void *handle;
 };
 
-/// Checks one argument against its spec and the entry's `device`; `what`
-/// is "arg1" etc.
-kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
-                            kiln_device_t device, const std::string &what) {
+} // namespace
+
+kiln_status_t kiln::runtime::checkArgument(kiln_tensor_t tensor,
+                                           const TensorSpec &spec,
+                                           kiln_device_t device,
+                                           const std::string &what) {
   if (!tensor)
     return error(what + ": is null");
   if (kiln_status_t status = checkNotDonated(tensor, what))
@@ -89,6 +91,7 @@ kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
   return nullptr;
 }
 
+namespace {
 const EntrySignature *findEntry(kiln_module_t module, const char *name,
                                 size_t *index = nullptr) {
   if (!module || !name)

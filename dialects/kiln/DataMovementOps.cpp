@@ -57,20 +57,16 @@ LogicalResult BroadcastInDimOp::verify() {
     if (i > 0 && dim <= dims[i - 1])
       return emitOpError("broadcast_dimensions must be strictly increasing");
     int64_t from = operandType.getDimSize(i), to = resultType.getDimSize(dim);
-    if (ShapedType::isDynamic(from) != ShapedType::isDynamic(to))
+    if (ShapedType::isDynamic(from) && !ShapedType::isDynamic(to))
       return emitOpError("operand dimension ")
-             << i << " and result dimension " << dim
-             << " must both be dynamic or both static";
-    if (from != 1 && from != to)
+             << i << " is dynamic but result dimension " << dim
+             << " is static";
+    if (!ShapedType::isDynamic(from) && from != 1 && from != to)
       return emitOpError("operand dimension ")
              << i << " has size " << from << ", which cannot broadcast to "
              << "result dimension " << dim << " of size " << to;
   }
-  for (int64_t dim = 0; dim < resultType.getRank(); ++dim)
-    if (resultType.isDynamicDim(dim) && !llvm::is_contained(dims, dim))
-      return emitOpError("result dimension ")
-             << dim << " is dynamic but no operand dimension gives its size";
-  return success();
+  return verifyLike(dims);
 }
 
 LogicalResult
@@ -79,7 +75,50 @@ BroadcastInDimOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
   for (auto [i, dim] : llvm::enumerate(getBroadcastDimensions()))
     if (ShapedType::isDynamic(shape[dim]))
       shape[dim] = getOperand().getType().getDimSize(i);
+  if (Value like = getLike()) {
+    auto likeType = cast<RankedTensorType>(like.getType());
+    for (auto [size, likeSize] : llvm::zip(shape, likeType.getShape()))
+      if (ShapedType::isDynamic(size))
+        size = likeSize;
+    if (llvm::none_of(shape, ShapedType::isDynamic))
+      getLikeMutable().clear();
+  }
   types.push_back(getType().clone(shape));
+  return success();
+}
+
+/// Checks `like` against the result: present only for dynamic result
+/// dimensions no dynamic operand dimension gives, and of the result's rank
+/// and known sizes.
+LogicalResult BroadcastInDimOp::verifyLike(ArrayRef<int64_t> dims) {
+  RankedTensorType operandType = getOperand().getType(), resultType = getType();
+  auto like = getLike() ? cast<RankedTensorType>(getLike().getType())
+                        : RankedTensorType();
+  if (like && like.getRank() != resultType.getRank())
+    return emitOpError("like has type ")
+           << like << " but must have the result's rank "
+           << resultType.getRank();
+  bool needsLike = false;
+  for (int64_t dim = 0; dim < resultType.getRank(); ++dim) {
+    const int64_t *mapped = llvm::find(dims, dim);
+    bool fromOperand = mapped != dims.end() &&
+                       operandType.isDynamicDim(mapped - dims.begin());
+    if (!resultType.isDynamicDim(dim) || fromOperand) {
+      if (like && sizesConflict(like.getDimSize(dim), resultType.getDimSize(dim)))
+        return emitOpError("like has size ")
+               << like.getDimSize(dim) << " in dimension " << dim
+               << " but the result has " << resultType.getDimSize(dim);
+      continue;
+    }
+    if (!like || !like.isDynamicDim(dim))
+      return emitOpError("result dimension ")
+             << dim << " is dynamic but neither an operand dimension nor "
+             << "a dynamic dimension of `like` gives its size";
+    needsLike = true;
+  }
+  if (like && !needsLike)
+    return emitOpError("like serves only dynamic result dimensions that no "
+                       "operand dimension gives; this op has none");
   return success();
 }
 
@@ -98,7 +137,8 @@ struct ComposeBroadcasts : OpRewritePattern<BroadcastInDimOp> {
   LogicalResult matchAndRewrite(BroadcastInDimOp op,
                                 PatternRewriter &rewriter) const override {
     auto inner = op.getOperand().getDefiningOp<BroadcastInDimOp>();
-    if (!inner)
+    // A dynamic size `like` gives would have no place in the composition.
+    if (!inner || op.getLike() || inner.getLike())
       return failure();
     SmallVector<int64_t> dims;
     for (int64_t dim : inner.getBroadcastDimensions())

@@ -74,22 +74,42 @@ def Kiln_BroadcastInDimOp : Kiln_Op<"broadcast_in_dim", [Pure,
     the result dimension it maps to. Result dimensions not mapped repeat the
     operand.
 
+    A dynamic result dimension takes its size from the operand dimension
+    mapped to it, or else from the same dimension of `like`, a tensor of
+    the result's rank (StableHLO's `dynamic_broadcast_in_dim`, with the
+    shape of a value instead of a shape tensor): a bias broadcast to a
+    batch of any size. `like` serves only dynamic sizes:
+    kiln-specialize-shapes drops it once they are known.
+
     Example:
 
     ```mlir
     %y = kiln.broadcast_in_dim %x, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+    %b = kiln.broadcast_in_dim %bias, dims = [1], like %h
+        : (tensor<10xf32>, tensor<?x10xf32>) -> tensor<?x10xf32>
     ```
   }];
   let arguments = (ins Kiln_Tensor:$operand,
-                       DenseI64ArrayAttr:$broadcast_dimensions);
+                       DenseI64ArrayAttr:$broadcast_dimensions,
+                       Optional<Kiln_Tensor>:$like);
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = [{
-    $operand `,` `dims` `=` $broadcast_dimensions attr-dict `:`
-    functional-type($operand, $result)
+    $operand `,` `dims` `=` $broadcast_dimensions (`,` `like` $like^)?
+    attr-dict `:` functional-type(operands, $result)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::Value":$operand,
+                   "::llvm::ArrayRef<int64_t>":$broadcast_dimensions), [{
+      build($_builder, $_state, type, operand, broadcast_dimensions,
+            /*like=*/::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    ::mlir::LogicalResult verifyLike(::llvm::ArrayRef<int64_t> dims);
+  }];
 }
 
 def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure,

@@ -2,6 +2,7 @@
 #ifndef KILN_KILNINTERFACES_H
 #define KILN_KILNINTERFACES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/SmallVector.h"
@@ -33,6 +34,11 @@ enum class DotKind {
 /// into, for rules that treat it apart from a user's while loop: its value
 /// is the loop's trip count, which reverse mode needs before it runs.
 inline constexpr llvm::StringLiteral kScanLoopAttr = "kiln.scan_loop";
+
+/// Gives kiln-specialize-shapes' copy of the function `callee` names for
+/// arguments of `argTypes` (the function itself when it takes them).
+using SpecializeCallee = llvm::function_ref<mlir::FailureOr<mlir::func::FuncOp>(
+    mlir::FlatSymbolRefAttr callee, mlir::TypeRange argTypes)>;
 
 /// The forward-mode engine as the rules of ops with regions see it
 /// (RegionJvpOpInterface). Values are those of the function being

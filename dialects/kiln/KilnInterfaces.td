@@ -29,7 +29,15 @@ def Kiln_TransformOpInterface : OpInterface<"TransformOpInterface"> {
       "::mlir::FlatSymbolRefAttr", "getTransformedCallee", (ins), [{}], [{
         return $_op->template getAttrOfType<::mlir::FlatSymbolRefAttr>(
             "callee");
-      }]>
+      }]>,
+    InterfaceMethod<[{
+        For kiln-specialize-shapes, once the operands have their sizes:
+        names instead the functions `specialize` gives for the argument
+        types the operands imply, and takes the result types those
+        functions imply.
+      }],
+      "::mlir::LogicalResult", "specializeCallees",
+      (ins "::kiln::SpecializeCallee":$specialize)>
   ];
 }
 
@@ -165,8 +173,9 @@ def Kiln_ShapeSpecializationOpInterface
     InterfaceMethod<[{
         Appends the op's result types for its current operands (and what
         its regions yield): the declared element types, dynamic dimensions
-        given the sizes the operands imply. Fails with an error at the op
-        when the operands imply none.
+        given the sizes the operands imply; drops the operands that only
+        carry sizes once the sizes are known (broadcast_in_dim's `like`).
+        Fails with an error at the op when the operands imply none.
       }],
       "::mlir::LogicalResult", "specializeResultTypes",
       (ins "::llvm::SmallVectorImpl<::mlir::Type> &":$types)>

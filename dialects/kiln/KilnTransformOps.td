@@ -16,7 +16,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Kiln_TransformOp<string mnemonic, dag attributes>
-    : Kiln_Op<mnemonic, [Pure, Kiln_TransformOpInterface,
+    : Kiln_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<Kiln_TransformOpInterface>,
                          DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let arguments = !con((ins FlatSymbolRefAttr:$callee,
                             Variadic<Kiln_Tensor>:$operands), attributes);

@@ -41,6 +41,13 @@ static FailureOr<func::FuncOp> lookupCallee(Operation *op,
   return fn;
 }
 
+/// Gives `op`'s results `types` (as many as it has: the op was verified).
+static LogicalResult setResultTypes(Operation *op, TypeRange types) {
+  for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+    result.setType(type);
+  return success();
+}
+
 /// Checks that `actual` equals `expected` type for type; `what` names the
 /// values ("operand", "result") and `why` says where the expectation comes
 /// from.
@@ -128,6 +135,36 @@ static LogicalResult verifyScalarLoss(Operation *op, func::FuncOp fn,
   return success();
 }
 
+/// The results of grad (`returnsValue` false) or value_and_grad of `fn`:
+/// the callee's results for value_and_grad, the gradients, then the aux
+/// results for grad with has_aux.
+template <typename OpTy>
+static LogicalResult gradLikeResults(OpTy op, func::FuncOp fn,
+                                     bool returnsValue,
+                                     SmallVectorImpl<Type> &types) {
+  if (returnsValue)
+    llvm::append_range(types, fn.getResultTypes());
+  if (failed(verifyArgnums(op, op.getArgnums(), fn, types)))
+    return failure();
+  if (!returnsValue && op.getHasAux())
+    llvm::append_range(types, fn.getResultTypes().drop_front());
+  return success();
+}
+
+/// Names the function `specialize` gives for grad or value_and_grad's
+/// operands and takes its results.
+template <typename OpTy>
+static LogicalResult specializeGradLike(OpTy op, SpecializeCallee specialize,
+                                        bool returnsValue) {
+  FailureOr<func::FuncOp> fn =
+      specialize(op.getCalleeAttr(), op.getOperands().getTypes());
+  SmallVector<Type> types;
+  if (failed(fn) || failed(gradLikeResults(op, *fn, returnsValue, types)))
+    return failure();
+  op.setCallee(fn->getSymName());
+  return setResultTypes(op, types);
+}
+
 /// The shared checks of grad and value_and_grad. The results are
 /// `valueResults` of the callee's (all for value_and_grad, none for grad),
 /// the gradients, then the aux results when grad has them.
@@ -145,12 +182,8 @@ static LogicalResult verifyGradLike(OpTy op, SymbolTableCollection &symbols,
       failed(verifyScalarLoss(op, *fn, op.getHasAux())))
     return failure();
   SmallVector<Type> expected;
-  if (returnsValue)
-    llvm::append_range(expected, fn->getResultTypes());
-  if (failed(verifyArgnums(op, op.getArgnums(), *fn, expected)))
+  if (failed(gradLikeResults(op, *fn, returnsValue, expected)))
     return failure();
-  if (!returnsValue && op.getHasAux())
-    llvm::append_range(expected, fn->getResultTypes().drop_front());
   return verifyTypes(op, "result", op.getResultTypes(), expected,
                      returnsValue ? "the callee's results then the gradients"
                                   : "the gradients (then the aux results)");
@@ -162,6 +195,14 @@ LogicalResult GradOp::verifySymbolUses(SymbolTableCollection &symbols) {
 
 LogicalResult ValueAndGradOp::verifySymbolUses(SymbolTableCollection &symbols) {
   return verifyGradLike(*this, symbols, /*returnsValue=*/true);
+}
+
+LogicalResult GradOp::specializeCallees(SpecializeCallee specialize) {
+  return specializeGradLike(*this, specialize, /*returnsValue=*/false);
+}
+
+LogicalResult ValueAndGradOp::specializeCallees(SpecializeCallee specialize) {
+  return specializeGradLike(*this, specialize, /*returnsValue=*/true);
 }
 
 /// `types` followed by `types` again (primals then tangents).
@@ -183,6 +224,28 @@ LogicalResult JvpOp::verifySymbolUses(SymbolTableCollection &symbols) {
                      "the callee's results then their tangents");
 }
 
+LogicalResult JvpOp::specializeCallees(SpecializeCallee specialize) {
+  TypeRange primals =
+      TypeRange(getOperands()).take_front(getNumOperands() / 2);
+  FailureOr<func::FuncOp> fn = specialize(getCalleeAttr(), primals);
+  if (failed(fn))
+    return failure();
+  setCallee(fn->getSymName());
+  return setResultTypes(*this, twice(fn->getResultTypes()));
+}
+
+/// The results of vjp of `fn`: its results, then one cotangent per argnum
+/// (default: every argument).
+static LogicalResult vjpResults(VjpOp op, func::FuncOp fn,
+                                SmallVectorImpl<Type> &types) {
+  SmallVector<int64_t> argnums =
+      op.getArgnums()
+          ? llvm::to_vector(*op.getArgnums())
+          : llvm::to_vector(llvm::seq<int64_t>(fn.getNumArguments()));
+  llvm::append_range(types, fn.getResultTypes());
+  return verifyArgnums(op, argnums, fn, types);
+}
+
 LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (failed(verify())) // See verifyGradLike.
     return failure();
@@ -195,14 +258,24 @@ LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &symbols) {
                          "the callee's arguments then one cotangent per "
                          "callee result")))
     return failure();
-  SmallVector<int64_t> argnums =
-      getArgnums() ? llvm::to_vector(*getArgnums())
-                   : llvm::to_vector(llvm::seq<int64_t>(fn->getNumArguments()));
-  SmallVector<Type> results(fn->getResultTypes());
-  if (failed(verifyArgnums(*this, argnums, *fn, results)))
+  SmallVector<Type> results;
+  if (failed(vjpResults(*this, *fn, results)))
     return failure();
   return verifyTypes(*this, "result", getResultTypes(), results,
                      "the callee's results then one cotangent per argnum");
+}
+
+LogicalResult VjpOp::specializeCallees(SpecializeCallee specialize) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      *this, getCalleeAttr());
+  TypeRange primals =
+      TypeRange(getOperands()).take_front(callee.getNumArguments());
+  FailureOr<func::FuncOp> fn = specialize(getCalleeAttr(), primals);
+  SmallVector<Type> results;
+  if (failed(fn) || failed(vjpResults(*this, *fn, results)))
+    return failure();
+  setCallee(fn->getSymName());
+  return setResultTypes(*this, results);
 }
 
 //===----------------------------------------------------------------------===//
@@ -215,6 +288,18 @@ static RankedTensorType insertDimension(RankedTensorType type, int64_t axis,
   SmallVector<int64_t> shape(type.getShape());
   shape.insert(shape.begin() + axis, size);
   return type.clone(shape);
+}
+
+/// `types`, each with a dimension of `size` inserted at its entry of `axes`
+/// (none for -1).
+static SmallVector<Type> batched(TypeRange types, ArrayRef<int64_t> axes,
+                                 int64_t size) {
+  SmallVector<Type> result;
+  for (auto [axis, type] : llvm::zip(axes, types)) {
+    auto tensor = cast<RankedTensorType>(type);
+    result.push_back(axis == -1 ? tensor : insertDimension(tensor, axis, size));
+  }
+  return result;
 }
 
 /// Checks that each batch axis in `axes` (attribute `what`, one per type in
@@ -283,7 +368,8 @@ LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
       return emitOpError("operand #")
              << i << " has batch size " << size
              << " but the batch size is " << *batchSize;
-    batchSize = size;
+    if (!batchSize || ShapedType::isDynamic(*batchSize))
+      batchSize = size;
     expectedOperands.push_back(insertDimension(argType, axis, size));
   }
   if (failed(verifyTypes(*this, "operand", getOperands().getTypes(),
@@ -291,15 +377,32 @@ LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
                          "the callee's arguments batched by in_axes")))
     return failure();
 
-  SmallVector<Type> expectedResults;
-  for (auto [axis, result] : llvm::zip(getOutAxes(), fn->getResultTypes())) {
-    auto type = cast<RankedTensorType>(result);
-    expectedResults.push_back(axis == -1 ? type
-                                         : insertDimension(type, axis,
-                                                           *batchSize));
-  }
-  return verifyTypes(*this, "result", getResultTypes(), expectedResults,
+  return verifyTypes(*this, "result", getResultTypes(),
+                     batched(fn->getResultTypes(), getOutAxes(), *batchSize),
                      "the callee's results batched by out_axes");
+}
+
+LogicalResult VmapOp::specializeCallees(SpecializeCallee specialize) {
+  std::optional<int64_t> batchSize = getAxisSize();
+  SmallVector<Type> args;
+  for (auto [axis, type] : llvm::zip(getInAxes(), getOperands().getTypes())) {
+    auto tensor = cast<RankedTensorType>(type);
+    if (axis == -1) {
+      args.push_back(tensor);
+      continue;
+    }
+    batchSize = tensor.getDimSize(axis);
+    SmallVector<int64_t> shape(tensor.getShape());
+    shape.erase(shape.begin() + axis);
+    args.push_back(tensor.clone(shape));
+  }
+  FailureOr<func::FuncOp> fn = specialize(getCalleeAttr(), args);
+  if (failed(fn))
+    return failure();
+  setCallee(fn->getSymName());
+  // The verifier asks for axis_size when no operand is batched.
+  return setResultTypes(
+      *this, batched(fn->getResultTypes(), getOutAxes(), *batchSize));
 }
 
 //===----------------------------------------------------------------------===//
@@ -311,6 +414,15 @@ static SmallVector<Type> stacked(TypeRange types, int64_t length) {
   SmallVector<Type> result;
   for (Type type : types)
     result.push_back(insertDimension(cast<RankedTensorType>(type), 0, length));
+  return result;
+}
+
+/// The carries (the first `numCarry` of `types`), then the others stacked
+/// `length` times.
+static SmallVector<Type> scanned(TypeRange types, int64_t numCarry,
+                                 int64_t length) {
+  SmallVector<Type> result(types.take_front(numCarry));
+  llvm::append_range(result, stacked(types.drop_front(numCarry), length));
   return result;
 }
 
@@ -352,10 +464,24 @@ LogicalResult ScanOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (failed(verifyTypes(*this, "operand", getOperands().getTypes(), operands,
                          "the carries then the xs stacked `length` times")))
     return failure();
-  SmallVector<Type> expected(results.take_front(numCarry));
-  llvm::append_range(expected, stacked(results.drop_front(numCarry), length));
-  return verifyTypes(*this, "result", getResultTypes(), expected,
+  return verifyTypes(*this, "result", getResultTypes(),
+                     scanned(results, numCarry, length),
                      "the carries then the ys stacked `length` times");
+}
+
+LogicalResult ScanOp::specializeCallees(SpecializeCallee specialize) {
+  int64_t numCarry = getNumCarry(), length = getLength();
+  SmallVector<Type> args(TypeRange(getOperands()).take_front(numCarry));
+  for (Type type : TypeRange(getOperands()).drop_front(numCarry)) {
+    auto tensor = cast<RankedTensorType>(type);
+    args.push_back(tensor.clone(tensor.getShape().drop_front()));
+  }
+  FailureOr<func::FuncOp> fn = specialize(getCalleeAttr(), args);
+  if (failed(fn))
+    return failure();
+  setCallee(fn->getSymName());
+  return setResultTypes(*this,
+                        scanned(fn->getResultTypes(), numCarry, length));
 }
 
 //===----------------------------------------------------------------------===//
@@ -378,6 +504,15 @@ LogicalResult CheckpointOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return failure();
   return verifyTypes(*this, "result", getResultTypes(), fn->getResultTypes(),
                      "the callee's results");
+}
+
+LogicalResult CheckpointOp::specializeCallees(SpecializeCallee specialize) {
+  FailureOr<func::FuncOp> fn =
+      specialize(getCalleeAttr(), getOperands().getTypes());
+  if (failed(fn))
+    return failure();
+  setCallee(fn->getSymName());
+  return setResultTypes(*this, fn->getResultTypes());
 }
 
 LogicalResult CheckpointNameOp::verify() {
@@ -426,4 +561,24 @@ LogicalResult CustomVjpOp::verifySymbolUses(SymbolTableCollection &symbols) {
            << ": the residuals of fwd, then one cotangent per result, to one "
               "cotangent per argument";
   return success();
+}
+
+LogicalResult CustomVjpOp::specializeCallees(SpecializeCallee specialize) {
+  TypeRange operands = getOperands().getTypes();
+  FailureOr<func::FuncOp> fn = specialize(getCalleeAttr(), operands);
+  if (failed(fn))
+    return failure();
+  FailureOr<func::FuncOp> fwd = specialize(getFwdAttr(), operands);
+  if (failed(fwd))
+    return failure();
+  SmallVector<Type> bwdInputs(
+      fwd->getResultTypes().drop_front(fn->getNumResults()));
+  llvm::append_range(bwdInputs, fn->getResultTypes());
+  FailureOr<func::FuncOp> bwd = specialize(getBwdAttr(), bwdInputs);
+  if (failed(bwd))
+    return failure();
+  setCallee(fn->getSymName());
+  setFwd(fwd->getSymName());
+  setBwd(bwd->getSymName());
+  return setResultTypes(*this, fn->getResultTypes());
 }

@@ -90,8 +90,12 @@ private:
   LogicalResult specializeOp(Operation *op) {
     if (auto call = dyn_cast<func::CallOp>(op))
       return specializeCall(call);
-    if (isa<kiln::TransformOpInterface>(op))
-      return checkTransformed(op);
+    if (auto transform = dyn_cast<kiln::TransformOpInterface>(op))
+      return transform.specializeCallees(
+          [&](FlatSymbolRefAttr name, TypeRange types) {
+            return calleeFor(symbols.lookup<func::FuncOp>(name.getValue()), op,
+                             types);
+          });
     auto rule = dyn_cast<kiln::ShapeSpecializationOpInterface>(op);
     if (rule)
       rule.specializeRegionArguments();
@@ -118,32 +122,33 @@ private:
     return success();
   }
 
-  /// Points `call` at a copy of its callee specialized for its operands,
-  /// unless the callee takes them as they are.
+  /// Points `call` at its callee specialized for its operands.
   LogicalResult specializeCall(func::CallOp call) {
-    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-    if (!callee || callee.getArgumentTypes() == call.getOperandTypes())
-      return success();
-    FailureOr<func::FuncOp> copy = copyFor(callee, call);
-    if (failed(copy))
+    FailureOr<func::FuncOp> callee =
+        calleeFor(symbols.lookup<func::FuncOp>(call.getCallee()), call,
+                  call.getOperandTypes());
+    if (failed(callee))
       return failure();
-    call.setCallee(copy->getSymName());
+    call.setCallee(callee->getSymName());
     for (auto [result, type] :
-         llvm::zip_equal(call.getResults(), copy->getResultTypes()))
+         llvm::zip_equal(call.getResults(), callee->getResultTypes()))
       result.setType(type);
     return success();
   }
 
-  /// The copy of `fn` specialized for `call`'s operand types, made once.
-  FailureOr<func::FuncOp> copyFor(func::FuncOp fn, func::CallOp call) {
-    TypeRange types = call.getOperandTypes();
+  /// `fn` if it takes `types`, else its copy specialized for them (made
+  /// once) for `user`, which calls or transforms it.
+  FailureOr<func::FuncOp> calleeFor(func::FuncOp fn, Operation *user,
+                                    TypeRange types) {
+    if (TypeRange(fn.getArgumentTypes()) == types)
+      return fn;
     std::string key = fn.getSymName().str() + "(" + textOf(types) + ")";
     if (auto known = copies.find(key); known != copies.end())
       return known->second;
     for (auto [i, pair] : llvm::enumerate(
              llvm::zip_equal(fn.getArgumentTypes(), types))) {
       auto [declared, given] = pair;
-      if (failed(checkAgrees([&] { return call.emitOpError(); },
+      if (failed(checkAgrees([&] { return user->emitOpError(); },
                              "argument #" + Twine(i) + " of @" +
                                  fn.getSymName(),
                              declared, given)))
@@ -155,29 +160,12 @@ private:
     symbols.insert(copy, std::next(fn->getIterator()));
     copies.emplace(key, copy);
     if (failed(specialize(copy, types))) {
-      call.emitRemark("while specializing @")
+      user->emitRemark("while specializing @")
           << fn.getSymName() << " for " << key.substr(fn.getSymName().size())
-          << " at this call";
+          << " here";
       return failure();
     }
     return copy;
-  }
-
-  /// Transformation ops keep their callee: it must already take their
-  /// operands (expanding transformations of dynamic functions would need
-  /// their rules to know sizes they do not have).
-  LogicalResult checkTransformed(Operation *op) {
-    for (NamedAttribute attr : op->getAttrs()) {
-      auto name = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
-      auto fn = name ? symbols.lookup<func::FuncOp>(name.getValue()) : nullptr;
-      if (fn && kiln::hasDynamicSignature(fn))
-        return op->emitOpError("transforms @")
-               << fn.getSymName()
-               << ", whose signature has dynamic dimensions; transformations "
-                  "of such functions cannot be specialized yet: give @"
-               << fn.getSymName() << " static types";
-    }
-    return success();
   }
 
   ModuleOp module;

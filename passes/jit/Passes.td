@@ -15,8 +15,10 @@ def KilnSpecializeShapes
     shape inference (or `ShapeSpecializationOpInterface`) says. A call of a
     function with dynamic dimensions calls a private copy specialized for
     the call's operand types instead (one per function and types); private
-    functions left uncalled are erased. Transformation ops must name
-    functions with static signatures. A function's declared static result sizes
+    functions left uncalled are erased. Transformation ops likewise name
+    copies of their functions specialized for the argument types their
+    operands imply (`TransformOpInterface::specializeCallees`): a gradient
+    of a loss over a batch of any size. A function's declared static result sizes
     must hold; the specialized IR is verified, so inconsistent sizes (adding
     8 rows to 9) are reported at the op that combines them.
 

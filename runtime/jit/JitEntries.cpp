@@ -258,8 +258,8 @@ struct kiln_jit {
   /// Runs kiln_jit_call_async's calls; destroyed first, after its calls.
   Worker worker;
 
-  /// The arguments of `entry` as the source declares them, or null if it
-  /// is no entry or an argument is not a statically shaped tensor.
+  /// The arguments of `entry` as the source declares them (-1 for a
+  /// dynamic size), or null if it is no entry or an argument is no tensor.
   const std::vector<Argument> *arguments(llvm::StringRef entry);
 
   /// The module of `entry` for `args`, from the caches or compiled.
@@ -273,6 +273,10 @@ private:
                       const kiln_tensor_t *args,
                       mlir::OwningOpRef<mlir::ModuleOp> &pruned,
                       CacheKey &key, std::vector<unsigned> &statics);
+  /// Gives the dynamic dimensions of `pruned`'s entry `fn` the sizes of
+  /// `args`, which must be all of its arguments.
+  llvm::Error specialize(mlir::ModuleOp pruned, mlir::func::FuncOp fn,
+                         size_t count, const kiln_tensor_t *args);
   /// Compiles `pruned` (from prepare) into an artifact at `path`.
   llvm::Error compile(mlir::OwningOpRef<mlir::ModuleOp> pruned,
                       llvm::StringRef path);
@@ -292,6 +296,9 @@ llvm::Error kiln_jit::prepare(llvm::StringRef entry, size_t count,
   llvm::raw_string_ostream os(ir);
   pruned->print(os);
   auto fn = pruned->lookupSymbol<mlir::func::FuncOp>(entry);
+  if (kiln::hasDynamicSignature(fn))
+    if (llvm::Error failure = specialize(*pruned, fn, count, args))
+      return failure;
   key.parts.emplace_back("entry", entry.str());
   for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
     key.parts.emplace_back("arg" + std::to_string(i), textOf(type));
@@ -318,6 +325,39 @@ llvm::Error kiln_jit::prepare(llvm::StringRef entry, size_t count,
   key.parts.emplace_back("features", features);
   key.parts.emplace_back("kiln", build);
   return llvm::Error::success();
+}
+
+llvm::Error kiln_jit::specialize(mlir::ModuleOp pruned, mlir::func::FuncOp fn,
+                                 size_t count, const kiln_tensor_t *args) {
+  if (!args || count != fn.getNumArguments())
+    return llvm::createStringError(
+        "@" + fn.getSymName().str() + " has dynamic dimensions: the shapes of "
+        "its arguments decide what is compiled, so pass all " +
+        std::to_string(fn.getNumArguments()) + " arguments");
+  std::vector<std::string> types;
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    auto declared = mlir::cast<mlir::RankedTensorType>(type);
+    std::string name = "arg" + std::to_string(i);
+    if (!args[i])
+      return llvm::createStringError(name + ": is null");
+    // Checked as a call checks them, the declared sizes standing for
+    // themselves and the dynamic ones taking what is given.
+    kiln::runtime::TensorSpec spec{
+        kiln_dtype_t(kiln::runtimeDtypeCode(declared.getElementType())),
+        std::vector<int64_t>(declared.getShape())};
+    if (spec.shape.size() == args[i]->shape.size())
+      for (auto [size, given] : llvm::zip(spec.shape, args[i]->shape))
+        if (mlir::ShapedType::isDynamic(size))
+          size = given;
+    if (kiln_status_t status = kiln::runtime::checkArgument(
+            args[i], spec, args[i]->device, name)) {
+      std::string why = status->message;
+      kiln_status_free(status);
+      return llvm::createStringError(why);
+    }
+    types.push_back(textOf(declared.clone(spec.shape)));
+  }
+  return source.specialize(pruned, fn.getSymName(), types);
 }
 
 llvm::Error kiln_jit::compile(mlir::OwningOpRef<mlir::ModuleOp> pruned,
@@ -461,13 +501,14 @@ kiln_jit::arguments(llvm::StringRef entry) {
   for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
     auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
     int64_t code =
-        tensor && tensor.hasStaticShape()
-            ? kiln::runtimeDtypeCode(tensor.getElementType())
-            : -1;
+        tensor ? kiln::runtimeDtypeCode(tensor.getElementType()) : -1;
     if (code < 0)
       return nullptr;
-    arguments.push_back({static_cast<kiln_dtype_t>(code),
-                         std::vector<int64_t>(tensor.getShape()),
+    std::vector<int64_t> shape(tensor.getShape());
+    for (int64_t &size : shape)
+      if (mlir::ShapedType::isDynamic(size))
+        size = -1;
+    arguments.push_back({static_cast<kiln_dtype_t>(code), std::move(shape),
                          llvm::is_contained(statics, unsigned(i))});
   }
   return &declared.try_emplace(entry, std::move(arguments)).first->second;
@@ -536,8 +577,7 @@ kiln_status_t kiln_jit_entry_arg(kiln_jit_t jit, const char *entry,
                  "null");
   const std::vector<kiln_jit::Argument> *arguments = jit->arguments(entry);
   if (!arguments)
-    return error(std::string("no entry '") + entry +
-                 "' taking statically shaped tensors");
+    return error(std::string("no entry '") + entry + "' taking tensors");
   if (index >= arguments->size())
     return error("index " + std::to_string(index) + ": @" + entry +
                  " takes " + std::to_string(arguments->size()) +

@@ -4,7 +4,8 @@
 # recompiled, never run; a changed argument shape is explained; two
 # processes sharing an empty cache both run correctly and leave whole
 # entries; the folder keeps to its byte budget; a static argument's value
-# is part of the key.
+# is part of the key; an entry with a dynamic dimension compiles once per
+# shape, saying which argument's shape changed.
 # RUN: %numpy_python %s kiln-run
 import glob
 import os
@@ -188,5 +189,26 @@ with tempfile.TemporaryDirectory() as folder:
     expect("static 0.5", lines, status,
            "the closest cached @scale differs: static argument 1 bf16[] "
            "dense<5.000000e-01> vs bf16[] dense<7.500000e-01>", "compiled in")
+
+    # A dynamic dimension: each shape compiles a specialization once, the
+    # second's miss names the argument whose shape changed, and a later
+    # process finds both on disk.
+    dynamic_source = os.path.join(folder, "dynamic.mlir")
+    with open(dynamic_source, "w") as f:
+        f.write(PROGRAM.format(n="?").replace(
+            "dims = [] : (tensor<f32>)",
+            "dims = [], like %x : (tensor<f32>, tensor<?xf32>)"))
+    dynamic_cache = os.path.join(folder, "dynamic-cache")
+    lines, status = kiln_run(folder, dynamic_source, 8, dynamic_cache)
+    expect("dynamic n=8", lines, status,
+           "@scale(tensor<8xf32>, tensor<f32>): compiled in")
+    lines, status = kiln_run(folder, dynamic_source, 13, dynamic_cache)
+    expect("dynamic n=13", lines, status,
+           "the closest cached @scale differs: argument 0 tensor<13xf32> vs "
+           "tensor<8xf32>; compiling", "compiled in")
+    for n in (8, 13):
+        lines, status = kiln_run(folder, dynamic_source, n, dynamic_cache)
+        expect(f"dynamic n={n} again", lines, status,
+               "loaded from the disk cache")
 
 finish()

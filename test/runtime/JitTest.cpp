@@ -237,6 +237,83 @@ func.func @scale(%x: tensor<4xf32>, %k: tensor<f32> {kiln.static}) -> tensor<4xf
             "arg1: static argument of type tensor<f32> given i32[]");
 }
 
+TEST(Jit, DynamicDimensionsAreSpecializedPerShape) {
+  // Row sums of x * k, with k a static argument of dynamic shape too.
+  Jit jit("dynamic.mlir", R"mlir(
+func.func @rowsum(%x: tensor<?x3xf32>, %k: tensor<?xf32> {kiln.static}) -> tensor<?xf32> {
+  %s = kiln.reduce_sum %x, dims = [1] : (tensor<?x3xf32>) -> tensor<?xf32>
+  %y = kiln.mul %s, %k : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+)mlir");
+  ASSERT_EQ(jit.status, "ok");
+  auto rowsum = [&](int64_t rows, std::vector<float> &out, int64_t kRows = -1) {
+    std::vector<float> x(rows * 3), k(kRows < 0 ? rows : kRows, 2);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = float(i);
+    Tensor arg = tensor(KILN_F32, {rows, 3}, x.data(), x.size() * 4),
+           factor = tensor(KILN_F32, {int64_t(k.size())}, k.data(), k.size() * 4);
+    kiln_tensor_t args[] = {arg.get(), factor.get()}, result = nullptr;
+    std::string status =
+        message(kiln_jit_call(jit.jit, "rowsum", 2, args, 1, &result));
+    Tensor owner(result);
+    if (result)
+      out.assign(owner.data<float>(), owner.data<float>() + rows);
+    return status;
+  };
+  std::vector<float> out;
+  ASSERT_EQ(rowsum(2, out), "ok");
+  EXPECT_EQ(out, (std::vector<float>{6, 24}));
+  ASSERT_EQ(rowsum(3, out), "ok");
+  EXPECT_EQ(out, (std::vector<float>{6, 24, 42}));
+  EXPECT_EQ(jit.stats().compiled, 2u);
+  // The second compile names the argument whose shape changed.
+  ASSERT_EQ(jit.log.size(), 4u);
+  EXPECT_NE(jit.log[2].find("@rowsum(tensor<3x3xf32>, tensor<3xf32>): cache "
+                            "miss: the closest cached @rowsum differs: "
+                            "argument 0 tensor<3x3xf32> vs tensor<2x3xf32>; "
+                            "argument 1 tensor<3xf32> vs tensor<2xf32>"),
+            std::string::npos)
+      << jit.log[2];
+  // Each shape's module stays.
+  ASSERT_EQ(rowsum(2, out), "ok");
+  EXPECT_EQ(out, (std::vector<float>{6, 24}));
+  EXPECT_EQ(jit.stats().compiled, 2u);
+
+  // Sizes that disagree are reported at the op, quoting the source.
+  std::string mismatch = rowsum(2, out, 5);
+  EXPECT_NE(mismatch.find("dynamic.mlir:4:8: error: 'kiln.mul' op all "
+                          "non-scalar operands/results must have the same "
+                          "shape"),
+            std::string::npos)
+      << mismatch;
+  // Arguments are checked as calls check them.
+  Tensor wide = tensor(KILN_F32, {2, 4}), doubles = tensor(KILN_F64, {2, 3}),
+         k = tensor(KILN_F32, {2});
+  kiln_tensor_t wrongSize[] = {wide.get(), k.get()},
+                wrongType[] = {doubles.get(), k.get()};
+  kiln_module_t module = nullptr;
+  EXPECT_EQ(message(kiln_jit_module(jit.jit, "rowsum", 2, wrongSize, &module)),
+            "arg0 dimension 1: expected 3, got 4");
+  EXPECT_EQ(message(kiln_jit_module(jit.jit, "rowsum", 2, wrongType, &module)),
+            "arg0: expected dtype f32, got f64");
+  EXPECT_EQ(message(kiln_jit_module(jit.jit, "rowsum", 0, nullptr, &module)),
+            "@rowsum has dynamic dimensions: the shapes of its arguments "
+            "decide what is compiled, so pass all 2 arguments");
+
+  // The declared shape says which sizes are dynamic.
+  kiln_dtype_t dtype;
+  int64_t rank;
+  const int64_t *shape;
+  int isStatic;
+  ASSERT_EQ(message(kiln_jit_entry_arg(jit.jit, "rowsum", 0, &dtype, &rank,
+                                       &shape, &isStatic)),
+            "ok");
+  ASSERT_EQ(rank, 2);
+  EXPECT_EQ(shape[0], -1);
+  EXPECT_EQ(shape[1], 3);
+}
+
 TEST(Jit, AsyncCallsRunInOrderAndEqualSyncCalls) {
   Jit jit("async.mlir", program(9.5));
   ASSERT_EQ(jit.status, "ok");

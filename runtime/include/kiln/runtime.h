@@ -222,9 +222,13 @@ void kiln_jit_free(kiln_jit_t jit);
 
 /* The module holding `entry` compiled for arguments like `args` (their
  * dtypes and shapes, and the values of its static arguments; `num_args` 0
- * and `args` NULL are allowed for an entry without static arguments, as
- * the source fixes every argument's type), compiled or found in the cache.
- * The jit owns the module: it lives as long as the jit. */
+ * and `args` NULL are allowed for an entry without static arguments or
+ * dynamic dimensions, as the source fixes every argument's type), compiled
+ * or found in the cache. An entry whose arguments have dynamic dimensions
+ * (tensor<?x784xf32>) is specialized for the shapes of `args`: each new
+ * shape compiles it again, as jax.jit retraces, and the log says which
+ * argument's shape changed. The jit owns the module: it lives as long as
+ * the jit. */
 kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
                               size_t num_args, const kiln_tensor_t *args,
                               kiln_module_t *module);
@@ -232,8 +236,9 @@ kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
 /* The number of arguments of `entry` as the source declares it (static ones
  * included), or -1 if the source has no such entry. */
 int64_t kiln_jit_entry_num_args(kiln_jit_t jit, const char *entry);
-/* The dtype and shape (`*rank` entries, valid while the jit lives) of
- * argument `index` of `entry` as the source declares it, and whether it is
+/* The dtype and shape (`*rank` entries, valid while the jit lives; -1 for a
+ * dynamic dimension, whose size each call gives) of argument `index` of
+ * `entry` as the source declares it, and whether it is
  * static (kiln.static: its value is baked into the code, and each value
  * compiles the entry anew). */
 kiln_status_t kiln_jit_entry_arg(kiln_jit_t jit, const char *entry,

@@ -13,6 +13,7 @@
 // CHECK:         kiln.dot_general {{.*}} -> tensor<?x?xf32>
 // CHECK:         kiln.broadcast_in_dim {{.*}} -> tensor<?x5x4xf32>
 // CHECK:         kiln.reshape {{.*}} -> tensor<?x2x2xf32>
+// CHECK:         kiln.broadcast_in_dim %{{.*}}, dims = [], like %{{.*}} : (tensor<f32>, tensor<?x4xf32>) -> tensor<?x4xf32>
 func.func @propagate(%x: tensor<?x4xf32>, %y: tensor<3x4xf32>, %z: tensor<?x?xf32>)
     -> (tensor<4x?xf32>, tensor<1x2xf32>, tensor<?x6xf32>, tensor<?x4xf32>, tensor<3x8xf32>, tensor<?x?xf32>, tensor<?x5x4xf32>, tensor<?x2x2xf32>) {
   %e = kiln.exp %x : tensor<?x4xf32>
@@ -25,5 +26,7 @@ func.func @propagate(%x: tensor<?x4xf32>, %y: tensor<3x4xf32>, %z: tensor<?x?xf3
   %d = kiln.dot_general %x, %z, contracting = [1] x [0] : (tensor<?x4xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   %b = kiln.broadcast_in_dim %x, dims = [0, 2] : (tensor<?x4xf32>) -> tensor<?x5x4xf32>
   %r = kiln.reshape %x : (tensor<?x4xf32>) -> tensor<?x2x2xf32>
+  %k = kiln.broadcast_in_dim %zero, dims = [], like %x : (tensor<f32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %unused = kiln.add %k, %x : tensor<?x4xf32>
   return %t, %s, %p, %c, %c2, %d, %b, %r : tensor<4x?xf32>, tensor<1x2xf32>, tensor<?x6xf32>, tensor<?x4xf32>, tensor<3x8xf32>, tensor<?x?xf32>, tensor<?x5x4xf32>, tensor<?x2x2xf32>
 }

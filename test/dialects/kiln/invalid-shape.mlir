@@ -344,19 +344,52 @@ func.func @reverse_repeat(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A dynamic dimension broadcasts from a dynamic one only.
-func.func @broadcast_dynamic_from_static(%x: tensor<4xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'kiln.broadcast_in_dim' op operand dimension 0 and result dimension 0 must both be dynamic or both static}}
-  %0 = kiln.broadcast_in_dim %x, dims = [0] : (tensor<4xf32>) -> tensor<?xf32>
-  return %0 : tensor<?xf32>
+// A dynamic dimension broadcasts to a dynamic one only.
+func.func @broadcast_dynamic_to_static(%x: tensor<?xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op operand dimension 0 is dynamic but result dimension 0 is static}}
+  %0 = kiln.broadcast_in_dim %x, dims = [0] : (tensor<?xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----
 
+// A dynamic result dimension takes its size from the operand or `like`.
 func.func @broadcast_new_dynamic(%x: tensor<4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{'kiln.broadcast_in_dim' op result dimension 0 is dynamic but no operand dimension gives its size}}
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op result dimension 0 is dynamic but neither an operand dimension nor a dynamic dimension of `like` gives its size}}
   %0 = kiln.broadcast_in_dim %x, dims = [1] : (tensor<4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @broadcast_like_static(%x: tensor<4xf32>, %l: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op result dimension 0 is dynamic but neither an operand dimension nor a dynamic dimension of `like` gives its size}}
+  %0 = kiln.broadcast_in_dim %x, dims = [1], like %l : (tensor<4xf32>, tensor<2x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @broadcast_like_rank(%x: tensor<4xf32>, %l: tensor<?xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op like has type 'tensor<?xf32>' but must have the result's rank 2}}
+  %0 = kiln.broadcast_in_dim %x, dims = [1], like %l : (tensor<4xf32>, tensor<?xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @broadcast_like_conflict(%x: tensor<4xf32>, %l: tensor<?x5xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op like has size 5 in dimension 1 but the result has 4}}
+  %0 = kiln.broadcast_in_dim %x, dims = [1], like %l : (tensor<4xf32>, tensor<?x5xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @broadcast_like_unneeded(%x: tensor<4xf32>, %l: tensor<?x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op like serves only dynamic result dimensions that no operand dimension gives; this op has none}}
+  %0 = kiln.broadcast_in_dim %x, dims = [1], like %l : (tensor<4xf32>, tensor<?x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
 }
 
 // -----

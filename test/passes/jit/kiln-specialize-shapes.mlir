@@ -4,6 +4,8 @@
 // RUN:   | FileCheck %s --check-prefix=LOOPS
 // RUN: kiln-opt %s --kiln-specialize-shapes="entry=gather arg-types=tensor<6x4xf32>,tensor<3xi32>,tensor<3x4xf32>" \
 // RUN:   | FileCheck %s --check-prefix=GATHER
+// RUN: kiln-opt %s --kiln-specialize-shapes="entry=train arg-types=tensor<4x1xf32>,tensor<6x4xf32>,tensor<2x6x4xf32>" \
+// RUN:   | FileCheck %s --check-prefix=TRANSFORMS
 // RUN: kiln-opt %s --kiln-specialize-shapes="entry=outer arg-types=tensor<2x3xf32>" \
 // RUN:   | FileCheck %s --check-prefix=CALLS
 
@@ -16,6 +18,8 @@
 // MLP:         kiln.reduce_max {{.*}} -> tensor<8xf32>
 // MLP:         kiln.broadcast_in_dim {{.*}} -> tensor<8x10xf32>
 // MLP:         kiln.sub {{.*}} : tensor<8x10xf32>
+// MLP:         kiln.broadcast_in_dim %{{.*}}, dims = [1] : (tensor<10xf32>) -> tensor<8x10xf32>
+// MLP:         kiln.add {{.*}} : tensor<8x10xf32>
 // MLP:         kiln.argmax {{.*}} -> tensor<8xi32>
 // MLP:         kiln.reshape {{.*}} -> tensor<4x2x10xf32>
 // MLP:         return {{.*}} : tensor<8x10xf32>, tensor<8xi32>, tensor<4x2x10xf32>
@@ -29,7 +33,10 @@ func.func @mlp(%x: tensor<?x784xf32>, %w: tensor<784x10xf32>)
   %m = kiln.reduce_max %y, dims = [1] : (tensor<?x10xf32>) -> tensor<?xf32>
   %b = kiln.broadcast_in_dim %m, dims = [0] : (tensor<?xf32>) -> tensor<?x10xf32>
   %z = kiln.sub %y, %b : tensor<?x10xf32>
-  %i = kiln.argmax %z, dim = 1 : (tensor<?x10xf32>) -> tensor<?xi32>
+  %bias = kiln.constant dense<1.0> : tensor<10xf32>
+  %bb = kiln.broadcast_in_dim %bias, dims = [1], like %z : (tensor<10xf32>, tensor<?x10xf32>) -> tensor<?x10xf32>
+  %zb = kiln.add %z, %bb : tensor<?x10xf32>
+  %i = kiln.argmax %zb, dim = 1 : (tensor<?x10xf32>) -> tensor<?xi32>
   %r = kiln.reshape %z : (tensor<?x10xf32>) -> tensor<?x2x10xf32>
   return %z, %i, %r : tensor<?x10xf32>, tensor<?xi32>, tensor<?x2x10xf32>
 }
@@ -112,4 +119,38 @@ func.func @outer(%a: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>, tens
 func.func private @double(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   %y = kiln.add %x, %x : tensor<?x3xf32>
   return %y : tensor<?x3xf32>
+}
+
+// Transformations name copies of their functions specialized for the
+// argument types their operands imply (one copy per function and types):
+// grad of a loss over the batch, vmap over a batch of batches, scan over
+// its leading dimension.
+// TRANSFORMS-DAG:   func.func private @loss_specialized(%{{.*}}: tensor<4x1xf32>, %{{.*}}: tensor<6x4xf32>) -> tensor<f32>
+// TRANSFORMS-DAG:   func.func private @step_specialized(%{{.*}}: tensor<f32>, %{{.*}}: tensor<6x4xf32>) -> (tensor<f32>, tensor<f32>)
+// TRANSFORMS-LABEL: func.func @train(
+// TRANSFORMS-SAME:    -> (tensor<4x1xf32>, tensor<2xf32>, tensor<f32>, tensor<2xf32>)
+// TRANSFORMS:         kiln.grad @loss_specialized({{.*}}) : (tensor<4x1xf32>, tensor<6x4xf32>) -> tensor<4x1xf32>
+// TRANSFORMS:         kiln.vmap @loss_specialized({{.*}}) {{.*}} : (tensor<4x1xf32>, tensor<2x6x4xf32>) -> tensor<2xf32>
+// TRANSFORMS:         kiln.scan @step_specialized({{.*}}) {{.*}} : (tensor<f32>, tensor<2x6x4xf32>) -> (tensor<f32>, tensor<2xf32>)
+func.func private @loss(%w: tensor<4x1xf32>, %x: tensor<?x4xf32>) -> tensor<f32> {
+  %y = kiln.dot_general %x, %w, contracting = [1] x [0]
+      : (tensor<?x4xf32>, tensor<4x1xf32>) -> tensor<?x1xf32>
+  %s = kiln.mul %y, %y : tensor<?x1xf32>
+  %l = kiln.reduce_sum %s, dims = [0, 1] : (tensor<?x1xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func private @step(%c: tensor<f32>, %x: tensor<?x4xf32>) -> (tensor<f32>, tensor<f32>) {
+  %s = kiln.reduce_sum %x, dims = [0, 1] : (tensor<?x4xf32>) -> tensor<f32>
+  %n = kiln.add %c, %s : tensor<f32>
+  return %n, %s : tensor<f32>, tensor<f32>
+}
+func.func @train(%w: tensor<4x1xf32>, %x: tensor<?x4xf32>, %xs: tensor<2x?x4xf32>)
+    -> (tensor<4x1xf32>, tensor<2xf32>, tensor<f32>, tensor<2xf32>) {
+  %g = kiln.grad @loss(%w, %x) : (tensor<4x1xf32>, tensor<?x4xf32>) -> tensor<4x1xf32>
+  %v = kiln.vmap @loss(%w, %xs) {in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>}
+      : (tensor<4x1xf32>, tensor<2x?x4xf32>) -> tensor<2xf32>
+  %zero = kiln.constant dense<0.0> : tensor<f32>
+  %c, %ys = kiln.scan @step(%zero, %xs) {num_carry = 1, length = 2}
+      : (tensor<f32>, tensor<2x?x4xf32>) -> (tensor<f32>, tensor<2xf32>)
+  return %g, %v, %c, %ys : tensor<4x1xf32>, tensor<2xf32>, tensor<f32>, tensor<2xf32>
 }
