@@ -72,10 +72,18 @@ struct Specialization {
       if (!args[i] || args[i]->dtype != dtypes[i] ||
           args[i]->shape != shapes[i])
         return false;
-    for (const auto &[index, bytes] : staticValues)
+    for (const auto &[index, bytes] : staticValues) {
+      // A static value an asynchronous call computes is read once it is
+      // there; if that call failed, the lookup's compile path says so.
+      if (kiln_status_t status =
+              kiln::runtime::waitForProducer(args[index], "")) {
+        kiln_status_free(status);
+        return false;
+      }
       if (args[index]->device != KILN_DEVICE_CPU ||
           std::memcmp(args[index]->data.get(), bytes.data(), bytes.size()))
         return false;
+    }
     return true;
   }
 };
@@ -114,6 +122,11 @@ llvm::Error bakeStaticArgument(mlir::func::FuncOp fn, unsigned index,
   if (!value || value->device != KILN_DEVICE_CPU)
     return llvm::createStringError(name + ": a static argument must be a "
                                           "host tensor");
+  if (kiln_status_t status = kiln::runtime::waitForProducer(value, name)) {
+    std::string why = status->message;
+    kiln_status_free(status);
+    return llvm::createStringError(why);
+  }
   std::string given = kiln::runtime::specText({value->dtype, value->shape});
   if (kiln::runtimeDtypeCode(type.getElementType()) != value->dtype ||
       llvm::ArrayRef<int64_t>(value->shape) != type.getShape())
