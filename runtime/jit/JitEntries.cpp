@@ -613,6 +613,32 @@ kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,
   return kiln_module_call(module, entry, num_args, args, num_results, results);
 }
 
+namespace {
+/// Donates the arguments `donors` (by index) of an asynchronous call of
+/// `entry` now: once the calls that write or read them have finished, each
+/// one's buffer moves to a tensor only the call holds, which replaces it in
+/// `arguments`, and it is consumed, so that no later use can see the buffer
+/// the call overwrites. Nothing is donated if one comes from a failed call.
+kiln_status_t donateNow(const std::vector<int64_t> &donors, const char *entry,
+                        std::vector<kiln_tensor_t> &arguments) {
+  for (int64_t donor : donors) {
+    if (kiln_status_t status = kiln::runtime::waitForProducer(
+            arguments[donor], "arg" + std::to_string(donor)))
+      return status;
+    kiln::runtime::waitForReaders(arguments[donor]);
+  }
+  for (int64_t donor : donors) {
+    kiln_tensor_t tensor = arguments[donor];
+    auto *standIn = new kiln_tensor(tensor->dtype, tensor->device,
+                                    tensor->shape, tensor->byteLength);
+    standIn->data = std::move(tensor->data);
+    tensor->donatedTo = entry;
+    arguments[donor] = standIn;
+  }
+  return nullptr;
+}
+} // namespace
+
 kiln_status_t kiln_jit_call_async(kiln_jit_t jit, const char *entry,
                                   size_t num_args, const kiln_tensor_t *args,
                                   size_t num_results, kiln_tensor_t *results) {
@@ -622,31 +648,42 @@ kiln_status_t kiln_jit_call_async(kiln_jit_t jit, const char *entry,
     return status;
   if (num_results && !results)
     return error("results: must not be null");
-  for (size_t i = 0; i < num_results; ++i)
-    if (kiln_module_entry_result_donor(module, entry, i) >= 0)
-      return error(std::string(entry) +
-                   " donates arguments (kiln.donate): call it synchronously "
-                   "(asynchronous calls do not donate yet)");
-  std::vector<kiln_tensor_t> outputs;
-  if (kiln_status_t status = kiln::runtime::newResults(module, entry, outputs))
-    return status;
   // The entry, the counts and the arguments are checked now; the code
   // runs later.
   if (kiln_status_t status = kiln::runtime::checkArguments(
-          module, entry, num_args, args, num_results)) {
+          module, entry, num_args, args, num_results))
+    return status;
+  std::vector<kiln_tensor_t> arguments(args, args + num_args);
+  std::vector<int64_t> donors;
+  for (size_t i = 0; i < num_results; ++i)
+    donors.push_back(kiln_module_entry_result_donor(module, entry, i));
+  std::vector<int64_t> donated;
+  std::copy_if(donors.begin(), donors.end(), std::back_inserter(donated),
+               [](int64_t donor) { return donor >= 0; });
+  std::vector<kiln_tensor_t> outputs;
+  if (kiln_status_t status = kiln::runtime::newResults(module, entry, outputs))
+    return status;
+  if (kiln_status_t status = donateNow(donated, entry, arguments)) {
     for (kiln_tensor_t output : outputs)
       kiln_tensor_free(output);
     return status;
   }
-  std::vector<kiln_tensor_t> arguments(args, args + num_args);
+  // A donated buffer becomes its result when the call runs (invoke).
+  for (size_t i = 0; i < num_results; ++i)
+    if (kiln_tensor_t from = donors[i] >= 0 ? arguments[donors[i]] : nullptr)
+      outputs[i] = new kiln_tensor(from->dtype, from->device, from->shape,
+                                   from->byteLength);
   auto completion = std::make_shared<kiln::runtime::Completion>();
-  for (kiln_tensor_t output : outputs) {
-    output->producer = completion;
-    kiln::runtime::addAsyncUse(output);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outputs[i]->producer = completion;
+    kiln::runtime::addAsyncUse(outputs[i]);
   }
-  for (kiln_tensor_t arg : arguments) {
-    kiln::runtime::addReader(arg, completion);
-    kiln::runtime::addAsyncUse(arg);
+  for (size_t i = 0; i < num_args; ++i) {
+    // The call owns a donated buffer's stand-in alone.
+    if (llvm::is_contained(donated, int64_t(i)))
+      continue;
+    kiln::runtime::addReader(arguments[i], completion);
+    kiln::runtime::addAsyncUse(arguments[i]);
   }
   std::string name = entry;
   jit->worker.enqueue([module, name, arguments, outputs, completion] {

@@ -487,11 +487,30 @@ func.func @step(%w: tensor<256x256xf32> {kiln.donate}, %g: tensor<256x256xf32>) 
   kiln_tensor_t twice[] = {w, w};
   EXPECT_EQ(message(kiln_jit_call(jit.jit, "step", 2, twice, 2, results)),
             "arg0: is donated (kiln.donate), so it must not also be arg1");
-  kiln_tensor_t current[] = {w, g.get()};
-  EXPECT_EQ(message(kiln_jit_call_async(jit.jit, "step", 2, current, 2,
-                                        results)),
-            "step donates arguments (kiln.donate): call it synchronously "
-            "(asynchronous calls do not donate yet)");
+
+  // Asynchronous steps donate too: each enqueues with the weights the
+  // previous one is computing, which are consumed at once, and allocates
+  // only its loss.
+  std::vector<kiln_tensor_t> losses;
+  kiln_allocation_stats(&tensorsBefore, &bytesBefore);
+  for (int step = 0; step < 6; ++step) {
+    kiln_tensor_t args[] = {w, g.get()}, results[2] = {};
+    ASSERT_EQ(message(kiln_jit_call_async(jit.jit, "step", 2, args, 2,
+                                          results)),
+              "ok");
+    EXPECT_EQ(kiln_tensor_data(w), nullptr);
+    kiln_tensor_free(w);
+    w = results[0];
+    losses.push_back(results[1]);
+  }
+  kiln_allocation_stats(&tensorsAfter, &bytesAfter);
+  EXPECT_EQ(bytesAfter - bytesBefore, 6u * 4);
+  for (int step = 0; step < 6; ++step) {
+    EXPECT_EQ(*static_cast<float *>(kiln_tensor_data(losses[step])),
+              (-4.0f - 0.5f * step) * 256 * 256);
+    kiln_tensor_free(losses[step]);
+  }
+  EXPECT_EQ(static_cast<float *>(kiln_tensor_data(w))[777], -7.0f);
   kiln_tensor_free(w);
 }
 

@@ -265,6 +265,10 @@ kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,
  * this returns; an error inside the call surfaces when a result is read
  * (kiln_tensor_wait gives it), with the message the synchronous call
  * gives; a call whose argument comes from a failed call fails, naming it.
+ * An entry that donates arguments (kiln.donate) consumes them at once: it
+ * first waits for the calls that write or read them (so a step enqueued
+ * with the weights the previous step computes waits for that step), then
+ * hands their buffers to its results, as kiln_jit_call does.
  * Threads may enqueue on one jit at once. */
 kiln_status_t kiln_jit_call_async(kiln_jit_t jit, const char *entry,
                                   size_t num_args, const kiln_tensor_t *args,
