@@ -47,6 +47,22 @@ struct Jit {
     return std::vector<float>(data, data + 4);
   }
 
+  /// Argument `index` of `entry` as the source declares it.
+  struct Declared {
+    kiln_dtype_t dtype;
+    std::vector<int64_t> shape;
+    int isStatic;
+  };
+  std::string declared(const char *entry, size_t index, Declared &out) {
+    int64_t rank;
+    const int64_t *shape;
+    kiln_status_t status = kiln_jit_entry_arg(jit, entry, index, &out.dtype,
+                                              &rank, &shape, &out.isStatic);
+    if (!status)
+      out.shape.assign(shape, shape + rank);
+    return message(status);
+  }
+
   TempFile file;
   std::vector<std::string> log;
   std::string status;
@@ -167,14 +183,17 @@ TEST(Jit, ReportsBadEntriesAndArguments) {
       << broken.status;
 }
 
-TEST(Jit, StaticArgumentsAreBakedInAndKeyedByValue) {
-  Jit jit("static.mlir", R"mlir(
+/// x * k with k static (kiln.static).
+const char *const kStaticScale = R"mlir(
 func.func @scale(%x: tensor<4xf32>, %k: tensor<f32> {kiln.static}) -> tensor<4xf32> {
   %b = kiln.broadcast_in_dim %k, dims = [] : (tensor<f32>) -> tensor<4xf32>
   %y = kiln.mul %x, %b : tensor<4xf32>
   return %y : tensor<4xf32>
 }
-)mlir");
+)mlir";
+
+TEST(Jit, StaticArgumentsAreBakedInAndKeyedByValue) {
+  Jit jit("static.mlir", kStaticScale);
   ASSERT_EQ(jit.status, "ok");
   auto scale = [&](float k, std::vector<float> &out) {
     float x[4] = {1, 2, 3, 4};
@@ -207,25 +226,15 @@ func.func @scale(%x: tensor<4xf32>, %k: tensor<f32> {kiln.static}) -> tensor<4xf
   // The source's signature says which arguments are static.
   EXPECT_EQ(kiln_jit_entry_num_args(jit.jit, "scale"), 2);
   EXPECT_EQ(kiln_jit_entry_num_args(jit.jit, "nothere"), -1);
-  kiln_dtype_t dtype;
-  int64_t rank;
-  const int64_t *shape;
-  int isStatic;
-  ASSERT_EQ(message(kiln_jit_entry_arg(jit.jit, "scale", 1, &dtype, &rank,
-                                       &shape, &isStatic)),
-            "ok");
-  EXPECT_EQ(dtype, KILN_F32);
-  EXPECT_EQ(rank, 0);
-  EXPECT_EQ(isStatic, 1);
-  ASSERT_EQ(message(kiln_jit_entry_arg(jit.jit, "scale", 0, &dtype, &rank,
-                                       &shape, &isStatic)),
-            "ok");
-  EXPECT_EQ(rank, 1);
-  EXPECT_EQ(shape[0], 4);
-  EXPECT_EQ(isStatic, 0);
-  EXPECT_EQ(message(kiln_jit_entry_arg(jit.jit, "scale", 2, &dtype, &rank,
-                                       &shape, &isStatic)),
-            "index 2: @scale takes 2 arguments");
+  Jit::Declared arg;
+  ASSERT_EQ(jit.declared("scale", 1, arg), "ok");
+  EXPECT_EQ(arg.dtype, KILN_F32);
+  EXPECT_EQ(arg.shape, std::vector<int64_t>{});
+  EXPECT_EQ(arg.isStatic, 1);
+  ASSERT_EQ(jit.declared("scale", 0, arg), "ok");
+  EXPECT_EQ(arg.shape, std::vector<int64_t>{4});
+  EXPECT_EQ(arg.isStatic, 0);
+  EXPECT_EQ(jit.declared("scale", 2, arg), "index 2: @scale takes 2 arguments");
 
   kiln_module_t module = nullptr;
   EXPECT_EQ(message(kiln_jit_module(jit.jit, "scale", 0, nullptr, &module)),
@@ -302,16 +311,9 @@ func.func @rowsum(%x: tensor<?x3xf32>, %k: tensor<?xf32> {kiln.static}) -> tenso
             "decide what is compiled, so pass all 2 arguments");
 
   // The declared shape says which sizes are dynamic.
-  kiln_dtype_t dtype;
-  int64_t rank;
-  const int64_t *shape;
-  int isStatic;
-  ASSERT_EQ(message(kiln_jit_entry_arg(jit.jit, "rowsum", 0, &dtype, &rank,
-                                       &shape, &isStatic)),
-            "ok");
-  ASSERT_EQ(rank, 2);
-  EXPECT_EQ(shape[0], -1);
-  EXPECT_EQ(shape[1], 3);
+  Jit::Declared arg;
+  ASSERT_EQ(jit.declared("rowsum", 0, arg), "ok");
+  EXPECT_EQ(arg.shape, (std::vector<int64_t>{-1, 3}));
 }
 
 TEST(Jit, StaticArgumentsFromAsyncCallsAreReadOnceComputed) {
@@ -327,12 +329,7 @@ func.func @factor(%k: tensor<f32>, %a: tensor<384x384xf32>) -> tensor<f32> {
   %r = kiln.add %d, %w : tensor<f32>
   return %r : tensor<f32>
 }
-func.func @scale(%x: tensor<4xf32>, %k: tensor<f32> {kiln.static}) -> tensor<4xf32> {
-  %b = kiln.broadcast_in_dim %k, dims = [] : (tensor<f32>) -> tensor<4xf32>
-  %y = kiln.mul %x, %b : tensor<4xf32>
-  return %y : tensor<4xf32>
-}
-)mlir");
+)mlir" + std::string(kStaticScale));
   ASSERT_EQ(jit.status, "ok");
   float x[4] = {1, 2, 3, 4};
   Tensor a = tensor(KILN_F32, {384, 384}), arg = tensor(KILN_F32, {4}, x, 16);
