@@ -134,6 +134,10 @@ LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
     kiln::buildKilnToNvvmPipeline(pm, gpu);
   } else {
     kiln::KilnToCpuPipelineOptions cpu;
+    // Checked by cpuPipelineOptions before compiles begin.
+    if (failed(cpu.parseFromString(options.cpuOptions, llvm::nulls())))
+      return module.emitError("bad CPU options '") << options.cpuOptions
+                                                   << "'";
     cpu.stopAfter = cpuStage(options.stopAfter);
     // The code is compiled for the host (compiler/Artifact.cpp), and its
     // manifest names the features it needs.
@@ -176,6 +180,32 @@ bool lowerWithManifest(kiln::CompiledProgram &program,
   return true;
 }
 } // namespace
+
+llvm::Expected<std::vector<std::pair<std::string, std::string>>>
+kiln::cpuPipelineOptions(llvm::StringRef cpuOptions) {
+  KilnToCpuPipelineOptions cpu;
+  std::string why;
+  llvm::raw_string_ostream errors(why);
+  if (failed(cpu.parseFromString(cpuOptions, errors)))
+    return llvm::createStringError(
+        "CPU options '" + cpuOptions.str() + "': " +
+        (why.empty() ? std::string("a value is invalid")
+                     : llvm::StringRef(why).trim().str()));
+  // Printed as "{name=value name=value ...}".
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  cpu.print(os);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  llvm::SmallVector<llvm::StringRef> words;
+  llvm::StringRef(text).trim("{} ").split(words, ' ', -1, false);
+  for (llvm::StringRef word : words) {
+    auto [name, value] = word.split('=');
+    // The compiler sets these from the stage and the host.
+    if (name != "stop-after" && name != "avx512-bf16")
+      pairs.emplace_back(name.str(), value.str());
+  }
+  return pairs;
+}
 
 llvm::Error kiln::ParsedSource::parse(MLIRContext &context,
                                       llvm::StringRef path) {

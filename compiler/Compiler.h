@@ -58,7 +58,17 @@ struct CompileOptions {
   std::string chip = "sm_90";
   std::string features = "+ptx80";
   GpuBinaryFormat gpuBinary = GpuBinaryFormat::Fatbin;
+  /// For the CPU: kiln-to-cpu-pipeline options, space-separated
+  /// ("approximate-math=false cache-tile-k=128"); the stage and the
+  /// host's features are the compiler's to set.
+  std::string cpuOptions;
 };
+
+/// Every kiln-to-cpu-pipeline option a compile uses, `cpuOptions` (see
+/// CompileOptions) given: (name, value) pairs, or an error saying which
+/// option is wrong.
+llvm::Expected<std::vector<std::pair<std::string, std::string>>>
+cpuPipelineOptions(llvm::StringRef cpuOptions);
 
 /// A kiln program lowered as far as asked, with its entries.
 struct CompiledProgram {

@@ -44,6 +44,8 @@ std::string describeChange(llvm::StringRef name, llvm::StringRef now,
   if (name.starts_with("static"))
     return "static argument " + name.drop_front(6).str() + " " + now.str() +
            " vs " + before.str();
+  if (name.consume_front("option:"))
+    return "option " + name.str() + " " + now.str() + " vs " + before.str();
   if (name.starts_with("arg"))
     return "argument " + name.drop_front(3).str() + " " + now.str() + " vs " +
            before.str();

@@ -258,6 +258,10 @@ struct kiln_jit {
   kiln::ParsedSource source;
   std::optional<DiskCache> disk;
   Log log;
+  /// kiln_jit_options_t::cpu_options, and every CPU pipeline option's
+  /// value they give (for the key).
+  std::string cpuOptions;
+  std::vector<std::pair<std::string, std::string>> cpuOptionValues;
   std::shared_mutex mutex;
   llvm::StringMap<std::vector<Specialization>> compiled;
   kiln_jit_stats_t stats{};
@@ -330,7 +334,9 @@ llvm::Error kiln_jit::prepare(llvm::StringRef entry, size_t count,
       return failure;
     key.parts.emplace_back("static" + std::to_string(i), value);
   }
-  key.parts.emplace_back("options", "target=cpu");
+  key.parts.emplace_back("target", "cpu");
+  for (const auto &[name, value] : cpuOptionValues)
+    key.parts.emplace_back("option:" + name, value);
   // The same for every key of the process: found once.
   static const std::string cpu = llvm::sys::getHostCPUName().str(),
                            features = hostFeatures(), build = kilnBuild();
@@ -377,7 +383,9 @@ llvm::Error kiln_jit::compile(mlir::OwningOpRef<mlir::ModuleOp> pruned,
                               llvm::StringRef path) {
   kiln::CompiledProgram program;
   program.module = std::move(pruned);
-  if (llvm::Error failure = source.compile(kiln::CompileOptions(), program))
+  kiln::CompileOptions options;
+  options.cpuOptions = cpuOptions;
+  if (llvm::Error failure = source.compile(options, program))
     return failure;
   return kiln::writeArtifact(program, path);
 }
@@ -541,6 +549,12 @@ kiln_status_t kiln_jit_create(const char *path,
   kiln::prepareContext(*jit->context);
   if (llvm::Error failure = jit->source.parse(*jit->context, path))
     return error(llvm::toString(std::move(failure)));
+  if (options && options->cpu_options)
+    jit->cpuOptions = options->cpu_options;
+  auto values = kiln::cpuPipelineOptions(jit->cpuOptions);
+  if (!values)
+    return error("options->cpu_options: " + llvm::toString(values.takeError()));
+  jit->cpuOptionValues = std::move(*values);
   if (options && options->log) {
     auto log = options->log;
     void *user = options->log_user;

@@ -17,11 +17,12 @@ namespace {
 
 CacheKey key(const std::string &entry, const std::string &arg0,
              const std::string &features = "avx2,avx512f",
-             const std::string &options = "target=cpu",
+             const std::string &approximate = "true",
              const std::string &build = "0.1.0 100-1") {
   CacheKey key;
   key.parts = {{"entry", entry},       {"arg0", arg0},
-               {"ir", "abc"},          {"options", options},
+               {"ir", "abc"},          {"target", "cpu"},
+               {"option:approximate-math", approximate},
                {"cpu", "znver5"},      {"features", features},
                {"kiln", build}};
   return key;
@@ -46,10 +47,10 @@ TEST(CacheKey, NamesEveryDifferingPart) {
             "argument 0 tensor<64x784xf32> vs tensor<32x784xf32>");
   EXPECT_EQ(key("f", "tensor<32x784xf32>", "avx2").differences(base),
             "the CPU's features changed");
-  EXPECT_EQ(key("f", "tensor<32x784xf32>", "avx2,avx512f", "target=cpu fast")
+  EXPECT_EQ(key("f", "tensor<32x784xf32>", "avx2,avx512f", "false")
                 .differences(base),
-            "options target=cpu fast vs target=cpu");
-  EXPECT_EQ(key("f", "tensor<32x784xf32>", "avx2,avx512f", "target=cpu",
+            "option approximate-math false vs true");
+  EXPECT_EQ(key("f", "tensor<32x784xf32>", "avx2,avx512f", "true",
                 "0.1.0 200-2")
                 .differences(base),
             "the Kiln build changed (0.1.0 100-1 -> 0.1.0 200-2)");

@@ -349,6 +349,47 @@ func.func @factor(%k: tensor<f32>, %a: tensor<384x384xf32>) -> tensor<f32> {
   }
 }
 
+TEST(Jit, CpuOptionsArePartOfTheKey) {
+  TempFile file("options.mlir", program(9.5));
+  std::vector<std::string> log;
+  auto create = [&](const char *cpuOptions, kiln_jit_t *jit) {
+    kiln_jit_options_t options{};
+    options.cache_dir = "";
+    options.cpu_options = cpuOptions;
+    options.log = [](void *user, const char *line) {
+      static_cast<std::vector<std::string> *>(user)->push_back(line);
+    };
+    options.log_user = &log;
+    return message(kiln_jit_create(file.path.c_str(), &options, jit));
+  };
+  kiln_jit_t exact = nullptr, approximate = nullptr, bad = nullptr;
+  ASSERT_EQ(create("approximate-math=false", &exact), "ok");
+  ASSERT_EQ(create(nullptr, &approximate), "ok");
+  float x[4] = {1, 2, 3, 4};
+  Tensor arg = tensor(KILN_F32, {4}, x, 16);
+  kiln_tensor_t raw = arg.get();
+  for (kiln_jit_t jit : {exact, approximate}) {
+    kiln_tensor_t result = nullptr;
+    ASSERT_EQ(message(kiln_jit_call(jit, "twice", 1, &raw, 1, &result)), "ok");
+    Tensor owner(result);
+    EXPECT_EQ(owner.data<float>()[3], 38.0f);
+  }
+  // The second compile names the option that changed.
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_NE(log[2].find("the closest cached @twice differs: option "
+                        "approximate-math true vs false"),
+            std::string::npos)
+      << log[2];
+  EXPECT_EQ(create("approximate-math=sometimes cache-tile-k=64", &bad),
+            "options->cpu_options: CPU options 'approximate-math=sometimes "
+            "cache-tile-k=64': a value is invalid");
+  EXPECT_EQ(create("no-such-option=1", &bad),
+            "options->cpu_options: CPU options 'no-such-option=1': "
+            "<Pass-Options-Parser>: no such option no-such-option");
+  kiln_jit_free(exact);
+  kiln_jit_free(approximate);
+}
+
 TEST(Jit, AsyncCallsRunInOrderAndEqualSyncCalls) {
   Jit jit("async.mlir", program(9.5));
   ASSERT_EQ(jit.status, "ok");

@@ -60,6 +60,10 @@ cl::opt<std::string> chip("chip", cl::init("sm_90"),
                           cl::desc("The NVIDIA GPU (--target=nvptx)"));
 cl::opt<std::string> features("features", cl::init("+ptx80"),
                               cl::desc("PTX features (--target=nvptx)"));
+cl::opt<std::string> cpuOptions(
+    "cpu-options", cl::init(""),
+    cl::desc("kiln-to-cpu-pipeline options, space-separated "
+             "(\"approximate-math=false\")"));
 cl::opt<GpuBinaryFormat> gpuBinary(
     "gpu-binary", cl::init(GpuBinaryFormat::Fatbin),
     cl::desc("What an NVPTX artifact carries"),
@@ -159,6 +163,9 @@ int main(int argc, char **argv) {
   options.gpuBinary = emit == Emit::Ptx     ? GpuBinaryFormat::Ptx
                       : emit == Emit::Cubin ? GpuBinaryFormat::Cubin
                                             : gpuBinary.getValue();
+  options.cpuOptions = cpuOptions;
+  if (failed(cpuPipelineOptions(cpuOptions).takeError()))
+    return 1;
   if ((emit == Emit::Ptx || emit == Emit::Cubin) && target != Target::Nvptx) {
     llvm::errs() << "kiln-compile: error: --emit=ptx and --emit=cubin need "
                     "--target=nvptx\n";

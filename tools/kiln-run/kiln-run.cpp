@@ -59,6 +59,8 @@ struct Options {
   /// (--no-disk-cache); --explain-cache prints the cache's log.
   std::string cacheDir;
   bool diskCache = true, explainCache = false;
+  /// --cpu-options: kiln-to-cpu-pipeline options for the jit's compiles.
+  std::string cpuOptions;
 };
 Options options;
 
@@ -68,13 +70,15 @@ const char *const kUsage =
     "[--check-grads]\n"
     "                [--check-vmap [--in-axes A,B,...]] [--report=memory]\n"
     "                [--threads N] [--cache-dir DIR] [--no-disk-cache]\n"
-    "                [--explain-cache]\n"
+    "                [--explain-cache] [--cpu-options 'NAME=VALUE ...']\n"
     "Run a function of a kiln program (.mlir source or artifact).\n"
     "A .mlir source's entry is compiled for the CPU once per signature and\n"
     "kept in a disk cache (--cache-dir, default $KILN_CACHE_DIR, else\n"
     "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln); --no-disk-cache keeps it in\n"
     "memory only; --explain-cache prints each compile, load from disk and\n"
     "cache miss, with what differed from the closest cached entry.\n"
+    "--cpu-options: kiln-to-cpu-pipeline options of those compiles\n"
+    "(\"approximate-math=false\"; part of the cache key).\n"
     "--threads: how many threads parallel loops use (default: the CPUs this\n"
     "process may run on).\n"
     "--report=memory: print the peak bytes of the buffers the call allocated\n"
@@ -166,7 +170,7 @@ bool parseCommandLine(int argc, char **argv) {
         return false;
     } else if (arg == "--entry" || arg == "--input" || arg == "--output" ||
                arg == "--bench" || arg == "--device" || arg == "--threads" ||
-               arg == "--cache-dir") {
+               arg == "--cache-dir" || arg == "--cpu-options") {
       if (!takeValue())
         return false;
       if (arg == "--entry")
@@ -177,6 +181,8 @@ bool parseCommandLine(int argc, char **argv) {
         options.outputPath = value;
       else if (arg == "--cache-dir")
         options.cacheDir = value;
+      else if (arg == "--cpu-options")
+        options.cpuOptions = value;
       else if (arg == "--bench") {
         if (!parseCount(arg, value, 0, options.benchCalls))
           return false;
@@ -358,6 +364,7 @@ kiln_status_t createJit(const std::string &path, JitApi &api,
     jitOptions.cache_dir = "";
   else if (!options.cacheDir.empty())
     jitOptions.cache_dir = options.cacheDir.c_str();
+  jitOptions.cpu_options = options.cpuOptions.c_str();
   if (options.explainCache)
     jitOptions.log = [](void *, const char *line) {
       std::fprintf(stderr, "kiln-run: cache: %s\n", line);

@@ -211,6 +211,11 @@ typedef struct kiln_jit_options {
    * why none does); NULL for none. */
   void (*log)(void *user, const char *line);
   void *log_user;
+  /* kiln-to-cpu-pipeline options for every compile, space-separated
+   * ("approximate-math=false cache-tile-k=128"; kiln-opt --help lists
+   * them); NULL for the defaults. Each option's value is part of the cache
+   * key, so a miss names the option that changed. */
+  const char *cpu_options;
 } kiln_jit_options_t;
 
 /* Parses and verifies the source at `path`; `options` may be NULL (the
