@@ -140,6 +140,18 @@ static void printConcatenateInputs(OpAsmPrinter &printer, Operation *,
   printer << "dim = " << dimension.getInt();
 }
 
+/// `<@mesh, [{"data"}, {}]>`: a sharding written as its attribute's body.
+static ParseResult parseShardingBody(OpAsmParser &parser,
+                                     ShardingAttr &sharding) {
+  sharding = dyn_cast_or_null<ShardingAttr>(ShardingAttr::parse(parser, Type()));
+  return success(bool(sharding));
+}
+
+static void printShardingBody(OpAsmPrinter &printer, Operation *,
+                              ShardingAttr sharding) {
+  sharding.print(printer);
+}
+
 //===----------------------------------------------------------------------===//
 // Generated definitions
 //===----------------------------------------------------------------------===//
@@ -157,15 +169,47 @@ void KilnDialect::initialize() {
       >();
 }
 
+/// Checks a kiln.sharding on argument or result `index` (`what`) of `op`'s
+/// region `regionIndex`: a sharding of that value's type.
+static LogicalResult verifyShardingOf(Operation *op, unsigned regionIndex,
+                                      unsigned index, NamedAttribute attribute,
+                                      StringRef what) {
+  auto sharding = dyn_cast<ShardingAttr>(attribute.getValue());
+  if (!sharding)
+    return op->emitError("'")
+           << attribute.getName().getValue() << "' takes a #kiln.sharding";
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn || regionIndex != 0)
+    return op->emitError("'") << attribute.getName().getValue()
+                              << "' marks a function's arguments and results";
+  Type type = what == "argument" ? fn.getArgumentTypes()[index]
+                                 : fn.getResultTypes()[index];
+  return sharding.verifyFor(op, type, [&] {
+    return op->emitError() << what << " #" << index << ": ";
+  });
+}
+
+LogicalResult KilnDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  if (attribute.getName().getValue() != kShardingAttrName)
+    return op->emitError("unknown result attribute '")
+           << attribute.getName().getValue() << "' (kiln's is "
+           << kShardingAttrName << ")";
+  return verifyShardingOf(op, regionIndex, resultIndex, attribute, "result");
+}
+
 LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
+  if (name == kShardingAttrName)
+    return verifyShardingOf(op, regionIndex, argIndex, attribute, "argument");
   if (name != kStaticAttrName && name != kDonateAttrName)
     return op->emitError("unknown argument attribute '")
-           << name << "' (kiln's are " << kStaticAttrName << " and "
-           << kDonateAttrName << ")";
+           << name << "' (kiln's are " << kStaticAttrName << ", "
+           << kDonateAttrName << " and " << kShardingAttrName << ")";
   if (!isa<UnitAttr>(attribute.getValue()))
     return op->emitError("'") << name << "' takes no value";
   auto fn = dyn_cast<func::FuncOp>(op);

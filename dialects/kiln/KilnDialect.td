@@ -24,6 +24,7 @@ def Kiln_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let extraClassDeclaration = [{
@@ -35,6 +36,8 @@ def Kiln_Dialect : Dialect {
     /// The unit attribute marking an entry's argument whose buffer results
     /// may reuse.
     static constexpr ::llvm::StringLiteral kDonateAttrName = "kiln.donate";
+    /// The #kiln.sharding of an entry's argument or result.
+    static constexpr ::llvm::StringLiteral kShardingAttrName = "kiln.sharding";
   }];
 }
 

@@ -10,5 +10,6 @@ include "KilnDataMovementOps.td"
 include "KilnComputeOps.td"
 include "KilnControlFlowOps.td"
 include "KilnTransformOps.td"
+include "KilnShardingOps.td"
 
 #endif // KILN_OPS_TD

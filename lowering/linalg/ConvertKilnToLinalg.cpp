@@ -50,6 +50,19 @@ struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgBase<ConvertKilnToLinalgPass> {
   using Base::Base;
 
+  /// Code for one device lays nothing out: meshes and the shardings of
+  /// arguments and results go (constraints become their operands).
+  void dropLayouts() {
+    StringRef name = kiln::KilnDialect::kShardingAttrName;
+    getOperation()->walk([&](func::FuncOp fn) {
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        fn.removeArgAttr(i, name);
+      for (unsigned i = 0; i < fn.getNumResults(); ++i)
+        fn.removeResultAttr(i, StringAttr::get(fn.getContext(), name));
+    });
+    getOperation()->walk([](kiln::MeshOp mesh) { mesh.erase(); });
+  }
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // Sizes are what the lowering computes with.
@@ -64,6 +77,7 @@ struct ConvertKilnToLinalgPass
     });
     if (dynamic.wasInterrupted())
       return signalPassFailure();
+    dropLayouts();
     ConversionTarget target(*context);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,

@@ -296,6 +296,7 @@ void kiln::populateDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
                ReshapeToTensor, TransposeToLinalg, SliceToTensor,
                DynamicSliceToTensor, DynamicUpdateSliceToTensor,
                ConcatenateToTensor, PadToTensor, ReverseToGeneric,
-               ToOperand<StopGradientOp>, ToOperand<CheckpointNameOp>>(
+               ToOperand<StopGradientOp>, ToOperand<CheckpointNameOp>,
+               ToOperand<ShardingConstraintOp>>(
       patterns.getContext());
 }

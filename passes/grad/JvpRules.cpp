@@ -540,6 +540,9 @@ void kiln::registerJvpRules(DialectRegistry &registry) {
     attachLinear<operandAndUpdates, ScatterAddOp>(context);
     attachLinear<notFirstOperand, SelectOp>(context);
     CheckpointNameOp::attachInterface<IdentityJvp<CheckpointNameOp>>(*context);
+    // Tangents take no layout until propagation gives them one.
+    ShardingConstraintOp::attachInterface<IdentityJvp<ShardingConstraintOp>>(
+        *context);
     MulOp::attachInterface<BilinearJvp<MulOp>>(*context);
     DotGeneralOp::attachInterface<BilinearJvp<DotGeneralOp>>(*context);
     AbsOp::attachInterface<UnaryJvp<AbsOp, dAbs>>(*context);

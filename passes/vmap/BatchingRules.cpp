@@ -206,6 +206,21 @@ LogicalResult batchReverse(Operation *op, OpBuilder &b, ValueRange operands,
   return success();
 }
 
+/// sharding_constraint: the batch dimension is whole on every device.
+LogicalResult batchShardingConstraint(Operation *op, OpBuilder &b,
+                                      ValueRange operands,
+                                      ArrayRef<int64_t> dims, int64_t size,
+                                      SmallVectorImpl<Value> &results,
+                                      SmallVectorImpl<int64_t> &resultDims) {
+  auto sharding = cast<ShardingConstraintOp>(op).getSharding();
+  results.push_back(
+      rebuild(b, op, operands, dims[0], size,
+              {b.getNamedAttr("sharding",
+                              sharding.withWholeDimension(dims[0]))}));
+  resultDims.push_back(dims[0]);
+  return success();
+}
+
 /// pad: no padding along the batch. A batched padding value fills, per
 /// lane, where a padded mask of the operand's positions is false.
 LogicalResult batchPad(Operation *op, OpBuilder &b, ValueRange operands,
@@ -883,6 +898,7 @@ void kiln::registerBatchingRules(DialectRegistry &registry) {
     attach<batchTranspose, TransposeOp>(context);
     attach<batchSlice, SliceOp>(context);
     attach<batchReverse, ReverseOp>(context);
+    attach<batchShardingConstraint, ShardingConstraintOp>(context);
     attach<batchPad, PadOp>(context);
     attach<batchConcatenate, ConcatenateOp>(context);
     attach<batchDynamicSlice, DynamicSliceOp>(context);

@@ -54,6 +54,10 @@ const llvm::StringSet<> kRegionOps = {"kiln.cond", "kiln.while"};
 /// reverse-mode engine splits into a forward and a backward cond itself.
 const llvm::StringSet<> kNotTransposed = {"kiln.cond", "kiln.while"};
 
+/// Declarations at module level, not computations: no value flows through
+/// them, so no rule applies.
+const llvm::StringSet<> kDeclarations = {"kiln.mesh"};
+
 /// Ops without operands: nothing they compute depends on a batch, so the
 /// vmap engine copies them and they need no batching rule.
 const llvm::StringSet<> kNoOperands = {"kiln.constant", "kiln.iota"};
@@ -74,7 +78,8 @@ protected:
   /// terminator of kiln's regions (whose rules are those of its parent).
   static bool isPrimitive(RegisteredOperationName op) {
     return !op.hasInterface<kiln::TransformOpInterface>() &&
-           op.getStringRef() != "kiln.yield";
+           op.getStringRef() != "kiln.yield" &&
+           !kDeclarations.contains(op.getStringRef());
   }
 
   /// The primitives that lack `Interface`, if any primitive has it: an
@@ -108,6 +113,7 @@ TEST_F(OpRulesTest, TheDialectHasItsOps) {
 TEST_F(OpRulesTest, PrimitivesInferTheirTypes) {
   for (RegisteredOperationName op : ops)
     if (!kNoTypeInference.contains(op.getStringRef()) &&
+        !kDeclarations.contains(op.getStringRef()) &&
         !op.hasInterface<kiln::TransformOpInterface>())
       EXPECT_TRUE(op.hasInterface<InferTypeOpInterface>())
           << op.getStringRef().str() << " has no shape inference";
@@ -164,7 +170,7 @@ TEST_F(OpRulesTest, TheLinearListNamesRealOps) {
   for (const auto &entry : kLinear)
     EXPECT_TRUE(names.contains(entry.getKey())) << entry.getKey().str();
   for (const auto &list : {kNoTypeInference, kRegionOps, kNotTransposed,
-                           kNoOperands})
+                           kNoOperands, kDeclarations})
     for (const auto &entry : list)
       EXPECT_TRUE(names.contains(entry.getKey())) << entry.getKey().str();
 }

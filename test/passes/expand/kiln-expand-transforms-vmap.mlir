@@ -159,3 +159,21 @@ func.func @repeat(%c: tensor<2xf32>) -> tensor<6x2xf32> {
   %0 = kiln.vmap @constant(%c) {in_axes = array<i64: -1>, out_axes = array<i64: 0>, axis_size = 6 : i64} : (tensor<2xf32>) -> tensor<6x2xf32>
   return %0 : tensor<6x2xf32>
 }
+
+// -----
+
+// A sharding constraint batched along a dimension keeps that dimension
+// whole on every device.
+// CHECK-LABEL: func.func private @shard_vmap(
+// CHECK:         kiln.sharding_constraint %{{.*}} <@mesh, [{"data"}, {}]> : tensor<8x3xf32>
+// CHECK-LABEL: func.func @vmap_sharding(
+kiln.mesh @mesh ["data"=2]
+func.func private @shard(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = kiln.sharding_constraint %x <@mesh, [{"data"}]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+func.func @vmap_sharding(%xs: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %0 = kiln.vmap @shard(%xs) {in_axes = array<i64: 1>, out_axes = array<i64: 1>}
+      : (tensor<8x3xf32>) -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}

@@ -1,0 +1,101 @@
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @unknown_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.sharding_constraint' op sharding names @nomesh, which is no kiln.mesh}}
+  %0 = kiln.sharding_constraint %x <@nomesh, [{"data"}]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @unknown_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.sharding_constraint' op mesh @mesh has no axis "batch"}}
+  %0 = kiln.sharding_constraint %x <@mesh, [{"batch"}]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @axis_twice(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{axis "data" is used twice in a sharding}}
+  %0 = kiln.sharding_constraint %x <@mesh, [{"data"}, {"model", "data"}]> : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @replicated_and_used(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{axis "data" is used twice in a sharding}}
+  %0 = kiln.sharding_constraint %x <@mesh, [{"data"}], replicated={"data"}> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @rank(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'kiln.sharding_constraint' op sharding has 1 dimensions but the tensor 'tensor<8x8xf32>' has rank 2}}
+  %0 = kiln.sharding_constraint %x <@mesh, [{"data"}]> : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @indivisible(%x: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{'kiln.sharding_constraint' op dimension 0 of 'tensor<6x8xf32>' (size 6) does not divide among the 8 devices of its axes; pad it to a multiple of 8}}
+  %0 = kiln.sharding_constraint %x <@mesh, [{"data", "model"}, {}]> : tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+// expected-error @+1 {{argument #0: mesh @mesh has no axis "x"}}
+func.func @argument(%x: tensor<8xf32> {kiln.sharding = #kiln.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+// expected-error @+1 {{result #0: sharding has 2 dimensions but the tensor 'tensor<8xf32>' has rank 1}}
+func.func @result(%x: tensor<8xf32>) -> (tensor<8xf32> {kiln.sharding = #kiln.sharding<@mesh, [{}, {}]>}) {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'kiln.sharding' takes a #kiln.sharding}}
+func.func @not_a_sharding(%x: tensor<8xf32> {kiln.sharding = 3 : i64}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown result attribute 'kiln.donate' (kiln's is kiln.sharding)}}
+func.func @result_attr(%x: tensor<8xf32>) -> (tensor<8xf32> {kiln.donate}) {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'kiln.mesh' op names axis "data" twice}}
+kiln.mesh @twice ["data"=2, "data"=4]
+
+// -----
+
+// expected-error @+1 {{'kiln.mesh' op axis "data" has 0 devices; it needs at least 1}}
+kiln.mesh @empty ["data"=0]
+
+// -----
+
+func.func @mesh_in_function() {
+  // expected-error @+1 {{'kiln.mesh' op expects parent op 'builtin.module'}}
+  kiln.mesh @inner ["data"=2]
+  return
+}
