@@ -1,7 +1,7 @@
 //===- Passes.h - every pass and rule on kiln IR ----------------*- C++ -*-===//
 //
 // The transformations on `kiln` IR: kiln-expand-transforms,
-// kiln-specialize-shapes and the per-op
+// kiln-specialize-shapes, kiln-resolve-logical-axes and the per-op
 // rules its engines attach to the kiln ops as external models.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 #include "passes/expand/Passes.h"
 #include "passes/grad/Jvp.h"
 #include "passes/jit/Passes.h"
+#include "passes/sharding/Passes.h"
 #include "passes/grad/Vjp.h"
 #include "passes/vmap/Vmap.h"
 
@@ -20,6 +21,7 @@ namespace kiln {
 inline void registerAllKilnPasses() {
   registerKilnExpandPasses();
   registerKilnJitPasses();
+  registerKilnShardingPasses();
 }
 
 /// Attaches every engine's per-op rules to the kiln ops.

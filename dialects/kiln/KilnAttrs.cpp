@@ -188,3 +188,78 @@ ShardingAttr ShardingAttr::withWholeDimension(int64_t dim) const {
   return get(getContext(), getMesh(), b.getArrayAttr(dims),
              b.getDenseBoolArrayAttr(open), getReplicated());
 }
+
+//===----------------------------------------------------------------------===//
+// logical, axis_rules
+//===----------------------------------------------------------------------===//
+
+LogicalResult LogicalAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayAttr names) {
+  for (Attribute name : names)
+    if (!isa<StringAttr>(name))
+      return emitError() << "logical axis names are strings";
+  return success();
+}
+
+LogicalAttr LogicalAttr::withWholeDimension(int64_t dim) const {
+  SmallVector<Attribute> names(getNames().getValue());
+  Builder b(getContext());
+  names.insert(names.begin() + dim, b.getStringAttr(""));
+  return get(getContext(), b.getArrayAttr(names));
+}
+
+/// `"batch" -> "data"` or `"embed" -> none`.
+Attribute AxisRulesAttr::parse(AsmParser &parser, Type) {
+  FlatSymbolRefAttr mesh;
+  SmallVector<Attribute> roles, axes;
+  Builder &b = parser.getBuilder();
+  if (parser.parseLess() || parser.parseAttribute(mesh) ||
+      parser.parseComma() ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+            std::string role, axis;
+            if (parser.parseString(&role) || parser.parseArrow())
+              return failure();
+            if (failed(parser.parseOptionalKeyword("none")) &&
+                parser.parseString(&axis))
+              return failure();
+            roles.push_back(b.getStringAttr(role));
+            axes.push_back(b.getStringAttr(axis));
+            return success();
+          }) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<AxisRulesAttr>(parser.getContext(), mesh,
+                                          b.getArrayAttr(roles),
+                                          b.getArrayAttr(axes));
+}
+
+void AxisRulesAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getMesh() << ", [";
+  llvm::interleaveComma(llvm::zip(getRoles(), getAxes()), printer,
+                        [&](auto rule) {
+                          StringRef axis =
+                              cast<StringAttr>(std::get<1>(rule)).getValue();
+                          printer << std::get<0>(rule) << " -> ";
+                          if (axis.empty())
+                            printer << "none";
+                          else
+                            printer << '"' << axis << '"';
+                        });
+  printer << "]>";
+}
+
+LogicalResult
+AxisRulesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      FlatSymbolRefAttr mesh, ArrayAttr roles, ArrayAttr axes) {
+  if (!mesh)
+    return emitError() << "axis rules name their mesh";
+  if (roles.size() != axes.size())
+    return emitError() << "axis rules have " << roles.size() << " roles but "
+                       << axes.size() << " axes";
+  for (auto [role, axis] : llvm::zip(roles, axes))
+    if (!isa<StringAttr>(role) || !isa<StringAttr>(axis) ||
+        cast<StringAttr>(role).getValue().empty())
+      return emitError() << "axis rules map named roles to axis names";
+  return success();
+}

@@ -57,4 +57,43 @@ def Kiln_ShardingAttr : AttrDef<Kiln_Dialect, "Sharding"> {
   }];
 }
 
+// Flax's logical axis names, one per dimension ("" for none), resolved to
+// mesh axes by the module's rules (kiln-resolve-logical-axes).
+def Kiln_LogicalAttr : AttrDef<Kiln_Dialect, "Logical"> {
+  let mnemonic = "logical";
+  let summary = "a tensor's dimensions named by role";
+  let description = [{
+    Names each dimension of a tensor by its role (`"batch"`, `"embed"`,
+    `""` for none), as Flax's logical partitioning does; the module's
+    `kiln.axis_rules` say which mesh axes each role is split over, so a
+    model names roles once and a mesh change touches only the rules.
+  }];
+  let parameters = (ins "::mlir::ArrayAttr":$names);
+  let assemblyFormat = "`<` $names `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// This naming with an unnamed dimension inserted at `dim` (vmap).
+    LogicalAttr withWholeDimension(int64_t dim) const;
+  }];
+}
+
+// Flax's logical axis rules: ordered (role, mesh axis or none) pairs.
+def Kiln_AxisRulesAttr : AttrDef<Kiln_Dialect, "AxisRules"> {
+  let mnemonic = "axis_rules";
+  let summary = "which mesh axes each logical role is split over";
+  let description = [{
+    `#kiln.axis_rules<@mesh, ["batch" -> "data", "hidden" -> "model",
+    "embed" -> none]>`, the module attribute `kiln.axis_rules`: for each
+    dimension of a `#kiln.logical` naming, the first rule for its role
+    whose mesh axis the tensor does not use yet gives its axis (Flax's
+    `logical_to_mesh_axes`); a role without such a rule, or with `none`,
+    leaves the dimension whole.
+  }];
+  let parameters = (ins "::mlir::FlatSymbolRefAttr":$mesh,
+                        "::mlir::ArrayAttr":$roles,
+                        "::mlir::ArrayAttr":$axes);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // KILN_ATTRS_TD

@@ -140,16 +140,24 @@ static void printConcatenateInputs(OpAsmPrinter &printer, Operation *,
   printer << "dim = " << dimension.getInt();
 }
 
-/// `<@mesh, [{"data"}, {}]>`: a sharding written as its attribute's body.
-static ParseResult parseShardingBody(OpAsmParser &parser,
-                                     ShardingAttr &sharding) {
-  sharding = dyn_cast_or_null<ShardingAttr>(ShardingAttr::parse(parser, Type()));
-  return success(bool(sharding));
+/// `<@mesh, [{"data"}, {}]>` (a sharding) or `logical<["batch", ""]>` (a
+/// logical naming): the attribute's body.
+static ParseResult parseShardingBody(OpAsmParser &parser, Attribute &layout) {
+  if (succeeded(parser.parseOptionalKeyword("logical")))
+    layout = LogicalAttr::parse(parser, Type());
+  else
+    layout = ShardingAttr::parse(parser, Type());
+  return success(bool(layout));
 }
 
 static void printShardingBody(OpAsmPrinter &printer, Operation *,
-                              ShardingAttr sharding) {
-  sharding.print(printer);
+                              Attribute layout) {
+  if (auto logical = dyn_cast<LogicalAttr>(layout)) {
+    printer << "logical";
+    logical.print(printer);
+  } else {
+    cast<ShardingAttr>(layout).print(printer);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -174,17 +182,17 @@ void KilnDialect::initialize() {
 static LogicalResult verifyShardingOf(Operation *op, unsigned regionIndex,
                                       unsigned index, NamedAttribute attribute,
                                       StringRef what) {
-  auto sharding = dyn_cast<ShardingAttr>(attribute.getValue());
-  if (!sharding)
-    return op->emitError("'")
-           << attribute.getName().getValue() << "' takes a #kiln.sharding";
+  Attribute layout = attribute.getValue();
+  if (!isa<ShardingAttr, LogicalAttr>(layout))
+    return op->emitError("'") << attribute.getName().getValue()
+                              << "' takes a #kiln.sharding or #kiln.logical";
   auto fn = dyn_cast<func::FuncOp>(op);
   if (!fn || regionIndex != 0)
     return op->emitError("'") << attribute.getName().getValue()
                               << "' marks a function's arguments and results";
   Type type = what == "argument" ? fn.getArgumentTypes()[index]
                                  : fn.getResultTypes()[index];
-  return sharding.verifyFor(op, type, [&] {
+  return verifyLayout(op, layout, type, [&] {
     return op->emitError() << what << " #" << index << ": ";
   });
 }

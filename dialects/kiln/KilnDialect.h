@@ -23,6 +23,15 @@
 #include "kiln/KilnOps.h.inc"
 
 namespace kiln {
+/// Checks a layout (a #kiln.sharding or #kiln.logical) of a value of `type`
+/// that `user` gives it; `emit` reports errors.
+mlir::LogicalResult verifyLayout(mlir::Operation *user, mlir::Attribute layout,
+                                 mlir::Type type,
+                                 llvm::function_ref<mlir::InFlightDiagnostic()> emit);
+/// `layout` with a whole (unsharded, unnamed) dimension inserted at `dim`:
+/// that of a value batched there.
+mlir::Attribute withWholeDimension(mlir::Attribute layout, int64_t dim);
+
 /// Whether a tensor in `fn`'s signature has a dynamic dimension: such a
 /// function is specialized (kiln-specialize-shapes) before it lowers.
 inline bool hasDynamicSignature(mlir::func::FuncOp fn) {

@@ -36,13 +36,17 @@ def Kiln_ShardingConstraintOp : Kiln_Op<"sharding_constraint", [Pure,
   let summary = "its operand, laid out as `sharding` says";
   let description = [{
     Returns its operand unchanged and asks that it be laid out as
-    `sharding` says there, as `jax.lax.with_sharding_constraint`: the
+    `sharding` says there, as `jax.lax.with_sharding_constraint` (or, with
+    a `#kiln.logical` naming written `logical<["batch", "embed"]>`, Flax's
+    `with_logical_constraint`, until kiln-resolve-logical-axes applies the
+    module's rules): the
     partitioner gives the value that layout, and propagation starts from it.
     On one device it is the identity.
 
   }] # "\n\nExample:\n\n```mlir\n%y = kiln.sharding_constraint %x "
     "<@mesh, [{\"data\"}, {}]> : tensor<8x4xf32>\n```\n";
-  let arguments = (ins Kiln_Tensor:$operand, Kiln_ShardingAttr:$sharding);
+  let arguments = (ins Kiln_Tensor:$operand,
+                       AnyAttrOf<[Kiln_ShardingAttr, Kiln_LogicalAttr]>:$sharding);
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$operand custom<ShardingBody>($sharding) attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -85,6 +85,24 @@ std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ShardingConstraintOp::verify() {
-  return getSharding().verifyFor(*this, getType(),
-                                 [&] { return emitOpError(); });
+  return verifyLayout(*this, getSharding(), getType(),
+                      [&] { return emitOpError(); });
+}
+
+LogicalResult kiln::verifyLayout(Operation *user, Attribute layout, Type type,
+                                 function_ref<InFlightDiagnostic()> emit) {
+  if (auto sharding = dyn_cast<ShardingAttr>(layout))
+    return sharding.verifyFor(user, type, emit);
+  auto names = cast<LogicalAttr>(layout).getNames();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() != static_cast<int64_t>(names.size()))
+    return emit() << "logical naming has " << names.size()
+                  << " dimensions but the value has type " << type;
+  return success();
+}
+
+Attribute kiln::withWholeDimension(Attribute layout, int64_t dim) {
+  if (auto sharding = dyn_cast<ShardingAttr>(layout))
+    return sharding.withWholeDimension(dim);
+  return cast<LogicalAttr>(layout).withWholeDimension(dim);
 }

@@ -212,11 +212,10 @@ LogicalResult batchShardingConstraint(Operation *op, OpBuilder &b,
                                       ArrayRef<int64_t> dims, int64_t size,
                                       SmallVectorImpl<Value> &results,
                                       SmallVectorImpl<int64_t> &resultDims) {
-  auto sharding = cast<ShardingConstraintOp>(op).getSharding();
+  Attribute layout = cast<ShardingConstraintOp>(op).getSharding();
   results.push_back(
       rebuild(b, op, operands, dims[0], size,
-              {b.getNamedAttr("sharding",
-                              sharding.withWholeDimension(dims[0]))}));
+              {b.getNamedAttr("sharding", withWholeDimension(layout, dims[0]))}));
   resultDims.push_back(dims[0]);
   return success();
 }

@@ -70,7 +70,7 @@ func.func @result(%x: tensor<8xf32>) -> (tensor<8xf32> {kiln.sharding = #kiln.sh
 
 // -----
 
-// expected-error @+1 {{'kiln.sharding' takes a #kiln.sharding}}
+// expected-error @+1 {{'kiln.sharding' takes a #kiln.sharding or #kiln.logical}}
 func.func @not_a_sharding(%x: tensor<8xf32> {kiln.sharding = 3 : i64}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
@@ -97,5 +97,20 @@ kiln.mesh @empty ["data"=0]
 func.func @mesh_in_function() {
   // expected-error @+1 {{'kiln.mesh' op expects parent op 'builtin.module'}}
   kiln.mesh @inner ["data"=2]
+  return
+}
+
+// -----
+
+func.func @logical_rank(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'kiln.sharding_constraint' op logical naming has 1 dimensions but the value has type 'tensor<8x4xf32>'}}
+  %0 = kiln.sharding_constraint %x logical<["batch"]> : tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{axis rules map named roles to axis names}}
+func.func @empty_role() attributes {rules = #kiln.axis_rules<@mesh, ["" -> "data"]>} {
   return
 }
