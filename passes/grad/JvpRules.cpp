@@ -534,15 +534,12 @@ void kiln::registerJvpRules(DialectRegistry &registry) {
                ArgmaxOp, IotaOp, ConstantOp, StopGradientOp>(context);
     attachLinear<allOperands, NegOp, AddOp, SubOp, BroadcastInDimOp, ReshapeOp,
                  TransposeOp, SliceOp, ReverseOp, ConcatenateOp, PadOp,
-                 ReduceSumOp, ConvertOp>(context);
+                 ReduceSumOp, ConvertOp, ShardingConstraintOp>(context);
     attachLinear<firstOperand, DynamicSliceOp, TakeOp>(context);
     attachLinear<firstTwoOperands, DynamicUpdateSliceOp>(context);
     attachLinear<operandAndUpdates, ScatterAddOp>(context);
     attachLinear<notFirstOperand, SelectOp>(context);
     CheckpointNameOp::attachInterface<IdentityJvp<CheckpointNameOp>>(*context);
-    // Tangents take no layout until propagation gives them one.
-    ShardingConstraintOp::attachInterface<IdentityJvp<ShardingConstraintOp>>(
-        *context);
     MulOp::attachInterface<BilinearJvp<MulOp>>(*context);
     DotGeneralOp::attachInterface<BilinearJvp<DotGeneralOp>>(*context);
     AbsOp::attachInterface<UnaryJvp<AbsOp, dAbs>>(*context);

@@ -154,6 +154,15 @@ LogicalResult transposeReverse(Operation *op, OpBuilder &b, Value ct,
   return success();
 }
 
+/// with_sharding_constraint's transpose: the cotangent takes the layout.
+LogicalResult transposeShardingConstraint(Operation *op, OpBuilder &b, Value ct,
+                                          ArrayRef<bool>,
+                                          MutableArrayRef<Value> cts) {
+  cts[0] = ShardingConstraintOp::create(
+      b, op->getLoc(), ct, cast<ShardingConstraintOp>(op).getSharding());
+  return success();
+}
+
 /// A scalar zero of `type`'s element type.
 Value scalarZero(OpBuilder &b, Location loc, Type type) {
   return zeros(b, loc,
@@ -419,6 +428,7 @@ void kiln::registerTransposeRules(DialectRegistry &registry) {
     attach<transposeToOperandType<ReshapeOp>, ReshapeOp>(context);
     attach<transposeTranspose, TransposeOp>(context);
     attach<transposeReverse, ReverseOp>(context);
+    attach<transposeShardingConstraint, ShardingConstraintOp>(context);
     attach<transposeSlice, SliceOp>(context);
     attach<transposePad, PadOp>(context);
     attach<transposeConcatenate, ConcatenateOp>(context);

@@ -41,7 +41,7 @@ const llvm::StringSet<> kLinear = {
     "kiln.dynamic_update_slice", "kiln.concatenate", "kiln.pad",
     "kiln.reverse",      "kiln.select",        "kiln.convert",
     "kiln.take",         "kiln.scatter_add",   "kiln.cond",
-    "kiln.while"};
+    "kiln.while",        "kiln.sharding_constraint"};
 
 /// Ops with regions, whose forward-mode and batching rules are
 /// RegionJvpOpInterface and RegionBatchingOpInterface (the engines

@@ -412,3 +412,24 @@ func.func @main(%p: tensor<i1>, %x: tensor<3xf32>) -> tensor<3xf32> {
   %0 = kiln.grad @branchy(%p, %x) {argnums = array<i64: 1>} : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// A sharding constraint is linear, as JAX's: its JVP constrains the
+// tangent, and reverse mode gives the cotangent the same layout.
+// CHECK-LABEL: func.func private @shard_loss_grad(
+// CHECK:         %[[X:.*]] = kiln.sharding_constraint %arg0 <@mesh, [{"data"}]> : tensor<8xf32>
+// CHECK:         %[[CT:.*]] = kiln.mul %[[X]], %{{.*}} : tensor<8xf32>
+// CHECK:         %[[G:.*]] = kiln.sharding_constraint %[[CT]] <@mesh, [{"data"}]> : tensor<8xf32>
+// CHECK:         return %[[G]]
+kiln.mesh @mesh ["data"=2]
+func.func private @shard_loss(%x: tensor<8xf32>) -> tensor<f32> {
+  %c = kiln.sharding_constraint %x <@mesh, [{"data"}]> : tensor<8xf32>
+  %s = kiln.mul %c, %c : tensor<8xf32>
+  %l = kiln.reduce_sum %s, dims = [0] : (tensor<8xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @shard_grad(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %g = kiln.grad @shard_loss(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %g : tensor<8xf32>
+}
