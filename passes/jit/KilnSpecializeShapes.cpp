@@ -39,6 +39,26 @@ LogicalResult checkAgrees(function_ref<InFlightDiagnostic()> emit,
   return success();
 }
 
+/// Checks that `fn` may take arguments of `types`; `emit` reports where.
+LogicalResult checkArgumentsAgree(func::FuncOp fn, TypeRange types,
+                                  function_ref<InFlightDiagnostic()> emit) {
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(fn.getArgumentTypes(), types))) {
+    auto [declared, given] = pair;
+    if (failed(checkAgrees(emit,
+                           "argument #" + Twine(i) + " of @" + fn.getSymName(),
+                           declared, given)))
+      return failure();
+  }
+  return success();
+}
+
+/// Gives `op`'s results `types`.
+void setResultTypes(Operation *op, TypeRange types) {
+  for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+    result.setType(type);
+}
+
 /// `types` as MLIR prints them, comma-separated.
 std::string textOf(TypeRange types) {
   std::string text;
@@ -49,23 +69,14 @@ std::string textOf(TypeRange types) {
 
 class Specializer {
 public:
-  explicit Specializer(ModuleOp module) : module(module), symbols(module) {}
+  explicit Specializer(ModuleOp module) : symbols(module) {}
 
-  /// Gives `fn`'s arguments `types` and everything in it the sizes they
-  /// imply, then verifies it.
+  /// Gives `fn`'s arguments `types` (checked by checkArgumentsAgree) and
+  /// everything in it the sizes they imply, then verifies it.
   LogicalResult specialize(func::FuncOp fn, TypeRange types) {
     if (fn.isExternal())
       return fn.emitError("@") << fn.getSymName()
                                << " has no body to specialize";
-    for (auto [i, pair] : llvm::enumerate(
-             llvm::zip_equal(fn.getArgumentTypes(), types))) {
-      auto [declared, given] = pair;
-      if (failed(checkAgrees([&] { return fn.emitError(); },
-                             "argument #" + Twine(i) + " of @" +
-                                 fn.getSymName(),
-                             declared, given)))
-        return failure();
-    }
     Block &body = fn.getBody().front();
     for (auto [argument, type] : llvm::zip_equal(body.getArguments(), types))
       argument.setType(type);
@@ -117,8 +128,7 @@ private:
       // Constants, iota and terminators: their result types are their own.
       return success();
     }
-    for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
-      result.setType(type);
+    setResultTypes(op, types);
     return success();
   }
 
@@ -130,9 +140,7 @@ private:
     if (failed(callee))
       return failure();
     call.setCallee(callee->getSymName());
-    for (auto [result, type] :
-         llvm::zip_equal(call.getResults(), callee->getResultTypes()))
-      result.setType(type);
+    setResultTypes(call, callee->getResultTypes());
     return success();
   }
 
@@ -145,15 +153,9 @@ private:
     std::string key = fn.getSymName().str() + "(" + textOf(types) + ")";
     if (auto known = copies.find(key); known != copies.end())
       return known->second;
-    for (auto [i, pair] : llvm::enumerate(
-             llvm::zip_equal(fn.getArgumentTypes(), types))) {
-      auto [declared, given] = pair;
-      if (failed(checkAgrees([&] { return user->emitOpError(); },
-                             "argument #" + Twine(i) + " of @" +
-                                 fn.getSymName(),
-                             declared, given)))
-        return failure();
-    }
+    if (failed(checkArgumentsAgree(fn, types,
+                                   [&] { return user->emitOpError(); })))
+      return failure();
     auto copy = fn.clone();
     copy.setPrivate();
     copy.setSymName((fn.getSymName() + "_specialized").str());
@@ -168,7 +170,6 @@ private:
     return copy;
   }
 
-  ModuleOp module;
   SymbolTable symbols;
   std::map<std::string, func::FuncOp> copies;
 };
@@ -208,6 +209,8 @@ struct KilnSpecializeShapesPass
         return fn.emitError("arg-types entry '") << text << "' is no type";
       types.push_back(type);
     }
+    if (failed(checkArgumentsAgree(fn, types, [&] { return fn.emitError(); })))
+      return failure();
     return specializer.specialize(fn, types);
   }
 };

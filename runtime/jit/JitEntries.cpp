@@ -88,6 +88,13 @@ struct Specialization {
   }
 };
 
+/// `status` (a failure) as an error; frees it.
+llvm::Error errorOf(kiln_status_t status) {
+  std::string why = status->message;
+  kiln_status_free(status);
+  return llvm::createStringError(why);
+}
+
 /// `type` as MLIR prints it ("tensor<4xf32>").
 std::string textOf(mlir::Type type) {
   std::string text;
@@ -122,11 +129,8 @@ llvm::Error bakeStaticArgument(mlir::func::FuncOp fn, unsigned index,
   if (!value || value->device != KILN_DEVICE_CPU)
     return llvm::createStringError(name + ": a static argument must be a "
                                           "host tensor");
-  if (kiln_status_t status = kiln::runtime::waitForProducer(value, name)) {
-    std::string why = status->message;
-    kiln_status_free(status);
-    return llvm::createStringError(why);
-  }
+  if (kiln_status_t status = kiln::runtime::waitForProducer(value, name))
+    return errorOf(status);
   std::string given = kiln::runtime::specText({value->dtype, value->shape});
   if (kiln::runtimeDtypeCode(type.getElementType()) != value->dtype ||
       llvm::ArrayRef<int64_t>(value->shape) != type.getShape())
@@ -369,11 +373,8 @@ llvm::Error kiln_jit::specialize(mlir::ModuleOp pruned, mlir::func::FuncOp fn,
         if (mlir::ShapedType::isDynamic(size))
           size = given;
     if (kiln_status_t status = kiln::runtime::checkArgument(
-            args[i], spec, args[i]->device, name)) {
-      std::string why = status->message;
-      kiln_status_free(status);
-      return llvm::createStringError(why);
-    }
+            args[i], spec, args[i]->device, name))
+      return errorOf(status);
     types.push_back(textOf(declared.clone(spec.shape)));
   }
   return source.specialize(pruned, fn.getSymName(), types);
