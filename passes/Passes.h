@@ -29,6 +29,7 @@ inline void registerAllKilnRules(mlir::DialectRegistry &registry) {
   registerJvpRules(registry);
   registerTransposeRules(registry);
   registerBatchingRules(registry);
+  registerShardingRules(registry);
 }
 
 } // namespace kiln

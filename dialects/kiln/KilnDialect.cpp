@@ -227,6 +227,27 @@ LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
   return success();
 }
 
+LogicalResult KilnDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attribute) {
+  // The other kiln.* attributes are checked by the passes that read them.
+  StringRef name = attribute.getName().getValue();
+  if (name != kShardingsAttrName)
+    return success();
+  auto shardings = dyn_cast<ArrayAttr>(attribute.getValue());
+  if (!shardings || shardings.size() != op->getNumResults())
+    return op->emitError("'") << name << "' lists one #kiln.sharding per "
+                              << "result (" << op->getNumResults() << ")";
+  for (auto [i, sharding] : llvm::enumerate(shardings)) {
+    if (!isa<ShardingAttr>(sharding))
+      return op->emitError("'") << name << "' lists #kiln.sharding values";
+    if (failed(verifyLayout(op, sharding, op->getResult(i).getType(), [&] {
+          return op->emitError() << "result #" << i << ": ";
+        })))
+      return failure();
+  }
+  return success();
+}
+
 Operation *KilnDialect::materializeConstant(OpBuilder &builder,
                                             Attribute value, Type type,
                                             Location loc) {

@@ -25,6 +25,7 @@ def Kiln_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let extraClassDeclaration = [{
@@ -38,6 +39,10 @@ def Kiln_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDonateAttrName = "kiln.donate";
     /// The #kiln.sharding of an entry's argument or result.
     static constexpr ::llvm::StringLiteral kShardingAttrName = "kiln.sharding";
+    /// The shardings kiln-propagate-sharding gives an op's results: an
+    /// array of one #kiln.sharding per result.
+    static constexpr ::llvm::StringLiteral kShardingsAttrName =
+        "kiln.shardings";
   }];
 }
 

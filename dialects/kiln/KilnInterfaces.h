@@ -9,15 +9,40 @@
 
 namespace kiln {
 
-/// An op's dimensions as factors (Shardy's OpShardingRuleAttr): operand or
-/// result dimension d is factor `operandFactors[i][d]` / `resultFactors[i][d]`
-/// (-1: a dimension of size 1 no factor describes).
+/// What sharding a factor of an op allows (Shardy's FactorType).
+enum class FactorKind {
+  /// Operands and results split along the factor alike; each device
+  /// computes its part.
+  PassThrough,
+  /// Summed (or maxed, ...) over: operands split along it give each device
+  /// a partial result, combined across the devices (an all_reduce).
+  Reduction,
+  /// Must be whole on every device (a sliced, padded or indexed dimension).
+  NeedReplication,
+};
+
+/// An op's dimensions as factors (Shardy's OpShardingRuleAttr): dimension d
+/// of operand i (result i) is factor `operandFactors[i][d]`
+/// (`resultFactors[i][d]`), -1 for a dimension of size 1 that no factor
+/// describes (a broadcast one). Dimensions of one factor are split over the
+/// same mesh axes. A reshape's merged or split dimensions share the factor
+/// of their majormost dimensions, sized by what both can split alike.
 struct ShardingRule {
   llvm::SmallVector<int64_t> factorSizes;
+  llvm::SmallVector<FactorKind> factorKinds;
   llvm::SmallVector<llvm::SmallVector<int64_t>> operandFactors;
   llvm::SmallVector<llvm::SmallVector<int64_t>> resultFactors;
-  /// Factors summed over (dot_general's contracting dims, reductions' dims).
-  llvm::SmallVector<int64_t> reductionFactors;
+  /// Values of the op's regions laid out as an operand or result of the op
+  /// (a while's carried values, a cond's yields): (region value, operand or
+  /// result).
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> tiedValues;
+
+  /// Adds a factor of `size` and returns its index.
+  int64_t addFactor(int64_t size, FactorKind kind = FactorKind::PassThrough) {
+    factorSizes.push_back(size);
+    factorKinds.push_back(kind);
+    return int64_t(factorSizes.size()) - 1;
+  }
 };
 
 /// How remat policies that save dots see an op.

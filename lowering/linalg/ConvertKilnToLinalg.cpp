@@ -60,6 +60,9 @@ struct ConvertKilnToLinalgPass
       for (unsigned i = 0; i < fn.getNumResults(); ++i)
         fn.removeResultAttr(i, StringAttr::get(fn.getContext(), name));
     });
+    getOperation()->walk([](Operation *op) {
+      op->removeAttr(kiln::KilnDialect::kShardingsAttrName);
+    });
     getOperation()->walk([](kiln::MeshOp mesh) { mesh.erase(); });
   }
 

@@ -16,6 +16,9 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "passes/sharding/Passes.h.inc"
 
+/// Attaches the sharding rule of every kiln op (ShardingRuleOpInterface).
+void registerShardingRules(mlir::DialectRegistry &registry);
+
 } // namespace kiln
 
 #endif // KILN_PASSES_SHARDING_PASSES_H

@@ -25,4 +25,41 @@ def KilnResolveLogicalAxes
     "tensor<8x4xf32>\n```\n";
 }
 
+def KilnPropagateSharding
+    : Pass<"kiln-propagate-sharding", "::mlir::ModuleOp"> {
+  let summary = "Give every value a sharding, from the user's annotations";
+  let description = [{
+    Shardy's propagation: the shardings of entry arguments and results
+    (`kiln.sharding`) and of `kiln.sharding_constraint`s flow across every
+    op by its sharding rule (ShardingRuleOpInterface: dimensions as
+    factors that pass through, are reduced, or must be whole), into and
+    out of `cond` and `while` regions and across calls, forward and
+    backward. A dimension keeps the axes it gets first, in this order of
+    priority: the annotations; ops that only pass dimensions through
+    (elementwise ops, reshape, transpose, slices, ...); then every op
+    (dots and reductions). Where two shardings of one factor meet, the one
+    of better priority wins, then the earlier operand's (results last). A
+    dimension no sharding reaches, or whose axes would not divide it, is
+    whole.
+
+    Writes each op's result shardings as `kiln.shardings` (one
+    `#kiln.sharding` per result) and each function's argument and result
+    shardings as `kiln.sharding` (a result the user annotated keeps its
+    annotation, to which kiln-partition reshards). With `explain`, a remark
+    at each value says where each dimension's axes came from: the
+    annotation and the ops they crossed; and a remark at each op where
+    shardings conflicted says which won.
+
+    Example:
+  }] # "\n```mlir\nfunc.func @f(%x: tensor<8x4xf32> {kiln.sharding = "
+    "#kiln.sharding<@mesh, [{\"data\"}, {}]>}) -> tensor<8x4xf32> {\n"
+    "  %y = kiln.tanh %x : tensor<8x4xf32>\n"
+    "  // gets {kiln.shardings = [#kiln.sharding<@mesh, [{\"data\"}, {}]>]}\n"
+    "  return %y : tensor<8x4xf32>\n}\n```\n";
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Say in remarks why each value has its sharding">
+  ];
+}
+
 #endif // KILN_PASSES_SHARDING_PASSES_TD

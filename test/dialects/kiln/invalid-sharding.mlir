@@ -114,3 +114,21 @@ func.func @logical_rank(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
 func.func @empty_role() attributes {rules = #kiln.axis_rules<@mesh, ["" -> "data"]>} {
   return
 }
+
+// -----
+
+kiln.mesh @mesh ["data"=2]
+func.func @shardings_per_result(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'kiln.shardings' lists one #kiln.sharding per result (1)}}
+  %y = kiln.tanh %x {kiln.shardings = []} : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2]
+func.func @shardings_fit(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{result #0: sharding has 2 dimensions but the tensor 'tensor<8xf32>' has rank 1}}
+  %y = kiln.tanh %x {kiln.shardings = [#kiln.sharding<@mesh, [{"data"}, {}]>]} : tensor<8xf32>
+  return %y : tensor<8xf32>
+}

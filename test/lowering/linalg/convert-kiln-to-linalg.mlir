@@ -178,3 +178,19 @@ func.func @transform(%w: tensor<4xf32>) -> tensor<4xf32> {
   %0 = kiln.grad @loss(%w) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Code for one device lays nothing out: meshes, argument and result
+// shardings, propagated shardings and constraints go.
+// CHECK-NOT: kiln.mesh
+// CHECK-LABEL: func.func @layouts
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NOT: kiln.shardings
+// CHECK: return %[[X]]
+kiln.mesh @mesh ["data"=2]
+func.func @layouts(%x: tensor<8xf32> {kiln.sharding = #kiln.sharding<@mesh, [{"data"}]>})
+    -> (tensor<8xf32> {kiln.sharding = #kiln.sharding<@mesh, [{"data"}]>}) {
+  %c = kiln.sharding_constraint %x <@mesh, [{"data"}]> {kiln.shardings = [#kiln.sharding<@mesh, [{"data"}]>]} : tensor<8xf32>
+  return %c : tensor<8xf32>
+}
