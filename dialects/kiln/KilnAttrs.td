@@ -16,6 +16,9 @@ def Kiln_ComparisonDirectionAttr
 
 def Kiln_PrecisionAttr : EnumAttr<Kiln_Dialect, Kiln_Precision, "precision">;
 
+def Kiln_ReductionKindAttr
+    : EnumAttr<Kiln_Dialect, Kiln_ReductionKind, "reduction_kind">;
+
 def Kiln_RematPolicyAttr : EnumAttr<Kiln_Dialect, Kiln_RematPolicy, "remat_policy">;
 
 // Shardy's TensorShardingAttr, flattened: the mesh, each dimension's axes

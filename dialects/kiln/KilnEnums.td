@@ -33,4 +33,13 @@ def Kiln_RematPolicy : I32EnumAttr<"RematPolicy",
   let genSpecializedAttr = 0;
 }
 
+def Kiln_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how `kiln.all_reduce` and `kiln.reduce_scatter` combine the devices' "
+    "values", [
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"prod", 1>,
+      I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>]> {
+  let cppNamespace = "::kiln";
+  let genSpecializedAttr = 0;
+}
+
 #endif // KILN_ENUMS_TD

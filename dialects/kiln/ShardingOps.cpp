@@ -106,3 +106,145 @@ Attribute kiln::withWholeDimension(Attribute layout, int64_t dim) {
     return sharding.withWholeDimension(dim);
   return cast<LogicalAttr>(layout).withWholeDimension(dim);
 }
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// The number of devices in each group of `op`'s `axes` over its mesh;
+/// fails with an error at `op` when the mesh or an axis does not exist or
+/// an axis is listed twice.
+static FailureOr<int64_t> groupSize(Operation *op) {
+  auto meshName = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+  auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, meshName);
+  if (!mesh)
+    return op->emitOpError("names ") << meshName << ", which is no kiln.mesh";
+  llvm::StringSet<> seen;
+  int64_t devices = 1;
+  for (Attribute axis : op->getAttrOfType<ArrayAttr>("axes")) {
+    StringRef name = cast<StringAttr>(axis).getValue();
+    std::optional<int64_t> size = mesh.getAxisSize(name);
+    if (!size)
+      return op->emitOpError("mesh ")
+             << meshName << " has no axis \"" << name << "\"";
+    if (!seen.insert(name).second)
+      return op->emitOpError("lists axis \"") << name << "\" twice";
+    devices *= *size;
+  }
+  return devices;
+}
+
+static LogicalResult inRange(Operation *op, StringRef what, int64_t dim,
+                             int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError() << what << " " << dim
+                             << " is out of range for rank " << rank;
+  return success();
+}
+
+/// Checks that `result` is `operand` reshaped to `expected`.
+static LogicalResult verifyResultShape(Operation *op, RankedTensorType operand,
+                                       ArrayRef<int64_t> expected,
+                                       RankedTensorType result) {
+  if (operand.getElementType() != result.getElementType() ||
+      failed(verifyCompatibleShape(expected, result.getShape())))
+    return op->emitOpError("result type ")
+           << result << " should be " << operand.clone(expected);
+  return success();
+}
+
+/// `size` split among `devices` parts (dynamic stays dynamic); fails with
+/// an error at `op` when it does not split evenly.
+static FailureOr<int64_t> split(Operation *op, StringRef what, int64_t size,
+                                int64_t devices) {
+  if (ShapedType::isDynamic(size))
+    return size;
+  if (size % devices)
+    return op->emitOpError() << what << " (size " << size
+                             << ") does not split among the " << devices
+                             << " devices of the group";
+  return size / devices;
+}
+
+static int64_t times(int64_t size, int64_t devices) {
+  return ShapedType::isDynamic(size) ? size : size * devices;
+}
+
+#define KILN_GROUP_SIZE(OpTy)                                                  \
+  int64_t OpTy::getGroupSize() { return *::groupSize(*this); }
+KILN_GROUP_SIZE(AllReduceOp)
+KILN_GROUP_SIZE(AllGatherOp)
+KILN_GROUP_SIZE(ReduceScatterOp)
+KILN_GROUP_SIZE(AllToAllOp)
+KILN_GROUP_SIZE(CollectivePermuteOp)
+KILN_GROUP_SIZE(AxisIndexOp)
+#undef KILN_GROUP_SIZE
+
+LogicalResult AllReduceOp::verify() { return ::groupSize(*this); }
+
+LogicalResult AxisIndexOp::verify() { return ::groupSize(*this); }
+
+LogicalResult AllGatherOp::verify() {
+  FailureOr<int64_t> devices = ::groupSize(*this);
+  RankedTensorType operand = getOperand().getType();
+  if (failed(devices) ||
+      failed(inRange(*this, "dim", getDim(), operand.getRank())))
+    return failure();
+  SmallVector<int64_t> expected(operand.getShape());
+  expected[getDim()] = times(expected[getDim()], *devices);
+  return verifyResultShape(*this, operand, expected, getType());
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  FailureOr<int64_t> devices = ::groupSize(*this);
+  RankedTensorType operand = getOperand().getType();
+  if (failed(devices) ||
+      failed(inRange(*this, "dim", getDim(), operand.getRank())))
+    return failure();
+  SmallVector<int64_t> expected(operand.getShape());
+  FailureOr<int64_t> part = split(*this, "dim", expected[getDim()], *devices);
+  if (failed(part))
+    return failure();
+  expected[getDim()] = *part;
+  return verifyResultShape(*this, operand, expected, getType());
+}
+
+LogicalResult AllToAllOp::verify() {
+  FailureOr<int64_t> devices = ::groupSize(*this);
+  RankedTensorType operand = getOperand().getType();
+  int64_t splitDim = getSplitDim(), concatDim = getConcatDim();
+  if (failed(devices) ||
+      failed(inRange(*this, "split", splitDim, operand.getRank())) ||
+      failed(inRange(*this, "concat", concatDim, operand.getRank())))
+    return failure();
+  SmallVector<int64_t> expected(operand.getShape());
+  FailureOr<int64_t> part = split(*this, "split", expected[splitDim], *devices);
+  if (failed(part))
+    return failure();
+  expected[splitDim] = *part;
+  expected[concatDim] = times(expected[concatDim], *devices);
+  return verifyResultShape(*this, operand, expected, getType());
+}
+
+LogicalResult CollectivePermuteOp::verify() {
+  FailureOr<int64_t> devices = ::groupSize(*this);
+  if (failed(devices))
+    return failure();
+  ArrayRef<int64_t> pairs = getPairs();
+  if (pairs.size() % 2)
+    return emitOpError("pairs lists (source, target) places: an even count, "
+                       "not ")
+           << pairs.size();
+  llvm::SmallDenseSet<int64_t> sources, targets;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    for (int64_t place : {pairs[i], pairs[i + 1]})
+      if (place < 0 || place >= *devices)
+        return emitOpError("place ")
+               << place << " is not in a group of " << *devices << " devices";
+    if (!sources.insert(pairs[i]).second)
+      return emitOpError("device ") << pairs[i] << " is a source twice";
+    if (!targets.insert(pairs[i + 1]).second)
+      return emitOpError("device ") << pairs[i + 1] << " is a target twice";
+  }
+  return success();
+}

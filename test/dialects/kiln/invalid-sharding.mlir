@@ -132,3 +132,92 @@ func.func @shardings_fit(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = kiln.tanh %x {kiln.shardings = [#kiln.sharding<@mesh, [{"data"}, {}]>]} : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @collective_unknown_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'kiln.all_reduce' op mesh @mesh has no axis "pipe"}}
+  %y = kiln.all_reduce sum %x over @mesh ["pipe"] : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @collective_axis_twice(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'kiln.all_reduce' op lists axis "data" twice}}
+  %y = kiln.all_reduce sum %x over @mesh ["data", "data"] : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @collective_unknown_mesh() -> tensor<i32> {
+  // expected-error @below {{'kiln.axis_index' op names @nowhere, which is no kiln.mesh}}
+  %i = kiln.axis_index over @nowhere ["data"] : tensor<i32>
+  return %i : tensor<i32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @all_gather_size(%x: tensor<8x4xf32>) -> tensor<8x8xf32> {
+  // expected-error @below {{'kiln.all_gather' op result type 'tensor<8x8xf32>' should be 'tensor<8x16xf32>'}}
+  %y = kiln.all_gather %x over @mesh ["model"], dim = 1 : (tensor<8x4xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @all_gather_dim(%x: tensor<8x4xf32>) -> tensor<8x16xf32> {
+  // expected-error @below {{'kiln.all_gather' op dim 2 is out of range for rank 2}}
+  %y = kiln.all_gather %x over @mesh ["model"], dim = 2 : (tensor<8x4xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @reduce_scatter_uneven(%x: tensor<8x6xf32>) -> tensor<8x1xf32> {
+  // expected-error @below {{'kiln.reduce_scatter' op dim (size 6) does not split among the 4 devices of the group}}
+  %y = kiln.reduce_scatter sum %x over @mesh ["model"], dim = 1 : (tensor<8x6xf32>) -> tensor<8x1xf32>
+  return %y : tensor<8x1xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @all_to_all_shape(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @below {{'kiln.all_to_all' op result type 'tensor<8x16xf32>' should be 'tensor<32x4xf32>'}}
+  %y = kiln.all_to_all %x over @mesh ["model"], split = 1, concat = 0 : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @permute_target_twice(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'kiln.collective_permute' op device 1 is a target twice}}
+  %y = kiln.collective_permute %x over @mesh ["model"], pairs = [0, 1, 2, 1] : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @permute_place(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'kiln.collective_permute' op place 2 is not in a group of 2 devices}}
+  %y = kiln.collective_permute %x over @mesh ["data"], pairs = [0, 2] : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+kiln.mesh @mesh ["data"=2, "model"=4]
+func.func @permute_odd(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'kiln.collective_permute' op pairs lists (source, target) places: an even count, not 3}}
+  %y = kiln.collective_permute %x over @mesh ["data"], pairs = [0, 1, 1] : tensor<8xf32>
+  return %y : tensor<8xf32>
+}

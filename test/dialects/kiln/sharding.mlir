@@ -36,3 +36,21 @@ func.func @logical(%x: tensor<8x16xf32> {kiln.sharding = #kiln.logical<["batch",
     -> tensor<8x16xf32> attributes {kiln.axis_rules = #kiln.axis_rules<@mesh, ["batch" -> "data", "embed" -> none]>} {
   return %x : tensor<8x16xf32>
 }
+
+// Collectives, the ops of partitioned programs.
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x64xf32>, tensor<8x4xf32>, tensor<32x4xf32>, tensor<8x16xf32>, tensor<i32>) {
+  // CHECK: kiln.all_reduce  sum %{{.*}} over @mesh ["model"] : tensor<8x16xf32>
+  %a = kiln.all_reduce sum %x over @mesh ["model"] : tensor<8x16xf32>
+  // CHECK: kiln.all_gather %{{.*}} over @mesh ["model"], dim = 1 : (tensor<8x16xf32>) -> tensor<8x64xf32>
+  %g = kiln.all_gather %x over @mesh ["model"], dim = 1 : (tensor<8x16xf32>) -> tensor<8x64xf32>
+  // CHECK: kiln.reduce_scatter  max %{{.*}} over @mesh ["model"], dim = 1 : (tensor<8x16xf32>) -> tensor<8x4xf32>
+  %s = kiln.reduce_scatter max %x over @mesh ["model"], dim = 1 : (tensor<8x16xf32>) -> tensor<8x4xf32>
+  // CHECK: kiln.all_to_all %{{.*}} over @mesh ["model"], split = 1, concat = 0 : (tensor<8x16xf32>) -> tensor<32x4xf32>
+  %t = kiln.all_to_all %x over @mesh ["model"], split = 1, concat = 0 : (tensor<8x16xf32>) -> tensor<32x4xf32>
+  // CHECK: kiln.collective_permute %{{.*}} over @mesh ["data"], pairs = [0, 1, 1, 0] : tensor<8x16xf32>
+  %p = kiln.collective_permute %x over @mesh ["data"], pairs = [0, 1, 1, 0] : tensor<8x16xf32>
+  // CHECK: kiln.axis_index over @mesh ["data", "model"] : tensor<i32>
+  %i = kiln.axis_index over @mesh ["data", "model"] : tensor<i32>
+  return %a, %g, %s, %t, %p, %i : tensor<8x16xf32>, tensor<8x64xf32>, tensor<8x4xf32>, tensor<32x4xf32>, tensor<8x16xf32>, tensor<i32>
+}
