@@ -177,8 +177,27 @@ void KilnDialect::initialize() {
       >();
 }
 
-/// Checks a kiln.sharding on argument or result `index` (`what`) of `op`'s
-/// region `regionIndex`: a sharding of that value's type.
+/// The type of which `part`, laid out as `sharding` over the mesh `user`
+/// sees, is one device's part (`part` itself where the sharding does not
+/// fit it, for the verifier to report).
+static Type wholeOf(Operation *user, ShardingAttr sharding, Type part) {
+  auto mesh =
+      SymbolTable::lookupNearestSymbolFrom<MeshOp>(user, sharding.getMesh());
+  auto tensor = dyn_cast<RankedTensorType>(part);
+  if (!mesh || !tensor ||
+      tensor.getRank() != static_cast<int64_t>(sharding.getDims().size()))
+    return part;
+  SmallVector<int64_t> shape(tensor.getShape());
+  for (int64_t d = 0; d < tensor.getRank(); ++d)
+    for (StringRef axis : sharding.getAxes(d))
+      if (!tensor.isDynamicDim(d))
+        shape[d] *= mesh.getAxisSize(axis).value_or(1);
+  return tensor.clone(shape);
+}
+
+/// Checks a kiln.sharding (or kiln.part) on argument or result `index`
+/// (`what`) of `op`'s region `regionIndex`: a sharding of that value's type
+/// (of the whole value it is a part of).
 static LogicalResult verifyShardingOf(Operation *op, unsigned regionIndex,
                                       unsigned index, NamedAttribute attribute,
                                       StringRef what) {
@@ -192,6 +211,9 @@ static LogicalResult verifyShardingOf(Operation *op, unsigned regionIndex,
                               << "' marks a function's arguments and results";
   Type type = what == "argument" ? fn.getArgumentTypes()[index]
                                  : fn.getResultTypes()[index];
+  if (auto sharding = dyn_cast<ShardingAttr>(layout);
+      sharding && attribute.getName().getValue() == KilnDialect::kPartAttrName)
+    type = wholeOf(op, sharding, type);
   return verifyLayout(op, layout, type, [&] {
     return op->emitError() << what << " #" << index << ": ";
   });
@@ -200,10 +222,11 @@ static LogicalResult verifyShardingOf(Operation *op, unsigned regionIndex,
 LogicalResult KilnDialect::verifyRegionResultAttribute(
     Operation *op, unsigned regionIndex, unsigned resultIndex,
     NamedAttribute attribute) {
-  if (attribute.getName().getValue() != kShardingAttrName)
+  StringRef name = attribute.getName().getValue();
+  if (name != kShardingAttrName && name != kPartAttrName)
     return op->emitError("unknown result attribute '")
-           << attribute.getName().getValue() << "' (kiln's is "
-           << kShardingAttrName << ")";
+           << name << "' (kiln's are " << kShardingAttrName << " and "
+           << kPartAttrName << ")";
   return verifyShardingOf(op, regionIndex, resultIndex, attribute, "result");
 }
 
@@ -212,12 +235,13 @@ LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
-  if (name == kShardingAttrName)
+  if (name == kShardingAttrName || name == kPartAttrName)
     return verifyShardingOf(op, regionIndex, argIndex, attribute, "argument");
   if (name != kStaticAttrName && name != kDonateAttrName)
     return op->emitError("unknown argument attribute '")
            << name << "' (kiln's are " << kStaticAttrName << ", "
-           << kDonateAttrName << " and " << kShardingAttrName << ")";
+           << kDonateAttrName << ", " << kShardingAttrName << " and "
+           << kPartAttrName << ")";
   if (!isa<UnitAttr>(attribute.getValue()))
     return op->emitError("'") << name << "' takes no value";
   auto fn = dyn_cast<func::FuncOp>(op);

@@ -14,7 +14,6 @@
 #include "kiln/KilnInterfaces.h"
 
 #include "kiln/KilnDialect.h.inc"
-#include "kiln/KilnEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "kiln/KilnAttrs.h.inc"

@@ -39,6 +39,9 @@ def Kiln_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDonateAttrName = "kiln.donate";
     /// The #kiln.sharding of an entry's argument or result.
     static constexpr ::llvm::StringLiteral kShardingAttrName = "kiln.sharding";
+    /// The #kiln.sharding of which an argument or result of a partitioned
+    /// function (kiln-partition) is one device's part.
+    static constexpr ::llvm::StringLiteral kPartAttrName = "kiln.part";
     /// The shardings kiln-propagate-sharding gives an op's results: an
     /// array of one #kiln.sharding per result.
     static constexpr ::llvm::StringLiteral kShardingsAttrName =

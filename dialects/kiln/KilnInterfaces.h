@@ -7,6 +7,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include "kiln/KilnEnums.h.inc"
+
 namespace kiln {
 
 /// What sharding a factor of an op allows (Shardy's FactorType).
@@ -32,10 +34,15 @@ struct ShardingRule {
   llvm::SmallVector<FactorKind> factorKinds;
   llvm::SmallVector<llvm::SmallVector<int64_t>> operandFactors;
   llvm::SmallVector<llvm::SmallVector<int64_t>> resultFactors;
-  /// Values of the op's regions laid out as an operand or result of the op
-  /// (a while's carried values, a cond's yields): (region value, operand or
-  /// result).
-  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> tiedValues;
+  /// How the devices' partial results of reduction factors combine.
+  ReductionKind reduction = ReductionKind::sum;
+  /// Arguments of the op's regions laid out as an operand (a while's
+  /// carried values): (argument, operand).
+  llvm::SmallVector<std::pair<mlir::BlockArgument, mlir::Value>>
+      tiedArguments;
+  /// What the op's regions yield, laid out as a result: (operand of a
+  /// region's terminator, result).
+  llvm::SmallVector<std::pair<mlir::OpOperand *, mlir::OpResult>> tiedYields;
 
   /// Adds a factor of `size` and returns its index.
   int64_t addFactor(int64_t size, FactorKind kind = FactorKind::PassThrough) {
@@ -43,6 +50,24 @@ struct ShardingRule {
     factorKinds.push_back(kind);
     return int64_t(factorSizes.size()) - 1;
   }
+};
+
+/// The partitioner as the sharding rules see it when they make an op
+/// compute one device's part (ShardingRuleOpInterface::localize).
+class PartitionEmitter {
+public:
+  virtual ~PartitionEmitter() = default;
+
+  /// This device's part of `whole` (a value every device holds whole) laid
+  /// out as `sharding` (a #kiln.sharding) says.
+  virtual mlir::Value partOf(mlir::OpBuilder &builder, mlir::Location loc,
+                             mlir::Value whole, mlir::Attribute sharding) = 0;
+
+  /// Where this device's part starts along dimension `dim` of a value laid
+  /// out as `sharding` says: a tensor<i32>.
+  virtual mlir::Value partStart(mlir::OpBuilder &builder, mlir::Location loc,
+                                mlir::Attribute sharding, int64_t dim,
+                                int64_t partSize) = 0;
 };
 
 /// How remat policies that save dots see an op.

@@ -195,7 +195,21 @@ def Kiln_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
         each operand and result is, and which factors are reduced (a
         result sharded along them needs a reduction across devices).
       }],
-      "::kiln::ShardingRule", "getShardingRule">
+      "::kiln::ShardingRule", "getShardingRule">,
+    InterfaceMethod<[{
+        For kiln-partition, once the op's operands and result types are one
+        device's parts, laid out as `shardings` (one #kiln.sharding per
+        result) say: adjusts what still describes the whole value (a
+        constant's elements, iota's positions, a slice's bounds), through
+        `emitter` and with `builder` set after the op, and returns the
+        values that replace its results (the op may be erased).
+      }],
+      "::llvm::SmallVector<::mlir::Value>", "localize",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::ArrayRef<::mlir::Attribute>":$shardings,
+           "::kiln::PartitionEmitter &":$emitter), [{}], [{
+        return ::llvm::SmallVector<::mlir::Value>($_op->getResults());
+      }]>
   ];
 }
 

@@ -59,8 +59,12 @@ def Kiln_ShardingConstraintOp : Kiln_Op<"sharding_constraint", [Pure,
 // in the order listed.
 //===----------------------------------------------------------------------===//
 
+// Every device runs the same collectives on values it computed alike, so
+// they may be merged and dropped like pure ops (CSE) but never run where
+// the program would not run them (no speculation: devices may disagree on
+// a branch).
 class Kiln_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Kiln_Op<mnemonic, traits> {
+    : Kiln_Op<mnemonic, !listconcat(traits, [NoMemoryEffect])> {
   let hasVerifier = 1;
   code extraCollectiveDeclaration = [{
     /// The number of devices in each group (after the verifier has run).

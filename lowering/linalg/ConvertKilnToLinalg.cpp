@@ -53,12 +53,14 @@ struct ConvertKilnToLinalgPass
   /// Code for one device lays nothing out: meshes and the shardings of
   /// arguments and results go (constraints become their operands).
   void dropLayouts() {
-    StringRef name = kiln::KilnDialect::kShardingAttrName;
     getOperation()->walk([&](func::FuncOp fn) {
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        fn.removeArgAttr(i, name);
-      for (unsigned i = 0; i < fn.getNumResults(); ++i)
-        fn.removeResultAttr(i, StringAttr::get(fn.getContext(), name));
+      for (StringRef name : {kiln::KilnDialect::kShardingAttrName,
+                             kiln::KilnDialect::kPartAttrName}) {
+        for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+          fn.removeArgAttr(i, name);
+        for (unsigned i = 0; i < fn.getNumResults(); ++i)
+          fn.removeResultAttr(i, StringAttr::get(fn.getContext(), name));
+      }
     });
     getOperation()->walk([](Operation *op) {
       op->removeAttr(kiln::KilnDialect::kShardingsAttrName);

@@ -62,4 +62,29 @@ def KilnPropagateSharding
   ];
 }
 
+def KilnPartition : Pass<"kiln-partition", "::mlir::ModuleOp"> {
+  let summary = "Make each function the program one device runs on its parts";
+  let description = [{
+    GSPMD's SPMD partitioner, after kiln-propagate-sharding: every value
+    becomes one device's part of it (its type divided by its sharding's
+    axes), every op computes on parts as its sharding rule lays them out,
+    and collectives go where layouts change. An op's factors take the axes
+    of its reduction factors from its first operand that splits them, then
+    those of its results' shardings, then its operands'. A result split
+    along a reduction factor is partial: `kiln.reduce_scatter` where its
+    sharding splits a dimension further over those axes,
+    `kiln.all_reduce` otherwise. A value changes layout by one
+    `kiln.all_to_all` per axis moving from the minor end of one dimension
+    to another, a `kiln.all_gather` per dimension losing axes, and a slice
+    at the device's `kiln.axis_index` per dimension gaining axes. Each
+    function's arguments and results say, as `kiln.part`, which layout
+    they are a part of.
+
+    A matmul `("data", "model") x ("model", none) -> ("data", none)` is one
+    local matmul and one all_reduce over "model", as XLA's partitioner
+    makes it; with the result split over "model", a reduce_scatter.
+  }];
+  let dependentDialects = ["::kiln::KilnDialect"];
+}
+
 #endif // KILN_PASSES_SHARDING_PASSES_TD

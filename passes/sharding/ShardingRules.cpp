@@ -21,12 +21,27 @@ using namespace kiln;
 namespace {
 
 using RuleFn = ShardingRule (*)(Operation *);
+/// A localize hook (ShardingRuleOpInterface::localize).
+using LocalizeFn = SmallVector<Value> (*)(Operation *, OpBuilder &,
+                                          ArrayRef<Attribute>,
+                                          PartitionEmitter &);
 
-template <typename OpTy, RuleFn Rule>
+/// An op whose attributes say nothing of sizes computes its part as it is.
+SmallVector<Value> keep(Operation *op, OpBuilder &, ArrayRef<Attribute>,
+                        PartitionEmitter &) {
+  return SmallVector<Value>(op->getResults());
+}
+
+template <typename OpTy, RuleFn Rule, LocalizeFn Localize>
 struct ShardingRuleModel
-    : ShardingRuleOpInterface::ExternalModel<ShardingRuleModel<OpTy, Rule>,
-                                             OpTy> {
+    : ShardingRuleOpInterface::ExternalModel<
+          ShardingRuleModel<OpTy, Rule, Localize>, OpTy> {
   ShardingRule getShardingRule(Operation *op) const { return Rule(op); }
+  SmallVector<Value> localize(Operation *op, OpBuilder &b,
+                              ArrayRef<Attribute> shardings,
+                              PartitionEmitter &emitter) const {
+    return Localize(op, b, shardings, emitter);
+  }
 };
 
 ArrayRef<int64_t> shapeOf(Value v) {
@@ -78,6 +93,51 @@ ShardingRule creationRule(Operation *op) {
   ShardingRule rule = emptyRule(op);
   resultDimensionFactors(rule, op);
   return rule;
+}
+
+/// A constant's part: a splat of the part's type, or the part cut from the
+/// whole constant.
+SmallVector<Value> localizeConstant(Operation *op, OpBuilder &b,
+                                    ArrayRef<Attribute> shardings,
+                                    PartitionEmitter &emitter) {
+  auto constant = cast<ConstantOp>(op);
+  auto elements = cast<DenseElementsAttr>(constant.getValue());
+  auto part = cast<RankedTensorType>(constant.getType());
+  if (part == elements.getType())
+    return {constant};
+  Value local =
+      elements.isSplat()
+          ? ConstantOp::create(b, op->getLoc(), part,
+                               DenseElementsAttr::get(
+                                   part, elements.getSplatValue<Attribute>()))
+          : emitter.partOf(b, op->getLoc(),
+                           ConstantOp::create(b, op->getLoc(), elements),
+                           shardings[0]);
+  constant->replaceAllUsesWith(ValueRange{local});
+  constant->erase();
+  return {local};
+}
+
+/// An iota's part counts from where the part starts along its dimension.
+SmallVector<Value> localizeIota(Operation *op, OpBuilder &b,
+                                ArrayRef<Attribute> shardings,
+                                PartitionEmitter &emitter) {
+  auto iota = cast<IotaOp>(op);
+  auto part = cast<RankedTensorType>(iota.getType());
+  int64_t dim = iota.getIotaDimension();
+  auto sharding = cast<ShardingAttr>(shardings[0]);
+  if (sharding.getAxes(dim).empty())
+    return {iota};
+  Location loc = op->getLoc();
+  Value start = emitter.partStart(b, loc, sharding, dim, part.getDimSize(dim));
+  auto scalar = RankedTensorType::get({}, part.getElementType());
+  if (start.getType() != scalar)
+    start = ConvertOp::create(b, loc, scalar, start);
+  Value offset =
+      BroadcastInDimOp::create(b, loc, part, start, ArrayRef<int64_t>{});
+  Value counted = AddOp::create(b, loc, iota, offset);
+  iota.getResult().replaceAllUsesExcept(counted, counted.getDefiningOp());
+  return {counted};
 }
 
 //===----------------------------------------------------------------------===//
@@ -198,6 +258,24 @@ ShardingRule dynamicSliceRule(Operation *op) {
   return sameShapeRule(op, resizedDims(op));
 }
 
+/// A slice or dynamic_slice of whole dimensions takes all of each part:
+/// its bounds become the part's sizes.
+SmallVector<Value> localizeSliceBounds(Operation *op, OpBuilder &b,
+                                       ArrayRef<Attribute>,
+                                       PartitionEmitter &) {
+  ArrayRef<int64_t> part = shapeOf(op->getResult(0));
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    SmallVector<int64_t> limits(slice.getLimitIndices());
+    for (auto [d, size] : llvm::enumerate(part))
+      if (slice.getStartIndices()[d] == 0 && slice.getStrides()[d] == 1)
+        limits[d] = size;
+    slice.setLimitIndices(limits);
+  } else {
+    cast<DynamicSliceOp>(op).setSliceSizes(part);
+  }
+  return {op->getResult(0)};
+}
+
 /// dynamic_update_slice: the dimensions the update does not cover whole
 /// must be whole.
 ShardingRule dynamicUpdateSliceRule(Operation *op) {
@@ -246,9 +324,10 @@ ShardingRule takeRule(Operation *op) {
   return rule;
 }
 
-/// scatter_add: the updates are operand[:dim] + indices + operand[dim+1:];
-/// their index dimensions (and the indices') are summed over, and the
-/// scattered dimension of the operand and result is whole.
+/// scatter_add: the updates are operand[:dim] + indices + operand[dim+1:].
+/// Their index dimensions (and the indices') must be whole, like the
+/// scattered dimension: split, each device would add the operand to its
+/// partial sum.
 ShardingRule scatterAddRule(Operation *op) {
   auto scatter = cast<ScatterAddOp>(op);
   ShardingRule rule = emptyRule(op);
@@ -261,7 +340,7 @@ ShardingRule scatterAddRule(Operation *op) {
   SmallVector<int64_t> &updates = rule.operandFactors[2];
   for (auto [k, size] : llvm::enumerate(indexShape))
     rule.operandFactors[1][k] = updates[dim + k] =
-        rule.addFactor(size, FactorKind::Reduction);
+        rule.addFactor(size, FactorKind::NeedReplication);
   for (int64_t d = 0; d < int64_t(factors.size()); ++d)
     if (d != dim)
       updates[d < dim ? d : d + indexRank - 1] = factors[d];
@@ -281,6 +360,12 @@ ShardingRule reductionRule(Operation *op) {
   SmallVector<int64_t> factors = resultDimensionFactors(rule, op);
   SmallVector<int64_t> reduced;
   FactorKind kind = FactorKind::Reduction;
+  if constexpr (std::is_same_v<OpTy, ReduceProdOp>)
+    rule.reduction = ReductionKind::prod;
+  if constexpr (std::is_same_v<OpTy, ReduceMaxOp>)
+    rule.reduction = ReductionKind::max;
+  if constexpr (std::is_same_v<OpTy, ReduceMinOp>)
+    rule.reduction = ReductionKind::min;
   if constexpr (std::is_same_v<OpTy, ArgmaxOp>) {
     reduced.push_back(reduce.getDimension());
     kind = FactorKind::NeedReplication;
@@ -329,8 +414,8 @@ ShardingRule condRule(Operation *op) {
     for (auto [d, size] : llvm::enumerate(shapeOf(result)))
       rule.resultFactors[i][d] = rule.addFactor(size);
     for (Region &branch : op->getRegions())
-      rule.tiedValues.emplace_back(
-          branch.front().getTerminator()->getOperand(i), result);
+      rule.tiedYields.emplace_back(
+          &branch.front().getTerminator()->getOpOperand(i), result);
   }
   return rule;
 }
@@ -344,18 +429,25 @@ ShardingRule whileRule(Operation *op) {
     for (auto [d, size] : llvm::enumerate(shapeOf(operand)))
       rule.operandFactors[i][d] = rule.resultFactors[i][d] =
           rule.addFactor(size);
-    rule.tiedValues.emplace_back(loop.getCond().getArgument(i), operand);
-    rule.tiedValues.emplace_back(loop.getBody().getArgument(i), operand);
-    rule.tiedValues.emplace_back(
-        loop.getBody().front().getTerminator()->getOperand(i),
-        loop.getResult(i));
+    rule.tiedArguments.emplace_back(loop.getCond().getArgument(i), operand);
+    rule.tiedArguments.emplace_back(loop.getBody().getArgument(i), operand);
+    rule.tiedYields.emplace_back(
+        &loop.getBody().front().getTerminator()->getOpOperand(i),
+        loop->getResult(i));
   }
   return rule;
 }
 
 template <RuleFn Rule, typename... Ops>
 void attach(MLIRContext *context) {
-  (Ops::template attachInterface<ShardingRuleModel<Ops, Rule>>(*context), ...);
+  (Ops::template attachInterface<ShardingRuleModel<Ops, Rule, keep>>(*context),
+   ...);
+}
+
+template <RuleFn Rule, LocalizeFn Localize, typename OpTy>
+void attachLocalized(MLIRContext *context) {
+  OpTy::template attachInterface<ShardingRuleModel<OpTy, Rule, Localize>>(
+      *context);
 }
 
 } // namespace
@@ -367,14 +459,16 @@ void kiln::registerShardingRules(DialectRegistry &registry) {
            CeilOp, NotOp, AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp,
            PowOp, Atan2Op, AndOp, OrOp, XorOp, CompareOp, SelectOp, ConvertOp,
            StopGradientOp, CheckpointNameOp, ShardingConstraintOp>(context);
-    attach<creationRule, ConstantOp, IotaOp>(context);
+    attachLocalized<creationRule, localizeConstant, ConstantOp>(context);
+    attachLocalized<creationRule, localizeIota, IotaOp>(context);
     attach<broadcastRule, BroadcastInDimOp>(context);
     attach<reshapeRule, ReshapeOp>(context);
     attach<transposeRule, TransposeOp>(context);
-    attach<sliceRule, SliceOp>(context);
+    attachLocalized<sliceRule, localizeSliceBounds, SliceOp>(context);
     attach<padRule, PadOp>(context);
     attach<reverseRule, ReverseOp>(context);
-    attach<dynamicSliceRule, DynamicSliceOp>(context);
+    attachLocalized<dynamicSliceRule, localizeSliceBounds, DynamicSliceOp>(
+        context);
     attach<dynamicUpdateSliceRule, DynamicUpdateSliceOp>(context);
     attach<concatenateRule, ConcatenateOp>(context);
     attach<takeRule, TakeOp>(context);

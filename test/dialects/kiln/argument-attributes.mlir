@@ -11,7 +11,7 @@ func.func @entry(%x: tensor<4xf32> {kiln.donate}, %k: tensor<f32> {kiln.static})
 
 // -----
 
-// expected-error @+1 {{unknown argument attribute 'kiln.statik' (kiln's are kiln.static, kiln.donate and kiln.sharding)}}
+// expected-error @+1 {{unknown argument attribute 'kiln.statik' (kiln's are kiln.static, kiln.donate, kiln.sharding and kiln.part)}}
 func.func @typo(%x: tensor<4xf32> {kiln.statik}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

@@ -77,7 +77,7 @@ func.func @not_a_sharding(%x: tensor<8xf32> {kiln.sharding = 3 : i64}) -> tensor
 
 // -----
 
-// expected-error @+1 {{unknown result attribute 'kiln.donate' (kiln's is kiln.sharding)}}
+// expected-error @+1 {{unknown result attribute 'kiln.donate' (kiln's are kiln.sharding and kiln.part)}}
 func.func @result_attr(%x: tensor<8xf32>) -> (tensor<8xf32> {kiln.donate}) {
   return %x : tensor<8xf32>
 }
