@@ -7,6 +7,7 @@
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
 #include "passes/jit/Passes.h"
+#include "passes/sharding/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -64,8 +65,46 @@ LogicalResult collectSpecs(func::FuncOp fn, TypeRange types, StringRef kind,
   return success();
 }
 
+/// The mesh a partitioned module's entries run on, into `manifest`; the
+/// parts of `fn`'s arguments and results (kiln.part) into `entry`, whose
+/// specs become those of the whole tensors.
+LogicalResult collectParts(ModuleOp module, func::FuncOp fn,
+                           EntrySignature &entry, Manifest &manifest) {
+  if (llvm::any_of(entry.donors, [](int64_t arg) { return arg >= 0; }))
+    return fn.emitError("public function @")
+           << fn.getName() << " donates an argument (kiln.donate), which "
+           << "partitioned entries do not support yet";
+  StringRef name = kiln::KilnDialect::kPartAttrName;
+  for (unsigned t = 0; t < fn.getNumArguments() + fn.getNumResults(); ++t) {
+    bool isArg = t < fn.getNumArguments();
+    unsigned i = isArg ? t : t - fn.getNumArguments();
+    auto part = isArg ? fn.getArgAttrOfType<kiln::ShardingAttr>(i, name)
+                      : fn.getResultAttrOfType<kiln::ShardingAttr>(i, name);
+    TensorSpec &spec = isArg ? entry.args[i] : entry.results[i];
+    entry.parts.emplace_back(spec.shape.size());
+    if (!part)
+      continue;
+    auto mesh = module.lookupSymbol<kiln::MeshOp>(part.getMesh());
+    if (manifest.meshAxes.empty())
+      for (auto [axis, size] : llvm::zip(mesh.getAxisNames(),
+                                         mesh.getAxisSizes())) {
+        manifest.meshAxes.push_back(cast<StringAttr>(axis).str());
+        manifest.meshSizes.push_back(size);
+      }
+    for (size_t d = 0; d < spec.shape.size(); ++d)
+      for (StringRef axis : part.getAxes(d)) {
+        auto index = llvm::find(manifest.meshAxes, axis.str()) -
+                     manifest.meshAxes.begin();
+        entry.parts[t][d].push_back(index);
+        spec.shape[d] *= manifest.meshSizes[index];
+      }
+  }
+  return success();
+}
+
 /// The entries of `module`: its public functions with bodies.
-LogicalResult collectManifest(ModuleOp module, Manifest &manifest) {
+LogicalResult collectManifest(ModuleOp module, Manifest &manifest,
+                              bool partitioned) {
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!fn.isPublic() || fn.isExternal())
       continue;
@@ -83,6 +122,8 @@ LogicalResult collectManifest(ModuleOp module, Manifest &manifest) {
     SmallVector<int64_t> donors = kiln::donatedBuffers(fn);
     if (llvm::any_of(donors, [](int64_t argument) { return argument >= 0; }))
       entry.donors.assign(donors.begin(), donors.end());
+    if (partitioned && failed(collectParts(module, fn, entry, manifest)))
+      return failure();
     entry.text = kiln::runtime::signatureText(entry);
     manifest.entries.push_back(std::move(entry));
   }
@@ -167,10 +208,48 @@ llvm::Error withDiagnostics(llvm::SourceMgr &sourceMgr, MLIRContext &context,
   return llvm::createStringError(diagnostics);
 }
 
+/// Whether an entry of `module` says its arguments or results are parts
+/// (kiln.part): a program partitioned by kiln-partition or by hand.
+bool hasParts(ModuleOp module) {
+  StringRef name = kiln::KilnDialect::kPartAttrName;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (fn.getArgAttr(i, name))
+        return true;
+    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      if (fn.getResultAttr(i, name))
+        return true;
+  }
+  return false;
+}
+
+/// Partitions `module` for its mesh's devices (kiln-sharding-pipeline) if
+/// it is sharded; whether its entries run on the mesh's devices in
+/// `partitioned`.
+LogicalResult partition(ModuleOp module, const kiln::CompileOptions &options,
+                        bool &partitioned) {
+  bool sharded = kiln::isSharded(module);
+  if ((sharded || hasParts(module)) && options.target == kiln::Target::Nvptx)
+    return module.emitError("a sharded program runs on in-process CPU "
+                            "devices; GPUs run unsharded programs for now");
+  if (sharded) {
+    PassManager pm(module.getContext());
+    kiln::addPassFailureReport(pm);
+    kiln::buildKilnShardingPipeline(pm);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  partitioned = hasParts(module);
+  return success();
+}
+
 /// Fills `program`'s manifest from its module and lowers it.
 bool lowerWithManifest(kiln::CompiledProgram &program,
                        const kiln::CompileOptions &options) {
-  if (failed(collectManifest(*program.module, program.manifest)) ||
+  bool partitioned;
+  if (failed(partition(*program.module, options, partitioned)) ||
+      failed(collectManifest(*program.module, program.manifest,
+                             partitioned)) ||
       failed(lower(*program.module, options)))
     return false;
   if (options.target == kiln::Target::Nvptx) {

@@ -31,6 +31,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
 void kiln::registerAllPassesAndPipelines() {
   mlir::registerAllPasses();
   registerAllKilnPasses();
+  registerKilnShardingPipeline();
   registerKilnLoweringLinalgPasses();
   registerKilnLoweringCommonPasses();
   registerKilnLoweringCpuPasses();

@@ -52,7 +52,7 @@ kiln_status_t HostExecutable::bind(const Manifest &manifest) {
     if (!compiled)
       return error("entry " + entry.name + ": the code carries no signature" +
                    (why.empty() ? "" : ": " + why));
-    std::vector<int64_t> expected = encodeSignature(entry);
+    std::vector<int64_t> expected = encodeSignature(entry, manifest.meshSizes);
     // The length comes first: nothing past the compiled array is read.
     if (compiled[0] != int64_t(expected.size()) ||
         !std::equal(expected.begin(), expected.end(), compiled))

@@ -216,6 +216,18 @@ private:
   std::vector<EntryFunction> functions;
 };
 
+/// Runs the partitioned entry `index` of `manifest` on `tensors` (whole
+/// arguments, then whole results it writes, checked by the caller): once
+/// per device of the manifest's mesh, each on a thread with its parts
+/// (Devices.cpp).
+kiln_status_t invokeOnDevices(Executable &executable, const Manifest &manifest,
+                              size_t index,
+                              const std::vector<kiln_tensor_t> &tensors);
+
+/// Makes the calls this thread runs use `count` threads for their parallel
+/// loops (0: kiln_num_threads's count), as each in-process device does.
+void setDeviceLoopThreads(int64_t count);
+
 /// A module over `executable` with the entries of `manifest`; fails if an
 /// entry's code is missing.
 kiln_status_t newModule(std::unique_ptr<Executable> executable,

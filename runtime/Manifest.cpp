@@ -9,10 +9,14 @@
 //   end
 //   device cuda sm_90  (optional; the default is the CPU)
 //   cpu-features avx2 avx512f  (optional: what the host code needs)
+//   mesh data 2 model 4  (optional, before the entries: the device mesh)
+//   part arg 0 1 0 1   (in an entry: argument 0's dimension 1 is split
+//                       over mesh axes 0 then 1; args and results are whole)
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace kiln::runtime;
@@ -27,6 +31,36 @@ bool parseDtype(const std::string &name, kiln_dtype_t &dtype) {
       return true;
     }
   return false;
+}
+/// Reads "arg|result INDEX DIM AXIS..." into `entry`'s parts; why not, or "".
+std::string parsePart(std::istream &words, const Manifest &manifest,
+                      EntrySignature *entry) {
+  std::string kind;
+  int64_t index, dim, axis;
+  if (!entry || !(words >> kind >> index >> dim) ||
+      (kind != "arg" && kind != "result"))
+    return "expected 'part arg|result INDEX DIM AXIS...' in an entry";
+  const auto &specs = kind == "arg" ? entry->args : entry->results;
+  if (index < 0 || size_t(index) >= specs.size() || dim < 0 ||
+      size_t(dim) >= specs[index].shape.size())
+    return "part: no such " + kind + " or dimension";
+  if (entry->parts.empty())
+    for (const auto *all : {&entry->args, &entry->results})
+      for (const TensorSpec &spec : *all)
+        entry->parts.emplace_back(spec.shape.size());
+  size_t tensor = (kind == "arg" ? 0 : entry->args.size()) + size_t(index);
+  std::vector<int64_t> &axes = entry->parts[tensor][dim];
+  int64_t devices = 1;
+  while (words >> axis) {
+    if (axis < 0 || size_t(axis) >= manifest.meshSizes.size() ||
+        std::find(axes.begin(), axes.end(), axis) != axes.end())
+      return "part: no such mesh axis, or one used twice";
+    axes.push_back(axis);
+    devices *= manifest.meshSizes[axis];
+  }
+  if (!words.eof() || axes.empty() || specs[index].shape[dim] % devices)
+    return "part: its axes must split the dimension evenly";
+  return "";
 }
 } // namespace
 
@@ -55,12 +89,29 @@ std::string kiln::runtime::signatureText(const EntrySignature &entry) {
   return os.str();
 }
 
+TensorSpec
+kiln::runtime::partSpec(const TensorSpec &whole,
+                        const std::vector<std::vector<int64_t>> &parts,
+                        const std::vector<int64_t> &meshSizes) {
+  TensorSpec part = whole;
+  for (size_t d = 0; d < parts.size() && d < part.shape.size(); ++d)
+    for (int64_t axis : parts[d])
+      part.shape[d] /= meshSizes[axis];
+  return part;
+}
+
 std::vector<int64_t>
-kiln::runtime::encodeSignature(const EntrySignature &entry) {
+kiln::runtime::encodeSignature(const EntrySignature &entry,
+                               const std::vector<int64_t> &meshSizes) {
   std::vector<int64_t> code = {0, int64_t(entry.args.size()),
                                int64_t(entry.results.size())};
+  size_t index = 0;
   for (const auto *specs : {&entry.args, &entry.results})
-    for (const TensorSpec &spec : *specs) {
+    for (const TensorSpec &whole : *specs) {
+      TensorSpec spec = entry.parts.empty()
+                            ? whole
+                            : partSpec(whole, entry.parts[index], meshSizes);
+      ++index;
       code.push_back(spec.dtype);
       code.push_back(int64_t(spec.shape.size()));
       code.insert(code.end(), spec.shape.begin(), spec.shape.end());
@@ -80,6 +131,12 @@ std::string kiln::runtime::serializeManifest(const Manifest &manifest) {
       os << " " << feature;
     os << "\n";
   }
+  if (!manifest.meshAxes.empty()) {
+    os << "mesh";
+    for (size_t i = 0; i < manifest.meshAxes.size(); ++i)
+      os << " " << manifest.meshAxes[i] << " " << manifest.meshSizes[i];
+    os << "\n";
+  }
   for (const EntrySignature &entry : manifest.entries) {
     os << "entry " << entry.name << "\n";
     for (auto [kind, specs] : {std::pair{"arg", &entry.args},
@@ -93,6 +150,17 @@ std::string kiln::runtime::serializeManifest(const Manifest &manifest) {
     for (size_t result = 0; result < entry.donors.size(); ++result)
       if (entry.donors[result] >= 0)
         os << "donor " << result << " " << entry.donors[result] << "\n";
+    for (size_t t = 0; t < entry.parts.size(); ++t)
+      for (size_t d = 0; d < entry.parts[t].size(); ++d) {
+        if (entry.parts[t][d].empty())
+          continue;
+        bool isArg = t < entry.args.size();
+        os << "part " << (isArg ? "arg " : "result ")
+           << (isArg ? t : t - entry.args.size()) << " " << d;
+        for (int64_t axis : entry.parts[t][d])
+          os << " " << axis;
+        os << "\n";
+      }
     os << "end\n";
   }
   return os.str();
@@ -153,6 +221,22 @@ kiln_status_t kiln::runtime::parseManifest(const std::string &text,
         return fail("donor: no such result or argument");
       entry->donors.resize(entry->results.size(), -1);
       entry->donors[result] = argument;
+    } else if (kind == "mesh") {
+      if (entry || !manifest.meshAxes.empty())
+        return fail("one mesh, before the entries");
+      int64_t size;
+      while (words >> word >> size) {
+        if (size < 1)
+          return fail("a mesh axis has at least one device");
+        manifest.meshAxes.push_back(word);
+        manifest.meshSizes.push_back(size);
+      }
+      if (!words.eof() || manifest.meshAxes.empty())
+        return fail("expected 'mesh AXIS SIZE...'");
+    } else if (kind == "part") {
+      std::string why = parsePart(words, manifest, entry);
+      if (!why.empty())
+        return fail(why);
     } else if (kind == "end") {
       if (!entry)
         return fail("end outside an entry");

@@ -356,7 +356,11 @@ kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
     tensors.push_back(i < signature.donors.size() && signature.donors[i] >= 0
                           ? args[signature.donors[i]]
                           : results[i]);
-  kiln_status_t status = module->executable->invoke(index, tensors);
+  kiln_status_t status =
+      module->manifest.meshSizes.empty()
+          ? module->executable->invoke(index, tensors)
+          : invokeOnDevices(*module->executable, module->manifest, index,
+                            tensors);
   for (size_t i = 0; i < signature.donors.size(); ++i) {
     int64_t donor = signature.donors[i];
     if (donor < 0)

@@ -20,6 +20,9 @@
 namespace {
 /// The count kiln_set_num_threads set, or 0 for the default.
 std::atomic<int64_t> requestedThreads{0};
+/// The count for the calls of this thread when it runs a device's part of
+/// a partitioned call, or 0.
+thread_local int64_t deviceLoopThreads = 0;
 
 /// The CPUs this process may run on.
 int64_t availableCpus() {
@@ -45,10 +48,14 @@ int64_t kiln_num_threads(void) {
   return count > 0 ? count : defaultThreads;
 }
 
+void kiln::runtime::setDeviceLoopThreads(int64_t count) {
+  deviceLoopThreads = count;
+}
+
 kiln::runtime::CallThreads::CallThreads()
     : callerThreads(omp_get_max_threads()), callerBlocktime(kmp_get_blocktime()) {
-  omp_set_num_threads(
-      static_cast<int>(std::min<int64_t>(kiln_num_threads(), INT32_MAX)));
+  int64_t count = deviceLoopThreads ? deviceLoopThreads : kiln_num_threads();
+  omp_set_num_threads(static_cast<int>(std::min<int64_t>(count, INT32_MAX)));
   kmp_set_blocktime(0);
 }
 

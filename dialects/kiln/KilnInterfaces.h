@@ -37,9 +37,8 @@ struct ShardingRule {
   /// How the devices' partial results of reduction factors combine.
   ReductionKind reduction = ReductionKind::sum;
   /// Arguments of the op's regions laid out as an operand (a while's
-  /// carried values): (argument, operand).
-  llvm::SmallVector<std::pair<mlir::BlockArgument, mlir::Value>>
-      tiedArguments;
+  /// carried values): (argument, the operand's number).
+  llvm::SmallVector<std::pair<mlir::BlockArgument, unsigned>> tiedArguments;
   /// What the op's regions yield, laid out as a result: (operand of a
   /// region's terminator, result).
   llvm::SmallVector<std::pair<mlir::OpOperand *, mlir::OpResult>> tiedYields;

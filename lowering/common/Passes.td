@@ -59,6 +59,36 @@ def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def KilnLowerCollectives
+    : Pass<"kiln-lower-collectives", "::mlir::ModuleOp"> {
+  let summary = "Make the collectives calls of the runtime's in-process devices";
+  let description = [{
+    Each collective of a partitioned program (kiln-partition) becomes a call
+    of the runtime (kiln/abi.h: `kiln_rt_all_reduce`, ...) on contiguous
+    buffers: the operand's buffer (`bufferization.to_buffer`) and a new
+    one for the result (`bufferization.to_tensor`), with the mesh axes of
+    its group packed in an i64. The blocks the devices exchange are first
+    brought to the front by a `kiln.reshape` and a `kiln.transpose`;
+    `kiln.axis_index` asks the runtime for the device's place.
+
+    Example:
+
+    ```mlir
+    %y = kiln.all_reduce sum %x over @mesh ["model"] : tensor<4x32xf32>
+    // becomes
+    %in = bufferization.to_buffer %x read_only : ...
+    %out = memref.alloc() {alignment = 64 : i64} : memref<4x32xf32>
+    func.call @kiln_rt_all_reduce(%axes, %kind, %dtype, %inAddress,
+                                  %outAddress, %count) : (...) -> ()
+    %y = bufferization.to_tensor %out restrict writable : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect"];
+}
+
 def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp"> {
   let summary = "Give each C interface a packed entry the runtime calls";
   let description = [{

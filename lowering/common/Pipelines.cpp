@@ -14,9 +14,12 @@ void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise,
                                      bool laneReductions) {
   pm.addPass(createKilnExpandTransforms());
   pm.addPass(createKilnPrepareEntries());
+  pm.addPass(createKilnLowerCollectives());
   pm.addPass(createConvertKilnToLinalg({laneReductions}));
+  // memref: the buffers of the runtime's collectives.
   pm.addPass(createKilnCheckContract(
-      {{"arith", "bufferization", "func", "linalg", "math", "scf", "tensor"},
+      {{"arith", "bufferization", "func", "linalg", "math", "memref", "scf",
+        "tensor"},
        "convert-kiln-to-linalg"}));
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise)

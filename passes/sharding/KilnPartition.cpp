@@ -428,11 +428,10 @@ private:
     const ShardingRule &rule = rules[op];
     SmallVector<Axes> axes = factorAxes(op, rule, targets);
     // Operands, and the region arguments laid out alike.
-    DenseMap<Value, Layout> operandLayouts;
+    SmallVector<Layout> operandLayouts;
     for (auto [i, factors] : llvm::enumerate(rule.operandFactors)) {
-      Layout required = layoutFor(factors, axes);
-      operandLayouts[op->getOperand(i)] = required;
-      reshardOperand(op, i, required);
+      operandLayouts.push_back(layoutFor(factors, axes));
+      reshardOperand(op, i, operandLayouts.back());
     }
     for (auto [arg, operand] : rule.tiedArguments) {
       const Layout &argLayout = operandLayouts[operand];

@@ -205,8 +205,8 @@ private:
         llvm::is_contained(rule.factorKinds, FactorKind::Reduction))
       return false;
     bool changed = crossOp(op, rule, stage);
-    for (auto [inside, outside] : rule.tiedArguments)
-      changed |= tie(inside, outside, op);
+    for (auto [inside, operand] : rule.tiedArguments)
+      changed |= tie(inside, op->getOperand(operand), op);
     for (auto [inside, outside] : rule.tiedYields)
       changed |= tie(inside->get(), outside, op);
     return changed;

@@ -16,6 +16,16 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "passes/sharding/Passes.h.inc"
 
+/// kiln-sharding-pipeline: kiln-expand-transforms,
+/// kiln-resolve-logical-axes, kiln-propagate-sharding, kiln-partition, cse.
+void buildKilnShardingPipeline(mlir::OpPassManager &pm);
+void registerKilnShardingPipeline();
+
+/// Whether `module` lays values out over a mesh (a kiln.mesh and a
+/// sharding of a function's argument or result or a sharding_constraint):
+/// it then runs partitioned on its mesh's devices.
+bool isSharded(mlir::ModuleOp module);
+
 /// Attaches the sharding rule of every kiln op (ShardingRuleOpInterface).
 void registerShardingRules(mlir::DialectRegistry &registry);
 

@@ -95,6 +95,16 @@ ShardingRule creationRule(Operation *op) {
   return rule;
 }
 
+/// A sharding_constraint has done its work once its operand is laid out as
+/// it says: the partitioned program has none.
+SmallVector<Value> localizeConstraint(Operation *op, OpBuilder &,
+                                      ArrayRef<Attribute>, PartitionEmitter &) {
+  Value operand = op->getOperand(0);
+  op->getResult(0).replaceAllUsesWith(operand);
+  op->erase();
+  return {operand};
+}
+
 /// A constant's part: a splat of the part's type, or the part cut from the
 /// whole constant.
 SmallVector<Value> localizeConstant(Operation *op, OpBuilder &b,
@@ -429,8 +439,8 @@ ShardingRule whileRule(Operation *op) {
     for (auto [d, size] : llvm::enumerate(shapeOf(operand)))
       rule.operandFactors[i][d] = rule.resultFactors[i][d] =
           rule.addFactor(size);
-    rule.tiedArguments.emplace_back(loop.getCond().getArgument(i), operand);
-    rule.tiedArguments.emplace_back(loop.getBody().getArgument(i), operand);
+    rule.tiedArguments.emplace_back(loop.getCond().getArgument(i), i);
+    rule.tiedArguments.emplace_back(loop.getBody().getArgument(i), i);
     rule.tiedYields.emplace_back(
         &loop.getBody().front().getTerminator()->getOpOperand(i),
         loop->getResult(i));
@@ -458,7 +468,9 @@ void kiln::registerShardingRules(DialectRegistry &registry) {
            Log1pOp, TanhOp, LogisticOp, SqrtOp, RsqrtOp, SinOp, CosOp, FloorOp,
            CeilOp, NotOp, AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp,
            PowOp, Atan2Op, AndOp, OrOp, XorOp, CompareOp, SelectOp, ConvertOp,
-           StopGradientOp, CheckpointNameOp, ShardingConstraintOp>(context);
+           StopGradientOp, CheckpointNameOp>(context);
+    attachLocalized<elementwiseRule, localizeConstraint, ShardingConstraintOp>(
+        context);
     attachLocalized<creationRule, localizeConstant, ConstantOp>(context);
     attachLocalized<creationRule, localizeIota, IotaOp>(context);
     attach<broadcastRule, BroadcastInDimOp>(context);

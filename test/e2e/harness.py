@@ -162,22 +162,26 @@ def check_pairs(name, program, entry, args, rtol=0.0, atol=0.0):
 
 def compare(name, results, expected, rtol=0.0, atol=0.0):
     """Compares every result with `expected` (NaN equals NaN); records a
-    failure instead of stopping."""
+    failure instead of stopping. Whether all agreed."""
     if len(results) != len(expected):
         _failures.append(f"{name}: {len(results)} results, expected "
                          f"{len(expected)}")
-        return
+        return False
+    agreed = True
     for i, (got, want) in enumerate(zip(results, expected)):
         want = np.asarray(want)
         if got.dtype != want.dtype or got.shape != want.shape:
             _failures.append(f"{name}: out{i} is {got.dtype}{got.shape}, "
                              f"expected {want.dtype}{want.shape}")
+            agreed = False
             continue
         try:
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol,
                                        equal_nan=True)
         except AssertionError as e:
             _failures.append(f"{name}: out{i} differs:\n{e}")
+            agreed = False
+    return agreed
 
 
 def unary(name, op, x, reference, rtol=0.0, atol=0.0, dtype=None):

@@ -18,7 +18,7 @@ TEST(Manifest, RoundTripsAndRejectsCorruptText) {
   Manifest manifest;
   manifest.entries.push_back({"f", {{KILN_F32, {4, 8}}, {KILN_I1, {}}},
                               {{KILN_BF16, {0}}, {KILN_F32, {4, 8}}},
-                              {-1, 0}, ""});
+                              {-1, 0}, {}, ""});
   Manifest parsed;
   ASSERT_EQ(message(parseManifest(serializeManifest(manifest), parsed)), "ok");
   ASSERT_EQ(parsed.entries.size(), 1u);
@@ -52,6 +52,47 @@ TEST(Manifest, RoundTripsAndRejectsCorruptText) {
             "manifest line 2: unknown item 'bogus'");
   EXPECT_EQ(reject("kiln-manifest 1\nentry f\ncpu-features avx2\nend\n"),
             "manifest line 3: cpu-features inside an entry");
+}
+
+TEST(Manifest, CarriesTheMeshAndEachTensorsParts) {
+  using namespace kiln::runtime;
+  Manifest manifest;
+  manifest.meshAxes = {"data", "model"};
+  manifest.meshSizes = {2, 4};
+  // f32[8,16] split over data then model along dimension 0; i32[4] whole.
+  manifest.entries.push_back({"f", {{KILN_F32, {8, 16}}}, {{KILN_I32, {4}}},
+                              {}, {{{0, 1}, {}}, {{}}}, ""});
+  Manifest parsed;
+  ASSERT_EQ(message(parseManifest(serializeManifest(manifest), parsed)), "ok");
+  EXPECT_EQ(parsed.meshAxes, manifest.meshAxes);
+  EXPECT_EQ(parsed.meshSizes, manifest.meshSizes);
+  ASSERT_EQ(parsed.entries.size(), 1u);
+  EXPECT_EQ(parsed.entries[0].parts, manifest.entries[0].parts);
+  EXPECT_EQ(partSpec(parsed.entries[0].args[0], parsed.entries[0].parts[0],
+                     parsed.meshSizes)
+                .shape,
+            (std::vector<int64_t>{1, 16}));
+  // The code's signature is that of the parts.
+  EXPECT_EQ(encodeSignature(parsed.entries[0], parsed.meshSizes),
+            (std::vector<int64_t>{10, 1, 1, KILN_F32, 2, 1, 16, KILN_I32, 1,
+                                  4}));
+  auto reject = [](const std::string &text) {
+    Manifest ignored;
+    return message(parseManifest(text, ignored));
+  };
+  EXPECT_EQ(reject("kiln-manifest 1\nmesh x 2\nentry f\narg f32 3\n"
+                   "part arg 0 0 0\nend\n"),
+            "manifest line 5: part: its axes must split the dimension evenly");
+  EXPECT_EQ(reject("kiln-manifest 1\nmesh x 2\nentry f\narg f32 4\n"
+                   "part arg 0 0 1\nend\n"),
+            "manifest line 5: part: no such mesh axis, or one used twice");
+  EXPECT_EQ(reject("kiln-manifest 1\nmesh x 2\nentry f\narg f32 4\n"
+                   "part result 0 0 0\nend\n"),
+            "manifest line 5: part: no such result or dimension");
+  EXPECT_EQ(reject("kiln-manifest 1\nmesh x 0\n"),
+            "manifest line 2: a mesh axis has at least one device");
+  EXPECT_EQ(reject("kiln-manifest 1\nentry f\nmesh x 2\n"),
+            "manifest line 3: one mesh, before the entries");
 }
 
 TEST(Manifest, NamesTheCpuFeaturesACpuLacks) {

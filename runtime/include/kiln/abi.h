@@ -30,4 +30,22 @@
  * (a cache line), which the compiler may assume of entry arguments. */
 #define KILN_BUFFER_ALIGNMENT 64
 
+/* Partitioned code (kiln-partition) runs once per device of its mesh and
+ * calls the runtime at each collective:
+ *   int64_t kiln_rt_axis_index(AXES)
+ *   void kiln_rt_all_reduce(AXES, KIND, DTYPE, in, out, count)
+ *   void kiln_rt_reduce_scatter(AXES, KIND, DTYPE, in, out, count)
+ *       (in holds count elements per device of the group)
+ *   void kiln_rt_all_gather(AXES, in, out, bytes)
+ *   void kiln_rt_all_to_all(AXES, in, out, blockBytes)
+ *   void kiln_rt_fetch(AXES, source, in, out, bytes)
+ *       (source: a place in the group, or -1 for zeros)
+ * on contiguous buffers, all as int64_t. AXES packs the mesh axes of the
+ * group, major to minor: their count in the low 4 bits, then 4 bits per
+ * axis index. DTYPE is a kiln_dtype_t, KIND one of: */
+#define KILN_REDUCE_SUM 0
+#define KILN_REDUCE_PROD 1
+#define KILN_REDUCE_MAX 2
+#define KILN_REDUCE_MIN 3
+
 #endif /* KILN_ABI_H */

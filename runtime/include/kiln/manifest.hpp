@@ -30,6 +30,12 @@ struct EntrySignature {
   /// For each result, the argument (kiln.donate) whose buffer the code
   /// writes it into and the runtime hands over, or -1; empty if none.
   std::vector<int64_t> donors;
+  /// For an entry partitioned over the manifest's mesh (kiln-partition):
+  /// per argument, then per result, the mesh axes (indices into
+  /// Manifest::meshSizes, major to minor) each dimension is split over.
+  /// `args` and `results` are then the whole tensors callers pass and get;
+  /// each device's code takes its parts. Empty if not partitioned.
+  std::vector<std::vector<std::vector<int64_t>>> parts;
   /// "(f32[4,8], i32[]) -> (f32[4])".
   std::string text;
 };
@@ -44,7 +50,17 @@ struct Manifest {
   /// The host CPU features its code was compiled for, as LLVM names them
   /// ("avx512f"), those of cpuFeaturesTheRuntimeChecks() only.
   std::vector<std::string> cpuFeatures;
+  /// The device mesh partitioned entries run on: its axes and their sizes
+  /// (one in-process device per element of the grid); empty if none.
+  std::vector<std::string> meshAxes;
+  std::vector<int64_t> meshSizes;
 };
+
+/// The spec of one device's part of `whole`, split over `parts` (per
+/// dimension, axes of `meshSizes`); `whole` itself if `parts` is empty.
+TensorSpec partSpec(const TensorSpec &whole,
+                    const std::vector<std::vector<int64_t>> &parts,
+                    const std::vector<int64_t> &meshSizes);
 
 /// The x86 features whose absence the runtime can detect (with cpuid),
 /// from SSE4.2 to AVX-512 and AMX, as LLVM names them.
@@ -73,8 +89,10 @@ std::string entrySymbol(const std::string &name);
 std::string signatureSymbol(const std::string &name);
 
 /// An entry's signature as the compiler emits it beside the code:
-/// {length, #args, #results, then per tensor: dtype, rank, dims...}.
-std::vector<int64_t> encodeSignature(const EntrySignature &entry);
+/// {length, #args, #results, then per tensor: dtype, rank, dims...}, of
+/// each device's parts for a partitioned entry over a mesh of `meshSizes`.
+std::vector<int64_t> encodeSignature(const EntrySignature &entry,
+                                     const std::vector<int64_t> &meshSizes);
 
 } // namespace kiln::runtime
 
