@@ -25,12 +25,18 @@ B, D, H, C = 256, 784, 512, 10
 LR = 0.05
 
 
-def program():
+def program(data_devices=None):
+    """The step; with `data_devices`, data parallel over a mesh of that
+    many devices (the batch split, the parameters whole on each)."""
     w1, b1, w2, b2 = ttype((D, H)), ttype((H,)), ttype((H, C)), ttype((C,))
+    mesh, split = "", ""
+    if data_devices:
+        mesh = f'kiln.mesh @mesh ["data"={data_devices}]\n'
+        split = ' {kiln.sharding = #kiln.sharding<@mesh, [{"data"}, {}]>}'
     x, y, bh, bc = ttype((B, D)), ttype((B, C)), ttype((B, H)), ttype((B, C))
     rows, scalar = ttype((B,)), ttype(())
     params = f"{w1}, {b1}, {w2}, {b2}"
-    return f"""
+    return mesh + f"""
 func.func private @loss(%w1: {w1}, %b1: {b1}, %w2: {w2}, %b2: {b2},
                         %x: {x}, %y: {y}) -> {scalar} {{
   %h = kiln.dot_general %x, %w1, contracting = [1] x [0] : ({x}, {w1}) -> {bh}
@@ -57,7 +63,8 @@ func.func private @loss(%w1: {w1}, %b1: {b1}, %w2: {w2}, %b2: {b2},
 }}
 
 func.func @train_step(%w1: {w1}, %b1: {b1}, %w2: {w2}, %b2: {b2},
-                      %x: {x}, %y: {y}) -> ({params}, {scalar}) {{
+                      %x: {x}{split}, %y: {y}{split})
+    -> ({params}, {scalar}) {{
   %l, %g1, %gb1, %g2, %gb2 = kiln.value_and_grad @loss(%w1, %b1, %w2, %b2, %x, %y)
       {{argnums = array<i64: 0, 1, 2, 3>}}
       : ({params}, {x}, {y}) -> ({scalar}, {params})

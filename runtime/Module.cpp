@@ -198,6 +198,27 @@ kiln_device_t kiln_module_device(kiln_module_t module) {
   return module ? module->device() : KILN_DEVICE_CPU;
 }
 
+int64_t kiln_module_device_count(kiln_module_t module) {
+  int64_t devices = 1;
+  if (module)
+    for (int64_t size : module->manifest.meshSizes)
+      devices *= size;
+  return devices;
+}
+
+size_t kiln_module_mesh_rank(kiln_module_t module) {
+  return module ? module->manifest.meshSizes.size() : 0;
+}
+
+const char *kiln_module_mesh_axis(kiln_module_t module, size_t axis,
+                                  int64_t *size) {
+  if (!module || axis >= module->manifest.meshSizes.size())
+    return nullptr;
+  if (size)
+    *size = module->manifest.meshSizes[axis];
+  return module->manifest.meshAxes[axis].c_str();
+}
+
 size_t kiln_module_entry_count(kiln_module_t module) {
   return module ? module->manifest.entries.size() : 0;
 }
@@ -254,6 +275,25 @@ kiln_status_t kiln_module_entry_arg(kiln_module_t module, const char *entry,
   const EntrySignature *signature = findEntry(module, entry);
   return describeSpec(signature ? &signature->args : nullptr, entry,
                       "argument", index, dtype, rank, shape);
+}
+
+int64_t kiln_module_entry_split(kiln_module_t module, const char *entry,
+                                int is_result, size_t index, size_t dim,
+                                const int64_t **axes) {
+  const EntrySignature *signature = findEntry(module, entry);
+  if (!signature || !axes)
+    return -1;
+  const auto &specs = is_result ? signature->results : signature->args;
+  if (index >= specs.size() || dim >= specs[index].shape.size())
+    return -1;
+  static const std::vector<int64_t> none;
+  const std::vector<int64_t> &split =
+      signature->parts.empty()
+          ? none
+          : signature->parts[(is_result ? signature->args.size() : 0) + index]
+                            [dim];
+  *axes = split.data();
+  return int64_t(split.size());
 }
 
 kiln_status_t kiln_module_entry_result(kiln_module_t module, const char *entry,

@@ -231,13 +231,18 @@ private:
   // Functions and ops
   //===--------------------------------------------------------------------===//
 
-  /// The layout of `fn`'s argument or result `i` (whole if it has none).
+  /// The layout of `fn`'s argument or result `i`: its sharding, or the
+  /// layout it is a part of once `fn` is partitioned (whole if none).
   Layout signatureLayout(func::FuncOp fn, unsigned i, bool result) {
-    StringRef name = KilnDialect::kShardingAttrName;
-    Attribute attr = result ? fn.getResultAttr(i, name) : fn.getArgAttr(i, name);
-    Type type = result ? fn.getResultTypes()[i] : fn.getArgumentTypes()[i];
-    auto sharding = dyn_cast_or_null<ShardingAttr>(attr);
-    return sharding ? layoutOf(sharding) : wholeLayout(type);
+    for (StringRef name :
+         {KilnDialect::kShardingAttrName, KilnDialect::kPartAttrName}) {
+      Attribute attr =
+          result ? fn.getResultAttr(i, name) : fn.getArgAttr(i, name);
+      if (auto sharding = dyn_cast_or_null<ShardingAttr>(attr))
+        return layoutOf(sharding);
+    }
+    return wholeLayout(result ? fn.getResultTypes()[i]
+                              : fn.getArgumentTypes()[i]);
   }
 
   LogicalResult partitionFunction(func::FuncOp fn) {

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EntryChecks.h"
+#include "ShowSharding.h"
 #include "TensorText.h"
 #include "kiln/runtime.hpp"
 
@@ -61,6 +62,10 @@ struct Options {
   bool diskCache = true, explainCache = false;
   /// --cpu-options: kiln-to-cpu-pipeline options for the jit's compiles.
   std::string cpuOptions;
+  /// --devices: the in-process devices the entry must run on (0: any).
+  unsigned devices = 0;
+  /// --show-sharding: draw each argument's and result's layout.
+  bool showSharding = false;
 };
 Options options;
 
@@ -71,6 +76,7 @@ const char *const kUsage =
     "                [--check-vmap [--in-axes A,B,...]] [--report=memory]\n"
     "                [--threads N] [--cache-dir DIR] [--no-disk-cache]\n"
     "                [--explain-cache] [--cpu-options 'NAME=VALUE ...']\n"
+    "                [--devices N] [--show-sharding]\n"
     "Run a function of a kiln program (.mlir source or artifact).\n"
     "A .mlir source's entry is compiled for the CPU once per signature and\n"
     "kept in a disk cache (--cache-dir, default $KILN_CACHE_DIR, else\n"
@@ -79,6 +85,9 @@ const char *const kUsage =
     "cache miss, with what differed from the closest cached entry.\n"
     "--cpu-options: kiln-to-cpu-pipeline options of those compiles\n"
     "(\"approximate-math=false\"; part of the cache key).\n"
+    "--devices: check that a sharded program's mesh has N devices (it runs\n"
+    "on them, one thread each, sharing --threads); --show-sharding: draw\n"
+    "each argument's and result's layout over the mesh.\n"
     "--threads: how many threads parallel loops use (default: the CPUs this\n"
     "process may run on).\n"
     "--report=memory: print the peak bytes of the buffers the call allocated\n"
@@ -154,6 +163,8 @@ bool parseCommandLine(int argc, char **argv) {
       options.checkVmap = true;
     } else if (arg == "--no-disk-cache") {
       options.diskCache = false;
+    } else if (arg == "--show-sharding") {
+      options.showSharding = true;
     } else if (arg == "--explain-cache") {
       options.explainCache = true;
     } else if (arg == "--report") {
@@ -170,7 +181,8 @@ bool parseCommandLine(int argc, char **argv) {
         return false;
     } else if (arg == "--entry" || arg == "--input" || arg == "--output" ||
                arg == "--bench" || arg == "--device" || arg == "--threads" ||
-               arg == "--cache-dir" || arg == "--cpu-options") {
+               arg == "--cache-dir" || arg == "--cpu-options" ||
+               arg == "--devices") {
       if (!takeValue())
         return false;
       if (arg == "--entry")
@@ -188,6 +200,9 @@ bool parseCommandLine(int argc, char **argv) {
           return false;
       } else if (arg == "--threads") {
         if (!parseCount(arg, value, 1, options.threads))
+          return false;
+      } else if (arg == "--devices") {
+        if (!parseCount(arg, value, 1, options.devices))
           return false;
       } else if (value == "cpu" || value == "cuda") {
         options.device = value == "cpu" ? KILN_DEVICE_CPU : KILN_DEVICE_CUDA;
@@ -524,6 +539,17 @@ int main(int argc, char **argv) {
     std::cerr << "\n";
     return 1;
   }
+  int64_t devices = kiln_module_device_count(module);
+  if (options.devices && devices != int64_t(options.devices)) {
+    std::cerr << "kiln-run: error: --devices " << options.devices << ": "
+              << file << " runs on " << devices << " device"
+              << (devices == 1 ? " (it is not sharded over a mesh)"
+                               : "s (the devices of its mesh)")
+              << "\n";
+    return 1;
+  }
+  if (options.showSharding)
+    std::cout << kiln::showSharding(module, options.entryName);
   auto dtypeOf = [&](int64_t i) {
     kiln_dtype_t dtype;
     int64_t rank;

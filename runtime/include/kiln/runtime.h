@@ -143,6 +143,22 @@ void kiln_module_free(kiln_module_t module);
  * and kiln_module_call puts the results there (KILN_DEVICE_CPU for NULL). */
 kiln_device_t kiln_module_device(kiln_module_t module);
 
+/* The in-process CPU devices a partitioned module's entries run on (one
+ * thread each; kiln-partition): the devices of its mesh, else 1. */
+int64_t kiln_module_device_count(kiln_module_t module);
+/* A partitioned module's mesh: its number of axes (0 if it is not
+ * partitioned), and axis `axis`'s name (NULL if none) and size. */
+size_t kiln_module_mesh_rank(kiln_module_t module);
+const char *kiln_module_mesh_axis(kiln_module_t module, size_t axis,
+                                  int64_t *size);
+/* The mesh axes (indices, major to minor) over which dimension `dim` of
+ * argument `index` of `entry` (of result `index` if `is_result`) is split
+ * across devices, in `*axes`: their count, or -1 if there is no such
+ * tensor or dimension. Valid while the module lives. */
+int64_t kiln_module_entry_split(kiln_module_t module, const char *entry,
+                                int is_result, size_t index, size_t dim,
+                                const int64_t **axes);
+
 /* The entry points, in the order of the source (none for a NULL module). */
 size_t kiln_module_entry_count(kiln_module_t module);
 const char *kiln_module_entry_name(kiln_module_t module, size_t index);

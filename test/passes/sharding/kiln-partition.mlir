@@ -161,3 +161,24 @@ func.func @plain(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = kiln.tanh %x : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// A callee partitioned before its caller: the call reshards to the layout
+// the callee's arguments are parts of.
+kiln.mesh @mesh ["data"=2]
+// CHECK-LABEL: func.func private @first
+// CHECK-SAME: tensor<4xf32> {kiln.part = #kiln.sharding<@mesh, [{"data"}]>}
+func.func private @first(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %c = kiln.sharding_constraint %a <@mesh, [{"data"}]> : tensor<8xf32>
+  %e = kiln.exp %c : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+// CHECK-LABEL: func.func @caller
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>
+// CHECK: %[[PART:.*]] = kiln.dynamic_slice %[[X]]
+// CHECK: call @first(%[[PART]]) : (tensor<4xf32>) -> tensor<4xf32>
+func.func @caller(%x: tensor<8xf32> {kiln.sharding = #kiln.sharding<@mesh, [{}]>}) -> tensor<8xf32> {
+  %h = func.call @first(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %h : tensor<8xf32>
+}
