@@ -25,9 +25,10 @@ B, D, H, C = 256, 784, 512, 10
 LR = 0.05
 
 
-def program(data_devices=None):
-    """The step; with `data_devices`, data parallel over a mesh of that
-    many devices (the batch split, the parameters whole on each)."""
+def program(data_devices=None, B=B):
+    """The step on a batch of B; with `data_devices`, data parallel over a
+    mesh of that many devices (the batch split, the parameters whole on
+    each)."""
     w1, b1, w2, b2 = ttype((D, H)), ttype((H,)), ttype((H, C)), ttype((C,))
     mesh, split = "", ""
     if data_devices:

@@ -1,4 +1,4 @@
-"""mlp_step.py's SGD step (256 x 784 -> 512 -> 10 MLP) data parallel on
+"""mlp_step.py's SGD step (a 784 -> 512 -> 10 MLP) data parallel on
 in-process devices: on one device with one thread, on one device with two
 threads (its loops parallel), and on two devices (threads) of one thread
 each, its batch split over the mesh axis "data" and the gradients
@@ -8,7 +8,8 @@ bytes each device sends per step through collectives next to the fewest
 the shardings need (the gradients' all-reduce: 2 (n - 1) / n of their
 bytes in a ring, as NCCL's and MPI's all-reduce send).
 
-Usage: sharded_step.py KILN_RUN [N]   (default 30)
+Usage: sharded_step.py KILN_RUN [N] [BATCH...]   (default 30 steps, batches
+256 and 2048: a small step and a large one)
 """
 import os
 import re
@@ -20,7 +21,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 
 from dot_spread import cpu_name, kiln_ms  # noqa: E402
-from mlp_step import B, C, D, H, program  # noqa: E402
+from mlp_step import C, D, H, program  # noqa: E402
 
 
 def collective_bytes(kiln_opt, source_text):
@@ -40,10 +41,7 @@ def collective_bytes(kiln_opt, source_text):
     return totals
 
 
-def main():
-    kiln_run = sys.argv[1]
-    kiln_opt = os.path.join(os.path.dirname(kiln_run), "kiln-opt")
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+def compare(kiln_run, kiln_opt, runs, B):
     rng = np.random.default_rng(0)
     w1 = (rng.standard_normal((D, H)) / np.sqrt(D)).astype(np.float32)
     b1 = np.zeros(H, np.float32)
@@ -52,28 +50,39 @@ def main():
     x = rng.standard_normal((B, D)).astype(np.float32)
     y = np.eye(C, dtype=np.float32)[rng.integers(0, C, B)]
     args = [w1, b1, w2, b2, x, y]
-    print(cpu_name())
-    print(f"median of {runs} steps; B={B}, {D} -> {H} -> {C}")
+    print(f"batch {B}, {D} -> {H} -> {C}:")
     with tempfile.TemporaryDirectory() as tmp:
-        one, w1_one = kiln_ms(kiln_run, tmp, program(), args, runs, 1)
-        one2, w1_one2 = kiln_ms(kiln_run, tmp, program(), args, runs, 2)
-        two, w1_two = kiln_ms(kiln_run, tmp, program(2), args, runs, 2)
+        one, w1_one = kiln_ms(kiln_run, tmp, program(None, B), args, runs, 1)
+        one2, w1_one2 = kiln_ms(kiln_run, tmp, program(None, B), args, runs, 2)
+        two, w1_two = kiln_ms(kiln_run, tmp, program(2, B), args, runs, 2)
     error = np.max(np.abs(w1_two - w1_one)) / np.max(np.abs(w1_one))
     if error > 1e-5 or np.max(np.abs(w1_one2 - w1_one)) > 1e-5:
         sys.exit(f"the sharded step's updated w1 is off by {error:.1e}")
-    print(f"1 device, 1 thread:   {one:8.3f} ms")
-    print(f"1 device, 2 threads:  {one2:8.3f} ms  ({one / one2:.2f}x)")
-    print(f"2 devices, 1 thread each: {two:8.3f} ms  ({one / two:.2f}x over "
+    print(f"  1 device, 1 thread:       {one:8.3f} ms")
+    print(f"  1 device, 2 threads:      {one2:8.3f} ms  "
+          f"({one / one2:.2f}x over 1 thread)")
+    print(f"  2 devices, 1 thread each: {two:8.3f} ms  ({one / two:.2f}x over "
           f"1 device on 1 thread, {one2 / two:.2f}x over 1 device on 2)")
-    sent = collective_bytes(kiln_opt, program(2))
+    sent = collective_bytes(kiln_opt, program(2, B))
     grads = 4 * (D * H + H + H * C + C)
     n = 2
     total = sum(sent.values())
-    print("collectives per device per step: " + ", ".join(
+    print("  collectives per device per step: " + ", ".join(
         f"{kind} of {size} bytes" for kind, size in sorted(sent.items())))
-    print(f"bytes sent per device: {total * 2 * (n - 1) // n} in a ring "
+    print(f"  bytes sent per device: {total * 2 * (n - 1) // n} in a ring "
           f"all-reduce; the shardings need {grads * 2 * (n - 1) // n} "
           f"(the gradients, {grads} bytes)")
+
+
+def main():
+    kiln_run = sys.argv[1]
+    kiln_opt = os.path.join(os.path.dirname(kiln_run), "kiln-opt")
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    batches = [int(b) for b in sys.argv[3:]] or [256, 2048]
+    print(cpu_name())
+    print(f"median of {runs} steps")
+    for B in batches:
+        compare(kiln_run, kiln_opt, runs, B)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include "Internal.h"
 
 #include <condition_variable>
+#include <functional>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -105,6 +106,68 @@ private:
   bool failed = false;
 };
 
+/// Threads that stay for the next partitioned call: a new thread per call
+/// would pay for its creation and for OpenMP's per-thread setup each time.
+class DeviceThreads {
+public:
+  /// Runs `task(1)` ... `task(count - 1)` on pool threads and `task(0)` on
+  /// the caller; returns when all have returned.
+  void run(int64_t count, const std::function<void(int64_t)> &task) {
+    std::unique_lock<std::mutex> lock(mutex);
+    // One partitioned call at a time uses the pool.
+    idle.wait(lock, [&] { return !busy; });
+    busy = true;
+    while (int64_t(threads.size()) < count - 1)
+      threads.emplace_back(
+          [this, index = int64_t(threads.size()) + 1, start = round] {
+            work(index, start);
+          });
+    current = &task;
+    pending = count - 1;
+    active = count;
+    ++round;
+    wake.notify_all();
+    lock.unlock();
+    task(0);
+    lock.lock();
+    done.wait(lock, [&] { return pending == 0; });
+    busy = false;
+    idle.notify_all();
+  }
+
+private:
+  /// Runs the task of each round after `seen` that has a device `index`.
+  void work(int64_t index, uint64_t seen) {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;; seen = round) {
+      wake.wait(lock, [&] { return round != seen && index < active; });
+      const std::function<void(int64_t)> *task = current;
+      lock.unlock();
+      (*task)(index);
+      lock.lock();
+      if (--pending == 0)
+        done.notify_all();
+    }
+  }
+
+  std::mutex mutex;
+  std::condition_variable wake, done, idle;
+  std::vector<std::thread> threads;
+  const std::function<void(int64_t)> *current = nullptr;
+  int64_t pending = 0, active = 0;
+  uint64_t round = 0;
+  bool busy = false;
+};
+
+/// The pool, alive until the process exits (its threads wait forever).
+DeviceThreads &deviceThreads() {
+  static DeviceThreads *pool = new DeviceThreads();
+  return *pool;
+}
+
+/// Why a device's call stops when another's failed.
+constexpr const char *kReleased = "the call failed on another device";
+
 /// The group and device of the partitioned call this thread runs.
 thread_local DeviceGroup *currentGroup = nullptr;
 thread_local int64_t currentDevice = 0;
@@ -130,7 +193,7 @@ void collective(int64_t packedAxes, const void *in, Body body) {
   }
   group->buffers[currentDevice] = static_cast<const char *>(in);
   if (!group->meet())
-    abandonCall("the call failed on another device");
+    abandonCall(kReleased);
   int64_t place;
   std::vector<const char *> inputs;
   for (int64_t member :
@@ -138,7 +201,7 @@ void collective(int64_t packedAxes, const void *in, Body body) {
     inputs.push_back(group->buffers[member]);
   body(inputs, place);
   if (!group->meet())
-    abandonCall("the call failed on another device");
+    abandonCall(kReleased);
 }
 
 //===----------------------------------------------------------------------===//
@@ -174,28 +237,33 @@ template <typename T> T combine(int64_t kind, T a, T b) {
 }
 
 /// out[i] = inputs[0][offset + i] combined with each next input's, for
-/// `count` elements of `T` (read as `Wide`, f16 and bf16 widened).
+/// `count` elements of `T` (combined as `Wide`: f16 and bf16 widened).
+/// Buffers are aligned for their elements (the runtime's allocations).
 template <typename T, typename Wide = T, typename Load, typename Store>
 void reduceAs(int64_t kind, const std::vector<const char *> &inputs,
               int64_t offset, char *out, int64_t count, Load load,
               Store store) {
-  for (int64_t i = 0; i < count; ++i) {
-    T element;
-    std::memcpy(&element, inputs[0] + (offset + i) * sizeof(T), sizeof(T));
-    Wide acc = load(element);
-    for (size_t g = 1; g < inputs.size(); ++g) {
-      std::memcpy(&element, inputs[g] + (offset + i) * sizeof(T), sizeof(T));
-      acc = combine(kind, acc, Wide(load(element)));
-    }
-    T result = store(acc);
-    std::memcpy(out + i * sizeof(T), &result, sizeof(T));
+  T *result = reinterpret_cast<T *>(out);
+  const T *first = reinterpret_cast<const T *>(inputs[0]) + offset;
+  std::vector<Wide> acc(count);
+  for (int64_t i = 0; i < count; ++i)
+    acc[i] = load(first[i]);
+  for (size_t g = 1; g < inputs.size(); ++g) {
+    const T *next = reinterpret_cast<const T *>(inputs[g]) + offset;
+    if (kind == KILN_REDUCE_SUM)
+      for (int64_t i = 0; i < count; ++i)
+        acc[i] += Wide(load(next[i]));
+    else
+      for (int64_t i = 0; i < count; ++i)
+        acc[i] = combine(kind, acc[i], Wide(load(next[i])));
   }
+  for (int64_t i = 0; i < count; ++i)
+    result[i] = store(acc[i]);
 }
 
 template <typename T>
-void reduceSame(int64_t kind,
-                const std::vector<const char *> &inputs, int64_t offset,
-                char *out, int64_t count) {
+void reduceSame(int64_t kind, const std::vector<const char *> &inputs,
+                int64_t offset, char *out, int64_t count) {
   auto same = [](T x) { return x; };
   reduceAs<T>(kind, inputs, offset, out, count, same, same);
 }
@@ -307,9 +375,30 @@ int64_t kiln_rt_axis_index(int64_t axes) {
 
 void kiln_rt_all_reduce(int64_t axes, int64_t kind, int64_t dtype,
                         const void *in, void *out, int64_t count) {
-  collective(axes, in, [&](const std::vector<const char *> &inputs, int64_t) {
-    reduce(kind, dtype, inputs, 0, static_cast<char *>(out), count);
-  });
+  // Each device combines its share of the elements into its result, then
+  // copies the others' shares from theirs: the work is split, as in a
+  // reduce-scatter followed by an all-gather.
+  size_t bytes = kiln_dtype_size(static_cast<kiln_dtype_t>(dtype));
+  int64_t share = 0, begin = 0;
+  collective(axes, in,
+             [&](const std::vector<const char *> &inputs, int64_t place) {
+               int64_t n = int64_t(inputs.size());
+               share = (count + n - 1) / n;
+               begin = std::min(count, place * share);
+               reduce(kind, dtype, inputs, begin,
+                      static_cast<char *>(out) + begin * bytes,
+                      std::min(count, begin + share) - begin);
+             });
+  collective(axes, out,
+             [&](const std::vector<const char *> &outputs, int64_t place) {
+               for (int64_t g = 0; g < int64_t(outputs.size()); ++g) {
+                 int64_t from = std::min(count, g * share);
+                 int64_t to = std::min(count, from + share);
+                 if (g != place && to > from)
+                   std::memcpy(static_cast<char *>(out) + from * bytes,
+                               outputs[g] + from * bytes, (to - from) * bytes);
+               }
+             });
 }
 
 void kiln_rt_reduce_scatter(int64_t axes, int64_t kind, int64_t dtype,
@@ -354,45 +443,71 @@ void kiln_rt_fetch(int64_t axes, int64_t source, const void *in, void *out,
 // Partitioned calls
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// One device's share of a partitioned call of `entry` on `tensors` (whole
+/// arguments, then whole results): cuts its parts of the arguments, runs
+/// its code, and writes the parts of the results it holds first. Why it
+/// failed, or "".
+std::string runDevice(Executable &executable, const Manifest &manifest,
+                      size_t index, const std::vector<kiln_tensor_t> &tensors,
+                      const DeviceGroup &group, int64_t device) {
+  const EntrySignature &entry = manifest.entries[index];
+  size_t numArgs = entry.args.size();
+  std::vector<std::unique_ptr<kiln_tensor>> parts;
+  std::vector<kiln_tensor_t> raw;
+  std::vector<std::vector<int64_t>> offsets;
+  std::vector<bool> firsts;
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const TensorSpec &whole =
+        t < numArgs ? entry.args[t] : entry.results[t - numArgs];
+    // An entry without parts takes every tensor whole.
+    std::vector<std::vector<int64_t>> split =
+        entry.parts.empty()
+            ? std::vector<std::vector<int64_t>>(whole.shape.size())
+            : entry.parts[t];
+    TensorSpec spec = partSpec(whole, split, manifest.meshSizes);
+    std::string what = (t < numArgs ? "arg" : "result") +
+                       std::to_string(t < numArgs ? t : t - numArgs);
+    size_t bytes;
+    if (kiln_status_t status =
+            tensorByteLength(spec.dtype, spec.shape, what, bytes)) {
+      std::string why = kiln_status_message(status);
+      kiln_status_free(status);
+      return why;
+    }
+    kiln_tensor_t part = newTensor(spec.dtype, spec.shape, bytes, false);
+    if (!part)
+      return "out of memory for its part of " + what;
+    parts.emplace_back(part);
+    raw.push_back(part);
+    bool first;
+    offsets.push_back(partOffsets(group, device, split, spec.shape, first));
+    firsts.push_back(first);
+    if (t < numArgs)
+      copyBlock(static_cast<char *>(tensors[t]->data.get()), whole.shape,
+                static_cast<char *>(part->data.get()), spec.shape,
+                offsets.back(), kiln_dtype_size(spec.dtype), /*toPart=*/true);
+  }
+  if (kiln_status_t status = executable.invoke(index, raw)) {
+    std::string why = kiln_status_message(status);
+    kiln_status_free(status);
+    return why;
+  }
+  // Devices write disjoint parts of the results: each part once.
+  for (size_t t = numArgs; t < tensors.size(); ++t)
+    if (firsts[t])
+      copyBlock(static_cast<char *>(tensors[t]->data.get()),
+                entry.results[t - numArgs].shape,
+                static_cast<char *>(raw[t]->data.get()), raw[t]->shape,
+                offsets[t], kiln_dtype_size(raw[t]->dtype), /*toPart=*/false);
+  return "";
+}
+} // namespace
+
 kiln_status_t kiln::runtime::invokeOnDevices(
     Executable &executable, const Manifest &manifest, size_t index,
     const std::vector<kiln_tensor_t> &tensors) {
-  const EntrySignature &entry = manifest.entries[index];
   DeviceGroup group(manifest.meshSizes);
-  size_t numArgs = entry.args.size();
-  // Each tensor's parts (an entry with none takes every tensor whole).
-  auto partsOf = [&](size_t t) {
-    const TensorSpec &whole =
-        t < numArgs ? entry.args[t] : entry.results[t - numArgs];
-    return entry.parts.empty()
-               ? std::vector<std::vector<int64_t>>(whole.shape.size())
-               : entry.parts[t];
-  };
-  // Each device's parts: cut from the arguments, written by its code.
-  std::vector<std::vector<std::unique_ptr<kiln_tensor>>> parts(group.count);
-  for (int64_t device = 0; device < group.count; ++device)
-    for (size_t t = 0; t < tensors.size(); ++t) {
-      const TensorSpec &whole = t < numArgs ? entry.args[t]
-                                            : entry.results[t - numArgs];
-      TensorSpec spec = partSpec(whole, partsOf(t), manifest.meshSizes);
-      size_t bytes;
-      if (kiln_status_t status =
-              tensorByteLength(spec.dtype, spec.shape, "part", bytes))
-        return status;
-      kiln_tensor_t part = newTensor(spec.dtype, spec.shape, bytes, false);
-      if (!part)
-        return error("out of memory for device " + std::to_string(device) +
-                     "'s part of " + (t < numArgs ? "arg" : "result") +
-                     std::to_string(t < numArgs ? t : t - numArgs));
-      parts[device].emplace_back(part);
-      if (t >= numArgs)
-        continue;
-      bool first;
-      copyBlock(static_cast<char *>(tensors[t]->data.get()), whole.shape,
-                static_cast<char *>(part->data.get()), spec.shape,
-                partOffsets(group, device, partsOf(t), spec.shape, first),
-                kiln_dtype_size(spec.dtype), /*toPart=*/true);
-    }
   // One thread per device, sharing the process's threads for their loops.
   std::vector<std::string> failures(group.count);
   int64_t loopThreads = std::max<int64_t>(1, kiln_num_threads() / group.count);
@@ -400,39 +515,21 @@ kiln_status_t kiln::runtime::invokeOnDevices(
     currentGroup = &group;
     currentDevice = device;
     setDeviceLoopThreads(loopThreads);
-    std::vector<kiln_tensor_t> raw;
-    for (auto &part : parts[device])
-      raw.push_back(part.get());
-    if (kiln_status_t status = executable.invoke(index, raw)) {
-      failures[device] = kiln_status_message(status);
-      kiln_status_free(status);
+    failures[device] =
+        runDevice(executable, manifest, index, tensors, group, device);
+    if (!failures[device].empty())
       group.fail();
-    }
     setDeviceLoopThreads(0);
     currentGroup = nullptr;
   };
-  std::vector<std::thread> threads;
-  for (int64_t device = 1; device < group.count; ++device)
-    threads.emplace_back(run, device);
-  run(0);
-  for (std::thread &thread : threads)
-    thread.join();
-  for (int64_t device = 0; device < group.count; ++device)
-    if (!failures[device].empty())
-      return error("device " + std::to_string(device) + ": " +
-                   failures[device]);
-  // The results, from the first device holding each part.
-  for (int64_t device = 0; device < group.count; ++device)
-    for (size_t t = numArgs; t < tensors.size(); ++t) {
-      kiln_tensor_t part = parts[device][t].get();
-      bool first;
-      std::vector<int64_t> offsets =
-          partOffsets(group, device, partsOf(t), part->shape, first);
-      if (first)
-        copyBlock(static_cast<char *>(tensors[t]->data.get()),
-                  entry.results[t - numArgs].shape,
-                  static_cast<char *>(part->data.get()), part->shape, offsets,
-                  kiln_dtype_size(part->dtype), /*toPart=*/false);
-    }
+  deviceThreads().run(group.count, run);
+  // The device whose own call failed, not those it released.
+  int64_t failed = -1;
+  for (int64_t device = group.count; device-- > 0;)
+    if (!failures[device].empty() &&
+        (failed < 0 || failures[device] != kReleased))
+      failed = device;
+  if (failed >= 0)
+    return error("device " + std::to_string(failed) + ": " + failures[failed]);
   return nullptr;
 }
