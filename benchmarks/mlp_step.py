@@ -90,9 +90,9 @@ def torch_step(model, optimizer, x, labels):
     return loss
 
 
-def main():
-    kiln_run = sys.argv[1]
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+def step_arguments(B=B):
+    """Parameters and a batch of B from a fixed seed: (w1, b1, w2, b2, x,
+    one-hot y), and the labels."""
     rng = np.random.default_rng(0)
     w1 = (rng.standard_normal((D, H)) / np.sqrt(D)).astype(np.float32)
     b1 = np.zeros(H, np.float32)
@@ -101,6 +101,13 @@ def main():
     x = rng.standard_normal((B, D)).astype(np.float32)
     labels = rng.integers(0, C, B)
     y = np.eye(C, dtype=np.float32)[labels]
+    return [w1, b1, w2, b2, x, y], labels
+
+
+def main():
+    kiln_run = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    (w1, b1, w2, b2, x, y), labels = step_arguments()
 
     model = torch.nn.Sequential(torch.nn.Linear(D, H), torch.nn.ReLU(),
                                 torch.nn.Linear(H, C))

@@ -26,3 +26,4 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 /usr/bin/python3 "$root/benchmarks/norm_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/thread_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/mlp_step.py" "$root/build/bin/kiln-run"
+/usr/bin/python3 "$root/benchmarks/sharded_step.py" "$root/build/bin/kiln-run"

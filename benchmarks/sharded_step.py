@@ -21,7 +21,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 
 from dot_spread import cpu_name, kiln_ms  # noqa: E402
-from mlp_step import C, D, H, program  # noqa: E402
+from mlp_step import C, D, H, program, step_arguments  # noqa: E402
 
 
 def collective_bytes(kiln_opt, source_text):
@@ -42,14 +42,7 @@ def collective_bytes(kiln_opt, source_text):
 
 
 def compare(kiln_run, kiln_opt, runs, B):
-    rng = np.random.default_rng(0)
-    w1 = (rng.standard_normal((D, H)) / np.sqrt(D)).astype(np.float32)
-    b1 = np.zeros(H, np.float32)
-    w2 = (rng.standard_normal((H, C)) / np.sqrt(H)).astype(np.float32)
-    b2 = np.zeros(C, np.float32)
-    x = rng.standard_normal((B, D)).astype(np.float32)
-    y = np.eye(C, dtype=np.float32)[rng.integers(0, C, B)]
-    args = [w1, b1, w2, b2, x, y]
+    args, _ = step_arguments(B)
     print(f"batch {B}, {D} -> {H} -> {C}:")
     with tempfile.TemporaryDirectory() as tmp:
         one, w1_one = kiln_ms(kiln_run, tmp, program(None, B), args, runs, 1)

@@ -184,29 +184,37 @@ LogicalResult AllReduceOp::verify() { return ::groupSize(*this); }
 
 LogicalResult AxisIndexOp::verify() { return ::groupSize(*this); }
 
-LogicalResult AllGatherOp::verify() {
-  FailureOr<int64_t> devices = ::groupSize(*this);
-  RankedTensorType operand = getOperand().getType();
-  if (failed(devices) ||
-      failed(inRange(*this, "dim", getDim(), operand.getRank())))
+/// Checks that `op`'s result is its operand with dimension `dim` resized
+/// by `resize` (of the size and the group's devices; dynamic stays
+/// dynamic).
+static LogicalResult
+verifyResizedDim(Operation *op, RankedTensorType operand,
+                 RankedTensorType result, int64_t dim,
+                 function_ref<FailureOr<int64_t>(int64_t, int64_t)> resize) {
+  FailureOr<int64_t> devices = ::groupSize(op);
+  if (failed(devices) || failed(inRange(op, "dim", dim, operand.getRank())))
     return failure();
   SmallVector<int64_t> expected(operand.getShape());
-  expected[getDim()] = times(expected[getDim()], *devices);
-  return verifyResultShape(*this, operand, expected, getType());
+  FailureOr<int64_t> size = resize(expected[dim], *devices);
+  if (failed(size))
+    return failure();
+  expected[dim] = *size;
+  return verifyResultShape(op, operand, expected, result);
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyResizedDim(
+      *this, getOperand().getType(), getType(), getDim(),
+      [](int64_t size, int64_t devices) -> FailureOr<int64_t> {
+        return times(size, devices);
+      });
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  FailureOr<int64_t> devices = ::groupSize(*this);
-  RankedTensorType operand = getOperand().getType();
-  if (failed(devices) ||
-      failed(inRange(*this, "dim", getDim(), operand.getRank())))
-    return failure();
-  SmallVector<int64_t> expected(operand.getShape());
-  FailureOr<int64_t> part = split(*this, "dim", expected[getDim()], *devices);
-  if (failed(part))
-    return failure();
-  expected[getDim()] = *part;
-  return verifyResultShape(*this, operand, expected, getType());
+  return verifyResizedDim(*this, getOperand().getType(), getType(), getDim(),
+                          [&](int64_t size, int64_t devices) {
+                            return split(*this, "dim", size, devices);
+                          });
 }
 
 LogicalResult AllToAllOp::verify() {
