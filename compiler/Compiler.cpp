@@ -240,7 +240,20 @@ LogicalResult partition(ModuleOp module, const kiln::CompileOptions &options,
       return failure();
   }
   partitioned = hasParts(module);
-  return success();
+  if (partitioned)
+    return success();
+  // Collectives run between the devices a partitioned entry runs on.
+  WalkResult collective = module.walk([](Operation *op) {
+    if (!isa<kiln::AllReduceOp, kiln::AllGatherOp, kiln::ReduceScatterOp,
+             kiln::AllToAllOp, kiln::CollectivePermuteOp, kiln::AxisIndexOp>(
+            op))
+      return WalkResult::advance();
+    op->emitOpError("runs between the devices of a partitioned program: "
+                    "shard the entry's arguments (kiln.sharding) or mark "
+                    "them and its results as parts (kiln.part)");
+    return WalkResult::interrupt();
+  });
+  return failure(collective.wasInterrupted());
 }
 
 /// Fills `program`'s manifest from its module and lowers it.
