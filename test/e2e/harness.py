@@ -184,6 +184,24 @@ def compare(name, results, expected, rtol=0.0, atol=0.0):
     return agreed
 
 
+def check_sharded(unsharded, sharded, entry, args, reference, rtol, atol):
+    """Runs `entry` of the program `unsharded` and compares it with
+    `reference` (rtol, atol), then each (label, program, kiln-run flags) of
+    `sharded` with the unsharded run (1e-6: partial sums may be ordered
+    otherwise); records failures instead of stopping."""
+    single, output, status = run(unsharded, entry, args)
+    if status != 0:
+        _failures.append(f"one device: kiln-run failed:\n{output}")
+        return
+    compare("one device vs the reference", single, reference, rtol, atol)
+    for label, program, flags in sharded:
+        results, output, status = run(program, entry, args, flags)
+        if status != 0:
+            _failures.append(f"{label}: kiln-run failed:\n{output}")
+        else:
+            compare(f"{label} vs one device", results, single, 1e-6, 1e-6)
+
+
 def unary(name, op, x, reference, rtol=0.0, atol=0.0, dtype=None):
     """Checks `kiln.<op>` on x against reference(x)."""
     t = ttype(x.shape, dtype or x.dtype)

@@ -6,7 +6,7 @@
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
-from harness import compare, fail, finish, run
+from harness import check_sharded, finish
 
 B, D, H = 16, 8, 32
 
@@ -70,17 +70,8 @@ def numpy_step(w1, w2, x, y):
 rng = np.random.default_rng(7)
 args = [rng.standard_normal(s).astype(np.float32) * 0.5
         for s in ((D, H), (H, D), (B, D), (B, D))]
-single, output, status = run(program(None), "step", args)
-if status != 0:
-    fail(f"one device: kiln-run failed:\n{output}")
-else:
-    compare("one device vs numpy", single, numpy_step(*args), rtol=1e-5,
-            atol=1e-6)
-    for mesh in ({"data": 2, "model": 4}, {"data": 2, "model": 1}):
-        results, output, status = run(program(mesh), "step", args)
-        if status != 0:
-            fail(f"{mesh}: kiln-run failed:\n{output}")
-            continue
-        compare(f"{mesh} vs one device", results, single, rtol=1e-6,
-                atol=1e-6)
+check_sharded(program(None),
+              [(str(mesh), program(mesh), [])
+               for mesh in ({"data": 2, "model": 4}, {"data": 2, "model": 1})],
+              "step", args, numpy_step(*args), rtol=1e-5, atol=1e-6)
 finish()

@@ -7,7 +7,7 @@
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
-from harness import compare, fail, finish, run
+from harness import check_sharded, finish
 
 SPLIT = '{kiln.sharding = #kiln.sharding<@mesh, [{"a"}, {"b"}]>}'
 
@@ -70,16 +70,6 @@ def reference(xs, w, h0, seq):
 rng = np.random.default_rng(3)
 args = [rng.standard_normal(s).astype(np.float32) * 0.5
         for s in ((8, 8), (8, 8), (8, 8), (6, 8))]
-single, output, status = run(program(False), "main", args)
-if status != 0:
-    fail(f"one device: kiln-run failed:\n{output}")
-else:
-    compare("one device vs numpy", single, reference(*args), rtol=1e-5,
-            atol=1e-5)
-    results, output, status = run(program(True), "main", args,
-                                  ["--devices", "4"])
-    if status != 0:
-        fail(f"4 devices: kiln-run failed:\n{output}")
-    else:
-        compare("4 devices vs one", results, single, rtol=1e-6, atol=1e-6)
+check_sharded(program(False), [("4 devices", program(True), ["--devices", "4"])],
+              "main", args, reference(*args), rtol=1e-5, atol=1e-5)
 finish()
