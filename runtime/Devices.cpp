@@ -466,6 +466,16 @@ std::string runDevice(Executable &executable, const Manifest &manifest,
             ? std::vector<std::vector<int64_t>>(whole.shape.size())
             : entry.parts[t];
     TensorSpec spec = partSpec(whole, split, manifest.meshSizes);
+    bool first;
+    offsets.push_back(partOffsets(group, device, split, spec.shape, first));
+    firsts.push_back(first);
+    // A whole argument is shared (entries only read their arguments); the
+    // first device writes a whole result in place.
+    if (spec.shape == whole.shape && (t < numArgs || first)) {
+      raw.push_back(tensors[t]);
+      firsts.back() = false;
+      continue;
+    }
     std::string what = (t < numArgs ? "arg" : "result") +
                        std::to_string(t < numArgs ? t : t - numArgs);
     size_t bytes;
@@ -480,9 +490,6 @@ std::string runDevice(Executable &executable, const Manifest &manifest,
       return "out of memory for its part of " + what;
     parts.emplace_back(part);
     raw.push_back(part);
-    bool first;
-    offsets.push_back(partOffsets(group, device, split, spec.shape, first));
-    firsts.push_back(first);
     if (t < numArgs)
       copyBlock(static_cast<char *>(tensors[t]->data.get()), whole.shape,
                 static_cast<char *>(part->data.get()), spec.shape,
