@@ -211,16 +211,9 @@ llvm::Error withDiagnostics(llvm::SourceMgr &sourceMgr, MLIRContext &context,
 /// Whether an entry of `module` says its arguments or results are parts
 /// (kiln.part): a program partitioned by kiln-partition or by hand.
 bool hasParts(ModuleOp module) {
-  StringRef name = kiln::KilnDialect::kPartAttrName;
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (fn.getArgAttr(i, name))
-        return true;
-    for (unsigned i = 0; i < fn.getNumResults(); ++i)
-      if (fn.getResultAttr(i, name))
-        return true;
-  }
-  return false;
+  return llvm::any_of(module.getOps<func::FuncOp>(), [](func::FuncOp fn) {
+    return kiln::signatureHasAttr(fn, kiln::KilnDialect::kPartAttrName);
+  });
 }
 
 /// Partitions `module` for its mesh's devices (kiln-sharding-pipeline) if

@@ -179,6 +179,19 @@ ShardingAttr::verifyFor(Operation *user, Type type,
   return success();
 }
 
+ShardingAttr
+ShardingAttr::getClosed(FlatSymbolRefAttr mesh,
+                        ArrayRef<SmallVector<StringAttr>> dims) {
+  Builder b(mesh.getContext());
+  SmallVector<Attribute> lists;
+  for (const SmallVector<StringAttr> &axes : dims)
+    lists.push_back(
+        b.getArrayAttr(SmallVector<Attribute>(axes.begin(), axes.end())));
+  SmallVector<bool> open(dims.size(), false);
+  return get(b.getContext(), mesh, b.getArrayAttr(lists),
+             b.getDenseBoolArrayAttr(open), b.getArrayAttr({}));
+}
+
 ShardingAttr ShardingAttr::withWholeDimension(int64_t dim) const {
   SmallVector<Attribute> dims(getDims().getValue());
   SmallVector<bool> open(getOpen().asArrayRef());

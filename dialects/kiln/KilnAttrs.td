@@ -54,6 +54,11 @@ def Kiln_ShardingAttr : AttrDef<Kiln_Dialect, "Sharding"> {
     ::mlir::LogicalResult
     verifyFor(::mlir::Operation *user, ::mlir::Type type,
               ::llvm::function_ref<::mlir::InFlightDiagnostic()> emit) const;
+    /// The closed sharding over `mesh` whose dimension d is split over
+    /// `dims[d]`, major to minor, with no axis listed as replicated.
+    static ShardingAttr getClosed(
+        ::mlir::FlatSymbolRefAttr mesh,
+        ::llvm::ArrayRef<::llvm::SmallVector<::mlir::StringAttr>> dims);
     /// This sharding with a whole (unsharded, closed) dimension inserted
     /// at `dim`: that of a value batched there (vmap).
     ShardingAttr withWholeDimension(int64_t dim) const;

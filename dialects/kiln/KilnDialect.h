@@ -31,6 +31,17 @@ mlir::LogicalResult verifyLayout(mlir::Operation *user, mlir::Attribute layout,
 /// that of a value batched there.
 mlir::Attribute withWholeDimension(mlir::Attribute layout, int64_t dim);
 
+/// Whether an argument or result of `fn` has the attribute `name`.
+inline bool signatureHasAttr(mlir::func::FuncOp fn, llvm::StringRef name) {
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (fn.getArgAttr(i, name))
+      return true;
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (fn.getResultAttr(i, name))
+      return true;
+  return false;
+}
+
 /// Whether a tensor in `fn`'s signature has a dynamic dimension: such a
 /// function is specialized (kiln-specialize-shapes) before it lowers.
 inline bool hasDynamicSignature(mlir::func::FuncOp fn) {

@@ -148,12 +148,16 @@ private:
                                              /*writable=*/true);
   }
 
+  /// The device's place in its group over the axes `packed`, an i64.
+  Value place(OpBuilder &b, Location loc, Value packed) {
+    return func::CallOp::create(b, loc, declare("kiln_rt_axis_index", 1, true),
+                                ValueRange{packed})
+        .getResult(0);
+  }
+
   Value axisIndex(OpBuilder &b, Location loc, Value packed) {
-    Value place = func::CallOp::create(b, loc,
-                                       declare("kiln_rt_axis_index", 1, true),
-                                       ValueRange{packed})
-                      .getResult(0);
-    Value narrow = arith::TruncIOp::create(b, loc, b.getI32Type(), place);
+    Value narrow =
+        arith::TruncIOp::create(b, loc, b.getI32Type(), place(b, loc, packed));
     return tensor::FromElementsOp::create(
         b, loc, RankedTensorType::get({}, b.getI32Type()), narrow);
   }
@@ -249,14 +253,10 @@ private:
     auto tableType = RankedTensorType::get({n}, i64);
     Value table = arith::ConstantOp::create(
         b, loc, DenseIntElementsAttr::get(tableType, ArrayRef(sources)));
-    Value place = func::CallOp::create(b, loc,
-                                       declare("kiln_rt_axis_index", 1, true),
-                                       ValueRange{packed})
-                      .getResult(0);
     Value source = tensor::ExtractOp::create(
         b, loc, table,
         ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                              place)});
+                                              place(b, loc, packed))});
     return call(b, loc, "kiln_rt_fetch", {packed, source},
                 permute.getOperand(), permute.getType(),
                 {constant(b, loc, bytes(permute.getType()))});

@@ -282,11 +282,13 @@ private:
     StringRef sharding = KilnDialect::kShardingAttrName;
     StringRef part = KilnDialect::kPartAttrName;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      fn.setArgAttr(i, part, shardingAttr(signatureLayout(fn, i, false)));
+      fn.setArgAttr(i, part, ShardingAttr::getClosed(
+                                 meshRef, signatureLayout(fn, i, false)));
       fn.removeArgAttr(i, sharding);
     }
     for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-      fn.setResultAttr(i, part, shardingAttr(resultLayouts[{fn, i}]));
+      fn.setResultAttr(i, part, ShardingAttr::getClosed(
+                                    meshRef, resultLayouts[{fn, i}]));
       fn.removeResultAttr(i, StringAttr::get(fn.getContext(), sharding));
     }
   }
@@ -453,7 +455,8 @@ private:
     for (auto [result, factors] :
          llvm::zip_equal(op->getResults(), rule.resultFactors)) {
       produced.push_back(layoutFor(factors, axes));
-      producedShardings.push_back(shardingAttr(produced.back()));
+      producedShardings.push_back(
+          ShardingAttr::getClosed(meshRef, produced.back()));
       result.setType(partType(result.getType(), produced.back()));
     }
     for (auto [yielded, result] : rule.tiedYields)
@@ -464,16 +467,6 @@ private:
     for (auto [i, result] : llvm::enumerate(results))
       finishResult(result, produced[i], partial, rule.reduction, targets[i]);
     return success();
-  }
-
-  ShardingAttr shardingAttr(const Layout &layout) {
-    Builder b(module.getContext());
-    SmallVector<Attribute> dims;
-    for (const Axes &axes : layout)
-      dims.push_back(axesAttr(b, axes));
-    SmallVector<bool> open(dims.size(), false);
-    return ShardingAttr::get(b.getContext(), meshRef, b.getArrayAttr(dims),
-                             b.getDenseBoolArrayAttr(open), b.getArrayAttr({}));
   }
 
   ModuleOp module;

@@ -76,8 +76,15 @@ public:
       return failure();
     if (!meshName)
       return success(); // Nothing is sharded.
+    // Propagation changes attributes only: the ops are collected once.
+    SmallVector<Operation *> ops;
+    for (auto fn : module.getOps<func::FuncOp>())
+      fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (op != fn)
+          ops.push_back(op);
+      });
     for (Priority stage : {kPassThroughOps, kAllOps})
-      while (sweep(stage)) {
+      while (sweep(ops, stage)) {
       }
     write();
     return success();
@@ -177,15 +184,9 @@ private:
   // Moving shardings
   //===--------------------------------------------------------------------===//
 
-  /// One pass over every op, forward then backward; whether any dimension
+  /// One pass over `ops`, forward then backward; whether any dimension
   /// became known.
-  bool sweep(Priority stage) {
-    SmallVector<Operation *> ops;
-    for (auto fn : module.getOps<func::FuncOp>())
-      fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
-        if (op != fn)
-          ops.push_back(op);
-      });
+  bool sweep(ArrayRef<Operation *> ops, Priority stage) {
     bool changed = false;
     for (Operation *op : ops)
       changed |= visit(op, stage);
@@ -353,16 +354,10 @@ private:
 
   /// The sharding `v` ends with: its known axes, other dimensions whole.
   ShardingAttr shardingOf(Value v) {
-    Builder b(module.getContext());
-    Known &k = entry(v);
-    SmallVector<Attribute> dims;
-    for (const std::optional<Axes> &axes : k.dims)
-      dims.push_back(b.getArrayAttr(
-          axes ? SmallVector<Attribute>(axes->begin(), axes->end())
-               : SmallVector<Attribute>()));
-    SmallVector<bool> open(dims.size(), false);
-    return ShardingAttr::get(b.getContext(), meshName, b.getArrayAttr(dims),
-                             b.getDenseBoolArrayAttr(open), b.getArrayAttr({}));
+    SmallVector<Axes> dims;
+    for (const std::optional<Axes> &axes : entry(v).dims)
+      dims.push_back(axes.value_or(Axes()));
+    return ShardingAttr::getClosed(meshName, dims);
   }
 
   /// Writes every value's sharding: function arguments and results (a

@@ -20,11 +20,10 @@ constexpr llvm::StringLiteral kRulesAttrName = "kiln.axis_rules";
 /// of the first rule for its role whose axis is still unused.
 kiln::ShardingAttr resolve(kiln::LogicalAttr logical,
                            kiln::AxisRulesAttr rules) {
-  Builder b(logical.getContext());
   llvm::StringSet<> used;
-  SmallVector<Attribute> dims;
+  SmallVector<SmallVector<StringAttr>> dims;
   for (Attribute name : logical.getNames()) {
-    SmallVector<Attribute> axes;
+    SmallVector<StringAttr> axes;
     StringRef role = cast<StringAttr>(name).getValue();
     for (auto [ruleRole, axis] : llvm::zip(rules.getRoles(), rules.getAxes())) {
       StringRef meshAxis = cast<StringAttr>(axis).getValue();
@@ -32,16 +31,12 @@ kiln::ShardingAttr resolve(kiln::LogicalAttr logical,
           meshAxis.empty() || used.contains(meshAxis))
         continue;
       used.insert(meshAxis);
-      axes.push_back(axis);
+      axes.push_back(cast<StringAttr>(axis));
       break;
     }
-    dims.push_back(b.getArrayAttr(axes));
+    dims.push_back(axes);
   }
-  SmallVector<bool> open(dims.size(), false);
-  return kiln::ShardingAttr::get(logical.getContext(), rules.getMesh(),
-                                 b.getArrayAttr(dims),
-                                 b.getDenseBoolArrayAttr(open),
-                                 b.getArrayAttr({}));
+  return kiln::ShardingAttr::getClosed(rules.getMesh(), dims);
 }
 
 struct KilnResolveLogicalAxesPass

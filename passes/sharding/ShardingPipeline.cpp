@@ -21,20 +21,12 @@ void kiln::buildKilnShardingPipeline(OpPassManager &pm) {
 bool kiln::isSharded(ModuleOp module) {
   if (module.getOps<MeshOp>().empty())
     return false;
-  StringRef name = KilnDialect::kShardingAttrName;
   WalkResult found = module.walk([&](Operation *op) {
-    if (isa<ShardingConstraintOp>(op))
-      return WalkResult::interrupt();
     auto fn = dyn_cast<func::FuncOp>(op);
-    if (!fn)
-      return WalkResult::advance();
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (fn.getArgAttr(i, name))
-        return WalkResult::interrupt();
-    for (unsigned i = 0; i < fn.getNumResults(); ++i)
-      if (fn.getResultAttr(i, name))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
+    return isa<ShardingConstraintOp>(op) ||
+                   (fn && signatureHasAttr(fn, KilnDialect::kShardingAttrName))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   });
   return found.wasInterrupted();
 }
