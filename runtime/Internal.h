@@ -217,12 +217,14 @@ private:
 };
 
 /// Runs the partitioned entry `index` of `manifest` on `tensors` (whole
-/// arguments, then whole results it writes, checked by the caller): once
-/// per device of the manifest's mesh, each on a thread with its parts
-/// (Devices.cpp).
+/// arguments, then whole results it writes, checked by the caller) with
+/// each device on its parts (Devices.cpp): without `transport`, once per
+/// device of the manifest's mesh, each on a thread; with it, as the
+/// transport's device only, the others being other processes.
 kiln_status_t invokeOnDevices(Executable &executable, const Manifest &manifest,
                               size_t index,
-                              const std::vector<kiln_tensor_t> &tensors);
+                              const std::vector<kiln_tensor_t> &tensors,
+                              const kiln_transport_t *transport);
 
 /// Makes the calls this thread runs use `count` threads for their parallel
 /// loops (0: kiln_num_threads's count), as each in-process device does.

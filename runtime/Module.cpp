@@ -386,10 +386,13 @@ kiln_status_t checkAndWait(kiln_module_t module, const char *entry,
 /// reuses a donated argument's buffer is written there (its out-parameter
 /// is the argument), then takes the buffer over: `results[i]` (or, if
 /// null, a new tensor) holds it, and the argument is marked donated, even
-/// when the call failed (its elements are then undefined).
+/// when the call failed (its elements are then undefined). With
+/// `transport`, this process runs the transport's device of a partitioned
+/// entry only.
 kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
                      const kiln_tensor_t *args, size_t numResults,
-                     kiln_tensor_t *results) {
+                     kiln_tensor_t *results,
+                     const kiln_transport_t *transport = nullptr) {
   const EntrySignature &signature = module->manifest.entries[index];
   std::vector<kiln_tensor_t> tensors(args, args + numArgs);
   for (size_t i = 0; i < numResults; ++i)
@@ -400,7 +403,7 @@ kiln_status_t invoke(kiln_module_t module, size_t index, size_t numArgs,
       module->manifest.meshSizes.empty()
           ? module->executable->invoke(index, tensors)
           : invokeOnDevices(*module->executable, module->manifest, index,
-                            tensors);
+                            tensors, transport);
   for (size_t i = 0; i < signature.donors.size(); ++i) {
     int64_t donor = signature.donors[i];
     if (donor < 0)
@@ -501,9 +504,12 @@ kiln_status_t kiln::runtime::newResults(kiln_module_t module,
   return nullptr;
 }
 
-kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
-                               size_t numArgs, const kiln_tensor_t *args,
-                               size_t numResults, kiln_tensor_t *results) {
+namespace {
+/// kiln_module_call, as the transport's device only if `transport`.
+kiln_status_t callNew(kiln_module_t module, const char *entry, size_t numArgs,
+                      const kiln_tensor_t *args, size_t numResults,
+                      kiln_tensor_t *results,
+                      const kiln_transport_t *transport) {
   size_t index;
   if (kiln_status_t status = checkAndWait(module, entry, numArgs, args,
                                           numResults, results, false, index))
@@ -515,7 +521,7 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
   for (auto &output : outputs)
     raw.push_back(output.release());
   kiln_status_t status =
-      invoke(module, index, numArgs, args, numResults, raw.data());
+      invoke(module, index, numArgs, args, numResults, raw.data(), transport);
   for (size_t i = 0; i < numResults; ++i) {
     if (status)
       delete raw[i];
@@ -523,6 +529,27 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
       results[i] = raw[i];
   }
   return status;
+}
+} // namespace
+
+kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
+                               size_t numArgs, const kiln_tensor_t *args,
+                               size_t numResults, kiln_tensor_t *results) {
+  return callNew(module, entry, numArgs, args, numResults, results, nullptr);
+}
+
+kiln_status_t kiln_module_call_device(kiln_module_t module, const char *entry,
+                                      const kiln_transport_t *transport,
+                                      size_t numArgs, const kiln_tensor_t *args,
+                                      size_t numResults,
+                                      kiln_tensor_t *results) {
+  if (!transport || !transport->all_to_all || !transport->all_gather ||
+      !transport->fetch)
+    return error("transport: a transport with all three functions is needed");
+  if (module && module->manifest.meshSizes.empty())
+    return error("module: it is not partitioned over a mesh (kiln-partition), "
+                 "so it runs on one device: call kiln_module_call");
+  return callNew(module, entry, numArgs, args, numResults, results, transport);
 }
 
 int64_t kiln_module_entry_result_donor(kiln_module_t module, const char *entry,

@@ -1,5 +1,6 @@
 # The kiln lit suite: every .mlir file under test/ is a test.
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -33,3 +34,12 @@ if os.path.exists(os.path.join(cuda_home, "bin", "ptxas")):
     config.available_features.add("cuda-toolkit")
     config.substitutions.append(("%ptxas", os.path.join(cuda_home, "bin",
                                                         "ptxas")))
+# Multi-process runs need Open MPI's launcher and Kiln's MPI library; tests
+# of them say REQUIRES: mpi. Ranks may outnumber the cores, and the test
+# machines run as root.
+if shutil.which("mpirun") and os.path.exists(
+        os.path.join(config.kiln_obj_root, "lib", "libkiln_runtime_mpi.so")):
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"

@@ -31,9 +31,10 @@ def ttype(shape, dtype):
     return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
-def run(program, entry, args, extra=()):
-    """Runs `entry` of `program` (text) on `args`; returns (results, its
-    output (stdout and stderr), exit status)."""
+def run(program, entry, args, extra=(), launcher=()):
+    """Runs `entry` of `program` (text) on `args`, through `launcher` (a
+    command line prefix: mpirun) if given; returns (results, its output
+    (stdout and stderr), exit status)."""
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "program.mlir")
         inputs = os.path.join(tmp, "in.npz")
@@ -42,7 +43,7 @@ def run(program, entry, args, extra=()):
             f.write(program)
         np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(args)})
         done = subprocess.run(
-            [KILN_RUN, source, "--entry", entry, "--input", inputs,
+            [*launcher, KILN_RUN, source, "--entry", entry, "--input", inputs,
              "--output", outputs, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if done.returncode != 0:

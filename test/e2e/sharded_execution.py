@@ -185,20 +185,25 @@ def arguments(case, rng):
     return values
 
 
-rng = random.Random(13)
-for case in CASES:
-    args = arguments(case, rng)
-    expected, output, status = run(program(case, None, rng), "f", args)
-    if status != 0:
-        fail(f"{case[0]} unsharded: kiln-run failed:\n{output}")
-        continue
-    for mesh in MESHES:
-        text = program(case, mesh, rng)
-        results, output, status = run(text, "f", args)
-        label = f"{case[0]} on {mesh}"
+def main():
+    rng = random.Random(13)
+    for case in CASES:
+        args = arguments(case, rng)
+        expected, output, status = run(program(case, None, rng), "f", args)
         if status != 0:
-            fail(f"{label}: kiln-run failed:\n{output}\n{text}")
+            fail(f"{case[0]} unsharded: kiln-run failed:\n{output}")
             continue
-        if not compare(label, results, expected, rtol=1e-6, atol=1e-6):
-            fail(f"{label}: the program was\n{text}")
-finish()
+        for mesh in MESHES:
+            text = program(case, mesh, rng)
+            results, output, status = run(text, "f", args)
+            label = f"{case[0]} on {mesh}"
+            if status != 0:
+                fail(f"{label}: kiln-run failed:\n{output}\n{text}")
+                continue
+            if not compare(label, results, expected, rtol=1e-6, atol=1e-6):
+                fail(f"{label}: the program was\n{text}")
+    finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -67,11 +67,17 @@ def numpy_step(w1, w2, x, y):
             (w2 - 0.1 * g2).astype(np.float32)]
 
 
-rng = np.random.default_rng(7)
-args = [rng.standard_normal(s).astype(np.float32) * 0.5
-        for s in ((D, H), (H, D), (B, D), (B, D))]
-check_sharded(program(None),
-              [(str(mesh), program(mesh), [])
-               for mesh in ({"data": 2, "model": 4}, {"data": 2, "model": 1})],
-              "step", args, numpy_step(*args), rtol=1e-5, atol=1e-6)
-finish()
+def arguments():
+    rng = np.random.default_rng(7)
+    return [rng.standard_normal(s).astype(np.float32) * 0.5
+            for s in ((D, H), (H, D), (B, D), (B, D))]
+
+
+if __name__ == "__main__":
+    args = arguments()
+    check_sharded(program(None),
+                  [(str(mesh), program(mesh), [])
+                   for mesh in ({"data": 2, "model": 4},
+                                {"data": 2, "model": 1})],
+                  "step", args, numpy_step(*args), rtol=1e-5, atol=1e-6)
+    finish()

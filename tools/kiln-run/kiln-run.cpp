@@ -16,12 +16,14 @@
 //
 // kiln-run links only the runtime core: it opens the compiler
 // (libkiln_runtime_jit.so, beside libkiln_runtime.so) only for a .mlir
-// source, so artifacts run on machines without LLVM.
+// source, so artifacts run on machines without LLVM, and MPI
+// (libkiln_runtime_mpi.so) only when mpirun started it.
 //
 //===----------------------------------------------------------------------===//
 #include "EntryChecks.h"
 #include "ShowSharding.h"
 #include "TensorText.h"
+#include "kiln/mpi.h"
 #include "kiln/runtime.hpp"
 
 #include <algorithm>
@@ -88,6 +90,9 @@ const char *const kUsage =
     "--devices: check that a sharded program's mesh has N devices (it runs\n"
     "on them, one thread each, sharing --threads); --show-sharding: draw\n"
     "each argument's and result's layout over the mesh.\n"
+    "Under mpirun (-np: the mesh's devices), each rank runs one device of a\n"
+    "sharded program, the collectives going through MPI; rank 0 prints and\n"
+    "writes the results.\n"
     "--threads: how many threads parallel loops use (default: the CPUs this\n"
     "process may run on).\n"
     "--report=memory: print the peak bytes of the buffers the call allocated\n"
@@ -232,10 +237,11 @@ bool parseCommandLine(int argc, char **argv) {
   return true;
 }
 
-/// The function `name` of the compiler library beside the runtime core,
-/// loaded for the source at `path`; exits, saying why, if it cannot be.
-void *compilerFunction(const char *name, const std::string &path) {
-  std::string library = "libkiln_runtime_jit.so";
+/// The function `name` of `library`, a part of the runtime beside its
+/// core, which stays loaded (a module's code may live in it: the JIT);
+/// null, with the reason in `why`, if it cannot be loaded.
+void *runtimeFunction(std::string library, const char *name,
+                      std::string &why) {
   Dl_info info;
   if (dladdr(reinterpret_cast<void *>(&kiln_module_load), &info) &&
       info.dli_fname) {
@@ -244,20 +250,31 @@ void *compilerFunction(const char *name, const std::string &path) {
     if (slash != std::string::npos)
       library = core.substr(0, slash + 1) + library;
   }
-  // The compiler stays loaded: the module's code may live in it (JIT).
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL);
   void *function = handle ? dlsym(handle, name) : nullptr;
   if (!function) {
-    const char *why = dlerror();
+    const char *error = dlerror();
+    why = error ? error : library;
+  }
+  return function;
+}
+
+/// The function `name` of the compiler library, loaded for the source at
+/// `path`; exits, saying why, if it cannot be.
+void *compilerFunction(const char *name, const std::string &path) {
+  std::string why;
+  void *function = runtimeFunction("libkiln_runtime_jit.so", name, why);
+  if (!function) {
     std::fprintf(stderr,
                  "kiln-run: error: %s is a source, and the Kiln compiler "
                  "cannot be loaded here (%s): compile it with kiln-compile "
                  "and run the artifact\n",
-                 path.c_str(), why ? why : library.c_str());
+                 path.c_str(), why.c_str());
     std::exit(1);
   }
   return function;
 }
+
 
 /// Compiles the .mlir source at `path` for `device` with the compiler
 /// library beside the runtime core.
@@ -280,6 +297,52 @@ bool failed(const kiln::Status &status) {
 
 /// Prints the error of `status` (freeing it); true if there was one.
 bool failed(kiln_status_t status) { return failed(kiln::Status(status)); }
+
+/// This process's place among the ranks an MPI launcher (mpirun) started,
+/// through libkiln_runtime_mpi (kiln/mpi.h), opened only then.
+struct MpiRank {
+  const kiln_transport_t *transport = nullptr;
+  int64_t size = 0;
+  void (*abort)(int) = nullptr;
+  void (*finalize)() = nullptr;
+};
+/// Null unless an MPI launcher started this process.
+const MpiRank *mpiRank = nullptr;
+
+/// Whether an MPI launcher started this process (Open MPI's, MPICH's and
+/// PMIx's environments say so).
+bool launchedByMpi() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name))
+      return true;
+  return false;
+}
+
+/// Initializes MPI and this rank's transport into `rank`; prints why and
+/// returns false if it cannot.
+bool joinRanks(MpiRank &rank) {
+  std::string why;
+  auto load = [&](auto &function, const char *name) {
+    if (void *found = runtimeFunction("libkiln_runtime_mpi.so", name, why))
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+          found);
+    return function != nullptr;
+  };
+  decltype(&kiln_mpi_transport) transport = nullptr;
+  decltype(&kiln_mpi_size) size = nullptr;
+  if (!load(transport, "kiln_mpi_transport") || !load(size, "kiln_mpi_size") ||
+      !load(rank.abort, "kiln_mpi_abort") ||
+      !load(rank.finalize, "kiln_mpi_finalize")) {
+    std::cerr << "kiln-run: error: an MPI launcher started kiln-run, and "
+                 "Kiln's MPI library cannot be loaded here ("
+              << why << "): build Kiln where Open MPI is installed\n";
+    return false;
+  }
+  if (failed(transport(&rank.transport)))
+    return false;
+  rank.size = size();
+  return true;
+}
 
 /// `tensor` converted elementwise between f32 and bf16 (`to`), or null
 /// (reported) when it cannot be allocated.
@@ -443,8 +506,14 @@ bool call(kiln_module_t module, std::vector<kiln_tensor_t> args,
     }
   std::vector<Tensor> fresh(donated.size());
   auto once = [&] {
-    bool ok = !failed(kiln_module_call(module, options.entryName.c_str(), args.size(),
-                                       args.data(), numResults, raw.data()));
+    const char *entry = options.entryName.c_str();
+    bool ok = !failed(
+        mpiRank && kiln_module_mesh_rank(module) > 0
+            ? kiln_module_call_device(module, entry, mpiRank->transport,
+                                          args.size(), args.data(), numResults,
+                                          raw.data())
+            : kiln_module_call(module, entry, args.size(), args.data(),
+                               numResults, raw.data()));
     results.clear();
     if (ok)
       for (kiln_tensor_t result : raw)
@@ -506,9 +575,34 @@ bool moveTo(std::vector<Tensor> &tensors, kiln_device_t device) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  if (!parseCommandLine(argc, argv))
-    return 1;
+/// Whether the ranks an MPI launcher started are the devices of `file`'s
+/// mesh (`devices` of them) and the options are those that run under it;
+/// prints why not.
+bool checkRanks(const std::string &file, int64_t devices) {
+  const char *alone = options.benchCalls      ? "--bench"
+                      : options.checkGrads    ? "--check-grads"
+                      : options.checkVmap     ? "--check-vmap"
+                      : options.reportMemory  ? "--report=memory"
+                                              : nullptr;
+  if (alone) {
+    std::cerr << "kiln-run: error: " << alone
+              << " runs on one process: run it without mpirun\n";
+    return false;
+  }
+  if (devices != mpiRank->size) {
+    std::cerr << "kiln-run: error: " << file << " runs on " << devices
+              << " device" << (devices == 1 ? " (it is not sharded over a "
+                                              "mesh)"
+                                            : "s (the devices of its mesh)")
+              << ", and mpirun started " << mpiRank->size
+              << " processes: start one per device\n";
+    return false;
+  }
+  return true;
+}
+
+/// Runs the command line's entry: 0, or 1 when it failed (reported).
+int run() {
   if (options.threads && failed(kiln_set_num_threads(options.threads)))
     return 1;
   const std::string &file = options.inputFile;
@@ -548,7 +642,10 @@ int main(int argc, char **argv) {
               << "\n";
     return 1;
   }
-  if (options.showSharding)
+  if (mpiRank && !checkRanks(file, devices))
+    return 1;
+  bool speaks = !mpiRank || mpiRank->transport->device == 0;
+  if (options.showSharding && speaks)
     std::cout << kiln::showSharding(module, options.entryName);
   auto dtypeOf = [&](int64_t i) {
     kiln_dtype_t dtype;
@@ -592,11 +689,11 @@ int main(int argc, char **argv) {
     if (kiln_tensor_dtype(results[i].get()) == KILN_BF16 &&
         !(results[i] = convertFloat(results[i].get(), KILN_F32)))
       return 1;
-    if (options.printResults)
+    if (options.printResults && speaks)
       std::cout << names[i] << " = " << kiln::formatTensor(results[i].get())
                 << "\n";
   }
-  if (!options.outputPath.empty()) {
+  if (!options.outputPath.empty() && speaks) {
     std::vector<const char *> cNames;
     std::vector<kiln_tensor_t> rawResults;
     for (size_t i = 0; i < results.size(); ++i) {
@@ -608,5 +705,21 @@ int main(int argc, char **argv) {
                               /*compress=*/1)))
       return 1;
   }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (!parseCommandLine(argc, argv))
+    return 1;
+  if (!launchedByMpi())
+    return run();
+  MpiRank rank;
+  if (!joinRanks(rank))
+    return 1;
+  mpiRank = &rank;
+  // A rank that fails ends them all: the others would wait for it.
+  if (int status = run())
+    rank.abort(status);
+  rank.finalize();
   return 0;
 }

@@ -202,6 +202,45 @@ kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
                                     size_t num_results,
                                     const kiln_tensor_t *results);
 
+/*===-- Processes: one device of a mesh per process ----------------------===*/
+
+/* How the processes of a multi-process run exchange buffers, each running
+ * one device of a partitioned module's mesh (MPI ranks: kiln/mpi.h). Each
+ * function exchanges among the devices `group[0..size)` (device numbers,
+ * row-major over the mesh, in group order, this process's among them), is
+ * called by every member in the same order, moves `bytes` per member, and
+ * returns 0 on success. */
+typedef struct kiln_transport {
+  void *context;
+  /* This process's device. */
+  int64_t device;
+  /* Member g receives block g (`bytes` long) of every member's `in`, in
+   * group order in `out`. */
+  int (*all_to_all)(void *context, const int64_t *group, int64_t size,
+                    const void *in, void *out, int64_t bytes);
+  /* Every member receives every member's `in`, in group order in `out`. */
+  int (*all_gather)(void *context, const int64_t *group, int64_t size,
+                    const void *in, void *out, int64_t bytes);
+  /* This member receives in `out` the `in` of the member at place `source`
+   * of the group (each member names its own; -1: none). */
+  int (*fetch)(void *context, const int64_t *group, int64_t size,
+               int64_t source, const void *in, void *out, int64_t bytes);
+} kiln_transport_t;
+
+/* Calls `entry` of a partitioned module as device `transport->device` of
+ * its mesh, while every other device's process makes the same call: like
+ * kiln_module_call on whole tensors, each process cutting its parts of the
+ * arguments; every process receives the whole results (gathered through
+ * the transport). The processes' results equal those of kiln_module_call
+ * with in-process devices, bit for bit. A failed transport fails the call
+ * on this process only: the caller ends the others (MPI_Abort). */
+kiln_status_t kiln_module_call_device(kiln_module_t module, const char *entry,
+                                      const kiln_transport_t *transport,
+                                      size_t num_args,
+                                      const kiln_tensor_t *args,
+                                      size_t num_results,
+                                      kiln_tensor_t *results);
+
 /*===-- jit: compile on first call, cached -------------------------------===*/
 
 /* A .mlir source whose entries are compiled when first asked for, each once
