@@ -517,27 +517,15 @@ private:
 /// `toPart`, else back.
 void copyBlock(char *whole, const std::vector<int64_t> &wholeShape, char *part,
                const std::vector<int64_t> &partShape,
-               const std::vector<int64_t> &offsets, size_t bytes, bool toPart,
-               size_t dim = 0) {
-  if (dim == wholeShape.size()) {
-    std::memcpy(toPart ? part : whole, toPart ? whole : part, bytes);
-    return;
-  }
-  size_t wholeStride = bytes, partStride = bytes;
-  for (size_t d = dim + 1; d < wholeShape.size(); ++d) {
-    wholeStride *= wholeShape[d];
-    partStride *= partShape[d];
-  }
-  whole += offsets[dim] * wholeStride;
-  // The innermost dimensions that a part holds whole are one run.
-  if (wholeStride == partStride) {
-    size_t run = partStride * partShape[dim];
-    std::memcpy(toPart ? part : whole, toPart ? whole : part, run);
-    return;
-  }
-  for (int64_t i = 0; i < partShape[dim]; ++i)
-    copyBlock(whole + i * wholeStride, wholeShape, part + i * partStride,
-              partShape, offsets, bytes, toPart, dim + 1);
+               const std::vector<int64_t> &offsets, size_t bytes,
+               bool toPart) {
+  forEachRun(wholeShape, partShape, offsets, bytes,
+             [&](size_t wholeAt, size_t partAt, size_t length) {
+               if (toPart)
+                 std::memcpy(part + partAt, whole + wholeAt, length);
+               else
+                 std::memcpy(whole + wholeAt, part + partAt, length);
+             });
 }
 
 /// Where `device`'s part of a tensor split over `parts` starts, per

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -143,6 +144,14 @@ kiln_status_t callInto(kiln_module_t module, const char *entry,
 /// New uninitialized tensors for the results of `entry` of `module`.
 kiln_status_t newResults(kiln_module_t module, const char *entry,
                          std::vector<kiln_tensor_t> &results);
+/// Calls `run(wholeAt, blockAt, bytes)` for each contiguous run, in
+/// order, of the block of shape `blockShape` at `offsets` in a row-major
+/// tensor of `wholeShape` (elements of `elementBytes`); `wholeAt` and
+/// `blockAt` are the run's byte offsets in the tensor and in the block.
+void forEachRun(const std::vector<int64_t> &wholeShape,
+                const std::vector<int64_t> &blockShape,
+                const std::vector<int64_t> &offsets, size_t elementBytes,
+                const std::function<void(size_t, size_t, size_t)> &run);
 /// Makes every byte of an i1 tensor 0 or 1 (numpy reads any nonzero byte of
 /// a bool array as True); other dtypes are left alone.
 void normalizeBooleans(kiln_tensor_t tensor);

@@ -102,6 +102,49 @@ void kiln_allocation_stats(uint64_t *tensors, uint64_t *bytes) {
     *bytes = hostAllocatedBytes.load(std::memory_order_relaxed);
 }
 
+void kiln::runtime::forEachRun(
+    const std::vector<int64_t> &wholeShape,
+    const std::vector<int64_t> &blockShape,
+    const std::vector<int64_t> &offsets, size_t elementBytes,
+    const std::function<void(size_t, size_t, size_t)> &run) {
+  size_t rank = wholeShape.size();
+  for (int64_t size : blockShape)
+    if (size == 0)
+      return;
+  std::vector<size_t> wholeStride(rank + 1, elementBytes),
+      blockStride(rank + 1, elementBytes);
+  for (size_t d = rank; d-- > 0;) {
+    wholeStride[d] = wholeStride[d + 1] * wholeShape[d];
+    blockStride[d] = blockStride[d + 1] * blockShape[d];
+  }
+  // The innermost dimensions the block holds whole, and the one before
+  // them, make one run.
+  size_t inner = rank;
+  while (inner > 0 && blockShape[inner - 1] == wholeShape[inner - 1])
+    --inner;
+  if (inner == 0) {
+    run(0, 0, wholeStride[0]);
+    return;
+  }
+  size_t runBytes = blockStride[inner - 1];
+  size_t runStart = offsets[inner - 1] * wholeStride[inner];
+  // An odometer over the block's outer dimensions.
+  std::vector<int64_t> index(inner - 1, 0);
+  for (;;) {
+    size_t wholeAt = runStart, blockAt = 0;
+    for (size_t d = 0; d + 1 < inner; ++d) {
+      wholeAt += (offsets[d] + index[d]) * wholeStride[d + 1];
+      blockAt += index[d] * blockStride[d + 1];
+    }
+    run(wholeAt, blockAt, runBytes);
+    size_t d = inner - 1;
+    while (d > 0 && ++index[d - 1] == blockShape[d - 1])
+      index[--d] = 0;
+    if (d == 0)
+      return;
+  }
+}
+
 void kiln::runtime::normalizeBooleans(kiln_tensor_t tensor) {
   if (tensor->dtype != KILN_I1)
     return;

@@ -60,6 +60,77 @@ TEST(Npz, RoundTripsStoredAndDeflated) {
   }
 }
 
+TEST(Npz, ReadsOneBlockOfAnArray) {
+  // 600x3x500 floats (3.6 MB: several of the reader's 1 MiB pieces when
+  // compressed), element (i, j, k) = i * 10000 + j * 1000 + k.
+  const int64_t rows = 600, mid = 3, cols = 500;
+  std::vector<float> values(rows * mid * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < mid; ++j)
+      for (int64_t k = 0; k < cols; ++k)
+        values[(i * mid + j) * cols + k] = float(i * 10000 + j * 1000 + k);
+  Tensor big = tensor(KILN_F32, {rows, mid, cols}, values.data(),
+                      values.size() * 4);
+  double scalar = 7.5;
+  Tensor small = tensor(KILN_F64, {}, &scalar, sizeof scalar);
+  const char *names[] = {"w", "s"};
+  kiln_tensor_t tensors[] = {big.get(), small.get()};
+  struct Block {
+    std::vector<int64_t> offsets, shape;
+  };
+  const Block blocks[] = {{{0, 0, 0}, {rows, mid, cols}},
+                          {{300, 0, 0}, {300, mid, cols}},
+                          {{0, 1, 250}, {600, 2, 250}},
+                          {{599, 2, 499}, {1, 1, 1}},
+                          {{10, 0, 0}, {0, mid, cols}}};
+  for (int compress : {0, 1}) {
+    TempFile file("blocks.npz");
+    ASSERT_EQ(message(kiln_npz_write(file.path.c_str(), 2, names, tensors,
+                                     compress)),
+              "ok");
+    for (const Block &block : blocks) {
+      kiln_tensor_t read = nullptr;
+      ASSERT_EQ(message(kiln_npz_read_block(file.path.c_str(), "w", 3,
+                                            block.offsets.data(),
+                                            block.shape.data(), &read)),
+                "ok");
+      Tensor owned(read);
+      ASSERT_EQ(kiln_tensor_rank(read), 3);
+      const float *got = static_cast<const float *>(kiln_tensor_data(read));
+      size_t mismatches = 0, n = 0;
+      for (int64_t i = 0; i < block.shape[0]; ++i)
+        for (int64_t j = 0; j < block.shape[1]; ++j)
+          for (int64_t k = 0; k < block.shape[2]; ++k, ++n)
+            mismatches += got[n] != float((block.offsets[0] + i) * 10000 +
+                                          (block.offsets[1] + j) * 1000 +
+                                          block.offsets[2] + k);
+      EXPECT_EQ(mismatches, 0u) << "compress " << compress << " block at "
+                                << block.offsets[0] << "," << block.offsets[1]
+                                << "," << block.offsets[2];
+    }
+    kiln_tensor_t read = nullptr;
+    ASSERT_EQ(message(kiln_npz_read_block(file.path.c_str(), "s", 0, nullptr,
+                                          nullptr, &read)),
+              "ok");
+    EXPECT_EQ(*static_cast<double *>(kiln_tensor_data(read)), 7.5);
+    kiln_tensor_free(read);
+
+    std::string what = file.path + " member w.npy: ";
+    int64_t offsets[] = {0, 2, 0}, shape[] = {600, 2, 500};
+    EXPECT_EQ(message(kiln_npz_read_block(file.path.c_str(), "w", 3, offsets,
+                                          shape, &read)),
+              what + "the block's dimension 1 [2, 4) is not within the "
+                     "array's 3");
+    EXPECT_EQ(message(kiln_npz_read_block(file.path.c_str(), "w", 2, offsets,
+                                          shape, &read)),
+              what + "the block has rank 2, the array 3");
+    EXPECT_EQ(message(kiln_npz_read_block(file.path.c_str(), "v", 3, offsets,
+                                          shape, &read)),
+              file.path + ": no array 'v'; its arrays are: w, s");
+    EXPECT_EQ(read, nullptr);
+  }
+}
+
 TEST(Npz, ReportsMissingFilesAndNullArguments) {
   size_t count;
   char **names;

@@ -120,6 +120,15 @@ kiln_status_t kiln_npy_write(const char *path, kiln_tensor_t tensor);
 kiln_status_t kiln_npz_read(const char *path, size_t *count, char ***names,
                             kiln_tensor_t **tensors);
 void kiln_npz_free(size_t count, char **names, kiln_tensor_t *tensors);
+/* Reads the block of shape `shape` at `offsets` (`rank` entries each) of
+ * the array `name` of a .npz file, holding only the block in memory (one
+ * device's part of a checkpoint): a stored member (np.savez) is read at
+ * the block's runs only, so its CRC-32, which covers the rest, is not
+ * checked; a compressed one (np.savez_compressed) is inflated through once
+ * and checked. */
+kiln_status_t kiln_npz_read_block(const char *path, const char *name,
+                                  size_t rank, const int64_t *offsets,
+                                  const int64_t *shape, kiln_tensor_t *out);
 /* Writes `count` arrays as a .npz file; `compress` deflates the members.
  * Names must be distinct, non-empty and free of '/' and '\\'. */
 kiln_status_t kiln_npz_write(const char *path, size_t count,
