@@ -552,7 +552,35 @@ std::vector<int64_t> partOffsets(const Mesh &mesh, int64_t device,
   return offsets;
 }
 
+/// The part of tensor `t` (arguments, then results) of `entry` that
+/// `device` holds, where it starts in the whole (`offsets`), and whether
+/// the device is the first holding it.
+TensorSpec devicePart(const Mesh &mesh, const EntrySignature &entry, size_t t,
+                      int64_t device, std::vector<int64_t> &offsets,
+                      bool &first) {
+  size_t numArgs = entry.args.size();
+  const TensorSpec &whole =
+      t < numArgs ? entry.args[t] : entry.results[t - numArgs];
+  // An entry without parts takes every tensor whole.
+  std::vector<std::vector<int64_t>> split =
+      entry.parts.empty()
+          ? std::vector<std::vector<int64_t>>(whole.shape.size())
+          : entry.parts[t];
+  TensorSpec spec = partSpec(whole, split, mesh.sizes);
+  offsets = partOffsets(mesh, device, split, spec.shape, first);
+  return spec;
+}
+
 } // namespace
+
+TensorSpec kiln::runtime::devicePart(const Manifest &manifest,
+                                     const EntrySignature &entry, size_t t,
+                                     int64_t device,
+                                     std::vector<int64_t> &offsets) {
+  bool first;
+  return devicePart(Mesh(manifest.meshSizes), entry, t, device, offsets,
+                    first);
+}
 
 //===----------------------------------------------------------------------===//
 // The collectives compiled code calls (kiln/abi.h)
@@ -646,16 +674,14 @@ std::string cutParts(const EntrySignature &entry, const Mesh &mesh,
   for (size_t t = 0; t < tensors.size(); ++t) {
     const TensorSpec &whole =
         t < numArgs ? entry.args[t] : entry.results[t - numArgs];
-    // An entry without parts takes every tensor whole.
-    std::vector<std::vector<int64_t>> split =
-        entry.parts.empty()
-            ? std::vector<std::vector<int64_t>>(whole.shape.size())
-            : entry.parts[t];
-    TensorSpec spec = partSpec(whole, split, mesh.sizes);
     bool first;
-    out.offsets.push_back(partOffsets(mesh, device, split, spec.shape, first));
+    out.offsets.emplace_back();
+    TensorSpec spec = devicePart(mesh, entry, t, device, out.offsets.back(),
+                                 first);
     out.writes.push_back(first);
-    if (spec.shape == whole.shape && (t < numArgs || first || ownResults)) {
+    // An argument may also be given as this device's part already.
+    if ((spec.shape == whole.shape && (t < numArgs || first || ownResults)) ||
+        (t < numArgs && tensors[t]->shape == spec.shape)) {
       out.raw.push_back(tensors[t]);
       out.writes.back() = false;
       continue;

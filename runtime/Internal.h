@@ -235,6 +235,11 @@ kiln_status_t invokeOnDevices(Executable &executable, const Manifest &manifest,
                               const std::vector<kiln_tensor_t> &tensors,
                               const kiln_transport_t *transport);
 
+/// The part of tensor `t` (arguments, then results) of `entry` that
+/// device `device` of the manifest's mesh holds, and where it starts in
+/// the whole (`offsets`).
+TensorSpec devicePart(const Manifest &manifest, const EntrySignature &entry,
+                      size_t t, int64_t device, std::vector<int64_t> &offsets);
 /// Makes the calls this thread runs use `count` threads for their parallel
 /// loops (0: kiln_num_threads's count), as each in-process device does.
 void setDeviceLoopThreads(int64_t count);

@@ -296,6 +296,29 @@ int64_t kiln_module_entry_split(kiln_module_t module, const char *entry,
   return int64_t(split.size());
 }
 
+int64_t kiln_module_entry_part(kiln_module_t module, const char *entry,
+                               int is_result, size_t index, int64_t device,
+                               int64_t *offsets, int64_t *shape) {
+  const EntrySignature *signature = findEntry(module, entry);
+  size_t count = signature ? (is_result ? signature->results : signature->args)
+                                 .size()
+                           : 0;
+  if (index >= count || device < 0 ||
+      device >= kiln_module_device_count(module))
+    return -1;
+  std::vector<int64_t> starts;
+  TensorSpec part = devicePart(
+      module->manifest, *signature,
+      (is_result ? signature->args.size() : 0) + index, device, starts);
+  for (size_t d = 0; d < starts.size(); ++d) {
+    if (offsets)
+      offsets[d] = starts[d];
+    if (shape)
+      shape[d] = part.shape[d];
+  }
+  return int64_t(starts.size());
+}
+
 kiln_status_t kiln_module_entry_result(kiln_module_t module, const char *entry,
                                        size_t index, kiln_dtype_t *dtype,
                                        int64_t *rank, const int64_t **shape) {
@@ -310,7 +333,8 @@ namespace {
 kiln_status_t checkCall(kiln_module_t module, const char *entry,
                         size_t numArgs, const kiln_tensor_t *args,
                         size_t numResults, const kiln_tensor_t *results,
-                        bool checkResults, size_t &index) {
+                        bool checkResults, size_t &index,
+                        int64_t partDevice = -1) {
   if (!module)
     return error("module: must not be null");
   const EntrySignature *signature = findEntry(module, entry, &index);
@@ -332,8 +356,22 @@ kiln_status_t checkCall(kiln_module_t module, const char *entry,
   for (size_t i = 0; i < numArgs; ++i)
     if (kiln_status_t status =
             checkArgument(args[i], signature->args[i], module->device(),
-                          "arg" + std::to_string(i)))
-      return status;
+                          "arg" + std::to_string(i))) {
+      // A device of a multi-process call may be given its part instead.
+      if (partDevice < 0)
+        return status;
+      std::vector<int64_t> offsets;
+      if (kiln_status_t part = checkArgument(
+              args[i],
+              devicePart(module->manifest, *signature, i, partDevice, offsets),
+              module->device(), "arg" + std::to_string(i))) {
+        kiln_status_free(part);
+        status->message += " (nor is it device " + std::to_string(partDevice) +
+                           "'s part of it)";
+        return status;
+      }
+      kiln_status_free(status);
+    }
   // The code writes a donated argument's buffer: no other argument may
   // read it.
   for (int64_t donor : signature->donors)
@@ -374,10 +412,11 @@ kiln_status_t waitForArguments(size_t numArgs, const kiln_tensor_t *args) {
 kiln_status_t checkAndWait(kiln_module_t module, const char *entry,
                            size_t numArgs, const kiln_tensor_t *args,
                            size_t numResults, const kiln_tensor_t *results,
-                           bool checkResults, size_t &index) {
+                           bool checkResults, size_t &index,
+                           int64_t partDevice = -1) {
   if (kiln_status_t status = checkCall(module, entry, numArgs, args,
                                        numResults, results, checkResults,
-                                       index))
+                                       index, partDevice))
     return status;
   return waitForArguments(numArgs, args);
 }
@@ -511,8 +550,9 @@ kiln_status_t callNew(kiln_module_t module, const char *entry, size_t numArgs,
                       kiln_tensor_t *results,
                       const kiln_transport_t *transport) {
   size_t index;
-  if (kiln_status_t status = checkAndWait(module, entry, numArgs, args,
-                                          numResults, results, false, index))
+  if (kiln_status_t status =
+          checkAndWait(module, entry, numArgs, args, numResults, results,
+                       false, index, transport ? transport->device : -1))
     return status;
   std::vector<std::unique_ptr<kiln_tensor>> outputs;
   if (kiln_status_t status = allocateResults(module, index, outputs))

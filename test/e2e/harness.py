@@ -31,17 +31,18 @@ def ttype(shape, dtype):
     return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
-def run(program, entry, args, extra=(), launcher=()):
-    """Runs `entry` of `program` (text) on `args`, through `launcher` (a
-    command line prefix: mpirun) if given; returns (results, its output
-    (stdout and stderr), exit status)."""
+def run(program, entry, args, extra=(), launcher=(), compressed=False):
+    """Runs `entry` of `program` (text) on `args` (in a .npz, `compressed`
+    or not), through `launcher` (a command line prefix: mpirun) if given;
+    returns (results, its output (stdout and stderr), exit status)."""
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "program.mlir")
         inputs = os.path.join(tmp, "in.npz")
         outputs = os.path.join(tmp, "out.npz")
         with open(source, "w") as f:
             f.write(program)
-        np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(args)})
+        (np.savez_compressed if compressed else np.savez)(
+            inputs, **{f"arg{i}": a for i, a in enumerate(args)})
         done = subprocess.run(
             [*launcher, KILN_RUN, source, "--entry", entry, "--input", inputs,
              "--output", outputs, *extra],

@@ -1,6 +1,7 @@
 # Sharded programs run with one device per process (mpirun -np N kiln-run:
-# MPI ranks moving buffers through Kiln's MPI transport, kiln/mpi.h) and
-# with one device per thread (kiln-run alone): the ranks' results equal the
+# MPI ranks, each reading only its parts of the arguments, moving buffers
+# through Kiln's MPI transport, kiln/mpi.h) and with one device per thread
+# (kiln-run alone): the ranks' results equal the
 # threads' bit for bit, and one device's (or numpy's) to 1e-6. Covers every
 # collective over groups of one and of both axes of a 2x2 mesh, every
 # primitive of sharded_execution.py under random shardings, and the sharded
@@ -21,20 +22,24 @@ MPIRUN = shlex.split(sys.argv[2])
 
 
 def check_ranks(label, text, entry, args, ranks, reference, tolerance):
-    """Runs `entry` of `text` on `ranks` MPI ranks and on as many threads:
-    equal to the bit, and to `reference` within `tolerance`."""
+    """Runs `entry` of `text` on `ranks` MPI ranks, each reading its parts of
+    the arguments from a stored and from a compressed .npz, and on as many
+    threads: equal to the bit, and to `reference` within `tolerance`."""
     threads, output, status = run(text, entry, args)
     if status != 0:
         fail(f"{label} on threads: kiln-run failed:\n{output}")
         return
-    processes, output, status = run(text, entry, args,
-                                    launcher=[*MPIRUN, "-np", str(ranks)])
-    if status != 0:
-        fail(f"{label} on {ranks} ranks: mpirun kiln-run failed:\n{output}")
-        return
-    compare(f"{label}: {ranks} ranks vs threads", processes, threads)
-    compare(f"{label}: {ranks} ranks vs the reference", processes, reference,
-            tolerance, tolerance)
+    for compressed in (False, True):
+        processes, output, status = run(
+            text, entry, args, launcher=[*MPIRUN, "-np", str(ranks)],
+            compressed=compressed)
+        name = f"{label} on {ranks} ranks{' (compressed)' * compressed}"
+        if status != 0:
+            fail(f"{name}: mpirun kiln-run failed:\n{output}")
+            return
+        compare(f"{name} vs threads", processes, threads)
+        compare(f"{name} vs the reference", processes, reference, tolerance,
+                tolerance)
 
 
 PART = '#kiln.sharding<@mesh, [{"x"}, {"y"}]>'

@@ -201,6 +201,72 @@ TEST_F(DevicesTest, EachCallerAsOneDeviceGivesTheThreadDevicesResults) {
     kiln_tensor_free(result);
 }
 
+TEST_F(DevicesTest, EachCallerMayPassItsPartsOnly) {
+  kiln_tensor_t expected[2] = {};
+  ASSERT_EQ(message(kiln_module_call(module, "f", 2, raw.data(), 2, expected)),
+            "ok");
+  // Device 2 * x + y holds rows [4x, 4x + 4) and columns [3y, 3y + 3) of
+  // %a and rows [3y, 3y + 3) of %b.
+  std::vector<std::vector<Tensor>> parts(4);
+  for (int64_t device = 0; device < 4; ++device) {
+    int64_t x = device / 2, y = device % 2;
+    int64_t offsets[2], shape[2];
+    ASSERT_EQ(kiln_module_entry_part(module, "f", 0, 0, device, offsets, shape),
+              2);
+    EXPECT_EQ(std::vector<int64_t>(offsets, offsets + 2),
+              (std::vector<int64_t>{4 * x, 3 * y}));
+    EXPECT_EQ(std::vector<int64_t>(shape, shape + 2),
+              (std::vector<int64_t>{4, 3}));
+    ASSERT_EQ(kiln_module_entry_part(module, "f", 0, 1, device, offsets, shape),
+              2);
+    EXPECT_EQ(offsets[0], 3 * y);
+    EXPECT_EQ(shape[0], 3);
+    const float *a = static_cast<const float *>(kiln_tensor_data(raw[0]));
+    const float *b = static_cast<const float *>(kiln_tensor_data(raw[1]));
+    std::vector<float> partA, partB;
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        partA.push_back(a[(4 * x + i) * 6 + 3 * y + j]);
+    partB.assign(b + 3 * y * 4, b + (3 * y + 3) * 4);
+    parts[device].push_back(tensor(KILN_F32, {4, 3}, partA.data(), 48));
+    parts[device].push_back(tensor(KILN_F32, {3, 4}, partB.data(), 48));
+  }
+  EXPECT_EQ(kiln_module_entry_part(module, "f", 0, 0, 4, nullptr, nullptr), -1);
+  EXPECT_EQ(kiln_module_entry_part(module, "f", 1, 2, 0, nullptr, nullptr), -1);
+  Board board(4);
+  std::vector<std::vector<Tensor>> results(4);
+  std::vector<std::string> statuses(4);
+  board.runDevices([&](int64_t device) {
+    kiln_transport_t transport = board.transport(device);
+    kiln_tensor_t mine[2] = {parts[device][0].get(), parts[device][1].get()};
+    kiln_tensor_t out[2] = {};
+    statuses[device] = message(
+        kiln_module_call_device(module, "f", &transport, 2, mine, 2, out));
+    for (kiln_tensor_t result : out)
+      results[device].emplace_back(result);
+  });
+  for (int64_t device = 0; device < 4; ++device) {
+    ASSERT_EQ(statuses[device], "ok") << "device " << device;
+    for (size_t r = 0; r < 2; ++r)
+      EXPECT_EQ(std::memcmp(kiln_tensor_data(results[device][r].get()),
+                            kiln_tensor_data(expected[r]), 32 * 4),
+                0)
+          << "device " << device << " result " << r;
+  }
+  for (kiln_tensor_t result : expected)
+    kiln_tensor_free(result);
+  // Another device's part shape is neither.
+  std::vector<float> zeros(40);
+  Tensor wrong = tensor(KILN_F32, {4, 10}, zeros.data(), 160);
+  kiln_tensor_t bad[2] = {wrong.get(), raw[1]};
+  kiln_transport_t transport = board.transport(1);
+  kiln_tensor_t out[2] = {};
+  EXPECT_EQ(message(kiln_module_call_device(module, "f", &transport, 2, bad, 2,
+                                            out)),
+            "arg0 dimension 0: expected 8, got 4 (nor is it device 1's part "
+            "of it)");
+}
+
 TEST_F(DevicesTest, AFailingTransportFailsTheCallNamingTheDevice) {
   Board board(4);
   std::vector<std::string> statuses(4);

@@ -370,6 +370,14 @@ Tensor convertFloat(kiln_tensor_t tensor, kiln_dtype_t to) {
 
 /// The entry's `numArgs` arguments from the .npz at `path`, named arg0,
 /// arg1, ..., each converted from f32 where `dtypeOf` its index is bf16.
+/// Converts `arg`, read from a file, to the argument's `dtype`: numpy has
+/// no bf16, so a bf16 argument comes as f32. False (reported) if it
+/// cannot be allocated.
+bool toArgumentDtype(Tensor &arg, kiln_dtype_t dtype) {
+  return !(dtype == KILN_BF16 && kiln_tensor_dtype(arg.get()) == KILN_F32 &&
+           !(arg = convertFloat(arg.get(), KILN_BF16)));
+}
+
 bool readArguments(int64_t numArgs,
                    const std::function<kiln_dtype_t(int64_t)> &dtypeOf,
                    std::vector<Tensor> &args) {
@@ -401,8 +409,7 @@ bool readArguments(int64_t numArgs,
       return false;
     }
     Tensor arg = std::move(found->second);
-    if (dtypeOf(i) == KILN_BF16 && kiln_tensor_dtype(arg.get()) == KILN_F32 &&
-        !(arg = convertFloat(arg.get(), KILN_BF16)))
+    if (!toArgumentDtype(arg, dtypeOf(i)))
       return false;
     args.push_back(std::move(arg));
     byName.erase(found);
@@ -413,6 +420,34 @@ bool readArguments(int64_t numArgs,
                  << options.entryName << " (it takes arg0 to arg" << numArgs - 1
                  << ")\n";
     return false;
+  }
+  return true;
+}
+
+/// Reads this rank's device's part of each argument of the partitioned
+/// `module`'s entry from --input (kiln_npz_read_block): no rank holds a
+/// whole argument.
+bool readArgumentParts(kiln_module_t module, int64_t numArgs,
+                       const std::function<kiln_dtype_t(int64_t)> &dtypeOf,
+                       std::vector<Tensor> &args) {
+  const char *entry = options.entryName.c_str();
+  int64_t device = mpiRank->transport->device;
+  for (int64_t i = 0; i < numArgs; ++i) {
+    if (options.inputPath.empty())
+      return readArguments(numArgs, dtypeOf, args);
+    int64_t rank = kiln_module_entry_part(module, entry, 0, i, device, nullptr,
+                                          nullptr);
+    std::vector<int64_t> offsets(rank), shape(rank);
+    kiln_module_entry_part(module, entry, 0, i, device, offsets.data(),
+                           shape.data());
+    std::string name = "arg" + std::to_string(i);
+    kiln_tensor_t part = nullptr;
+    if (failed(kiln_npz_read_block(options.inputPath.c_str(), name.c_str(),
+                                   rank, offsets.data(), shape.data(), &part)))
+      return false;
+    args.emplace_back(part);
+    if (!toArgumentDtype(args.back(), dtypeOf(i)))
+      return false;
   }
   return true;
 }
@@ -464,6 +499,14 @@ bool jitEntry(const std::string &path, std::vector<Tensor> &args,
   // No such entry, or one the compiler rejects: its lookup says why.
   if (numArgs < 0)
     return !failed(api.module(jit, entry, 0, nullptr, module));
+  // A rank compiles an entry whose source fixes every argument without
+  // them, to read only its parts (readArgumentParts).
+  if (mpiRank) {
+    kiln_status_t status = api.module(jit, entry, 0, nullptr, module);
+    if (!status)
+      return true;
+    kiln_status_free(status);
+  }
   auto dtypeOf = [&](int64_t i) {
     kiln_dtype_t dtype;
     int64_t rank;
@@ -655,9 +698,13 @@ int run() {
                                  &rank, &shape));
     return dtype;
   };
-  if ((!jit && !readArguments(kiln_module_entry_num_args(
-                                  module, options.entryName.c_str()),
-                              dtypeOf, args)) ||
+  // A jit's entry may have read its arguments to compile; a rank of a
+  // partitioned entry reads its device's parts only.
+  int64_t numArgs = kiln_module_entry_num_args(module, options.entryName.c_str());
+  bool parts = mpiRank && kiln_module_mesh_rank(module) > 0;
+  if ((int64_t(args.size()) != numArgs &&
+       !(parts ? readArgumentParts(module, numArgs, dtypeOf, args)
+               : readArguments(numArgs, dtypeOf, args))) ||
       !moveTo(args, device))
     return 1;
   std::vector<kiln_tensor_t> rawArgs;

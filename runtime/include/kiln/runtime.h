@@ -168,6 +168,14 @@ int64_t kiln_module_entry_split(kiln_module_t module, const char *entry,
                                 int is_result, size_t index, size_t dim,
                                 const int64_t **axes);
 
+/* Where device `device`'s part of argument `index` of `entry` (of result
+ * `index` if `is_result`) lies in the whole tensor: its rank (-1 if there
+ * is no such tensor or device), with `offsets` and `shape` (NULL, or room
+ * for the rank) filled. An unpartitioned entry's parts are whole. */
+int64_t kiln_module_entry_part(kiln_module_t module, const char *entry,
+                               int is_result, size_t index, int64_t device,
+                               int64_t *offsets, int64_t *shape);
+
 /* The entry points, in the order of the source (none for a NULL module). */
 size_t kiln_module_entry_count(kiln_module_t module);
 const char *kiln_module_entry_name(kiln_module_t module, size_t index);
@@ -239,8 +247,10 @@ typedef struct kiln_transport {
 /* Calls `entry` of a partitioned module as device `transport->device` of
  * its mesh, while every other device's process makes the same call: like
  * kiln_module_call on whole tensors, each process cutting its parts of the
- * arguments; every process receives the whole results (gathered through
- * the transport). The processes' results equal those of kiln_module_call
+ * arguments, or on this device's parts of them (kiln_module_entry_part:
+ * read with kiln_npz_read_block, no process holds a whole argument);
+ * every process receives the whole results (gathered through the
+ * transport). The processes' results equal those of kiln_module_call
  * with in-process devices, bit for bit. A failed transport fails the call
  * on this process only: the caller ends the others (MPI_Abort). */
 kiln_status_t kiln_module_call_device(kiln_module_t module, const char *entry,
