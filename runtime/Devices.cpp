@@ -440,9 +440,9 @@ public:
     if (const char *why = reduceBlocks(members, kind, dtype, padded.data(),
                                        mine.data(), share))
       return why;
-    if (transport.all_gather(transport.context, members.data(), n, mine.data(),
-                             all.data(), share * bytes))
-      return "the transport's all_gather failed";
+    if (const char *why =
+            gather(members, mine.data(), all.data(), share * bytes))
+      return why;
     std::memcpy(out, all.data(), count * bytes);
     return nullptr;
   }
@@ -457,21 +457,13 @@ public:
   const char *allGather(int64_t axes, const void *in, void *out,
                         int64_t bytes) override {
     int64_t place;
-    std::vector<int64_t> members = group(axes, place);
-    return transport.all_gather(transport.context, members.data(),
-                                int64_t(members.size()), in, out, bytes)
-               ? "the transport's all_gather failed"
-               : nullptr;
+    return gather(group(axes, place), in, out, bytes);
   }
 
   const char *allToAll(int64_t axes, const void *in, void *out,
                        int64_t blockBytes) override {
     int64_t place;
-    std::vector<int64_t> members = group(axes, place);
-    return transport.all_to_all(transport.context, members.data(),
-                                int64_t(members.size()), in, out, blockBytes)
-               ? "the transport's all_to_all failed"
-               : nullptr;
+    return scatter(group(axes, place), in, out, blockBytes);
   }
 
   const char *fetch(int64_t axes, int64_t source, const void *in, void *out,
@@ -487,6 +479,22 @@ public:
   }
 
 private:
+  /// The transport's all_gather and all_to_all over `members`.
+  const char *gather(const std::vector<int64_t> &members, const void *in,
+                     void *out, int64_t bytes) {
+    return transport.all_gather(transport.context, members.data(),
+                                int64_t(members.size()), in, out, bytes)
+               ? "the transport's all_gather failed"
+               : nullptr;
+  }
+  const char *scatter(const std::vector<int64_t> &members, const void *in,
+                      void *out, int64_t bytes) {
+    return transport.all_to_all(transport.context, members.data(),
+                                int64_t(members.size()), in, out, bytes)
+               ? "the transport's all_to_all failed"
+               : nullptr;
+  }
+
   /// Combines by `kind` block g (`count` elements) of each member's `in`
   /// into this member g's `out`.
   const char *reduceBlocks(const std::vector<int64_t> &members, int64_t kind,
@@ -494,10 +502,8 @@ private:
                            int64_t count) {
     size_t bytes = count * kiln_dtype_size(static_cast<kiln_dtype_t>(dtype));
     std::vector<char> blocks(members.size() * bytes);
-    if (transport.all_to_all(transport.context, members.data(),
-                             int64_t(members.size()), in, blocks.data(),
-                             bytes))
-      return "the transport's all_to_all failed";
+    if (const char *why = scatter(members, in, blocks.data(), bytes))
+      return why;
     std::vector<const char *> inputs;
     for (size_t g = 0; g < members.size(); ++g)
       inputs.push_back(blocks.data() + g * bytes);

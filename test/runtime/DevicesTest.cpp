@@ -172,6 +172,23 @@ protected:
     return text;
   }
 
+  /// Expects every device's call to have succeeded with the results
+  /// `expected` (which it frees), bit for bit.
+  static void expectEqual(const std::vector<std::string> &statuses,
+                          const std::vector<std::vector<Tensor>> &results,
+                          kiln_tensor_t expected[2]) {
+    for (size_t device = 0; device < statuses.size(); ++device) {
+      ASSERT_EQ(statuses[device], "ok") << "device " << device;
+      for (size_t r = 0; r < 2; ++r)
+        EXPECT_EQ(std::memcmp(kiln_tensor_data(results[device][r].get()),
+                              kiln_tensor_data(expected[r]), 32 * 4),
+                  0)
+            << "device " << device << " result " << r;
+    }
+    for (int r = 0; r < 2; ++r)
+      kiln_tensor_free(expected[r]);
+  }
+
   kiln_module_t module = nullptr;
   std::vector<Tensor> args;
   std::vector<kiln_tensor_t> raw;
@@ -189,16 +206,7 @@ TEST_F(DevicesTest, EachCallerAsOneDeviceGivesTheThreadDevicesResults) {
     kiln_transport_t transport = board.transport(device);
     statuses[device] = callDevice(&transport, results[device]);
   });
-  for (int64_t device = 0; device < 4; ++device) {
-    ASSERT_EQ(statuses[device], "ok") << "device " << device;
-    for (size_t r = 0; r < 2; ++r)
-      EXPECT_EQ(std::memcmp(kiln_tensor_data(results[device][r].get()),
-                            kiln_tensor_data(expected[r]), 32 * 4),
-                0)
-          << "device " << device << " result " << r;
-  }
-  for (kiln_tensor_t result : expected)
-    kiln_tensor_free(result);
+  expectEqual(statuses, results, expected);
 }
 
 TEST_F(DevicesTest, EachCallerMayPassItsPartsOnly) {
@@ -245,16 +253,7 @@ TEST_F(DevicesTest, EachCallerMayPassItsPartsOnly) {
     for (kiln_tensor_t result : out)
       results[device].emplace_back(result);
   });
-  for (int64_t device = 0; device < 4; ++device) {
-    ASSERT_EQ(statuses[device], "ok") << "device " << device;
-    for (size_t r = 0; r < 2; ++r)
-      EXPECT_EQ(std::memcmp(kiln_tensor_data(results[device][r].get()),
-                            kiln_tensor_data(expected[r]), 32 * 4),
-                0)
-          << "device " << device << " result " << r;
-  }
-  for (kiln_tensor_t result : expected)
-    kiln_tensor_free(result);
+  expectEqual(statuses, results, expected);
   // Another device's part shape is neither.
   std::vector<float> zeros(40);
   Tensor wrong = tensor(KILN_F32, {4, 10}, zeros.data(), 160);
