@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Compiler.h"
 
+#include "frontend/stablehlo/Passes.h"
 #include "kiln/KilnDialect.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
@@ -20,7 +21,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<KilnDialect>();
+  registry.insert<KilnDialect, shlo::StablehloDialect>();
   registerAllKilnRules(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
@@ -31,6 +32,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
 void kiln::registerAllPassesAndPipelines() {
   mlir::registerAllPasses();
   registerAllKilnPasses();
+  registerKilnStablehloPasses();
   registerKilnShardingPipeline();
   registerKilnLoweringLinalgPasses();
   registerKilnLoweringCommonPasses();

@@ -1,9 +1,11 @@
 //===- SourceParser.cpp - kiln programs from untrusted text ---------------===//
 #include "SourceParser.h"
 #include "InputLimits.h"
+#include "frontend/stablehlo/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 
@@ -18,7 +20,26 @@ OwningOpRef<ModuleOp> parseKilnSource(llvm::SourceMgr &sourceMgr,
         << deep->getMessage();
     return nullptr;
   }
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return nullptr;
+  // A module JAX exported (StableHLO ops) becomes kiln IR first.
+  Dialect *stablehlo = context.getLoadedDialect<shlo::StablehloDialect>();
+  bool exported =
+      stablehlo && module
+                        ->walk([&](Operation *op) {
+                          return op->getDialect() == stablehlo
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+                        })
+                        .wasInterrupted();
+  if (exported) {
+    PassManager pm(&context);
+    pm.addPass(createKilnImportStablehlo());
+    if (failed(pm.run(*module)))
+      return nullptr;
+  }
+  return module;
 }
 
 } // namespace kiln

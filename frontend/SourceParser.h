@@ -9,7 +9,9 @@
 namespace kiln {
 
 /// Parses and verifies the textual kiln program in `sourceMgr`'s main
-/// buffer, refusing nesting past kMaxNestingDepth first. Diagnostics go to
+/// buffer, refusing nesting past kMaxNestingDepth first; a module of
+/// StableHLO ops (a JAX export) is imported into kiln ops
+/// (kiln-import-stablehlo). Diagnostics go to
 /// the context's handler. Call it on a stack from runWithLargeStack.
 mlir::OwningOpRef<mlir::ModuleOp> parseKilnSource(llvm::SourceMgr &sourceMgr,
                                                   mlir::MLIRContext &context);

@@ -1,5 +1,6 @@
 //===- KilnDialect.cpp - the kiln dialect and its custom syntax -----------===//
 #include "kiln/KilnDialect.h"
+#include "AsmDirectives.h"
 #include "TypeInference.h"
 
 #include "mlir/IR/Builders.h"
@@ -31,7 +32,7 @@ static ParseResult parseSliceRange(OpAsmParser &parser,
 }
 
 /// `[1:3, 0:4:2]`: start, limit and (when not 1) stride per dimension.
-static ParseResult parseSliceRanges(OpAsmParser &parser,
+ParseResult kiln::parseSliceRanges(OpAsmParser &parser,
                                     DenseI64ArrayAttr &starts,
                                     DenseI64ArrayAttr &limits,
                                     DenseI64ArrayAttr &strides) {
@@ -47,7 +48,7 @@ static ParseResult parseSliceRanges(OpAsmParser &parser,
   return success();
 }
 
-static void printSliceRanges(OpAsmPrinter &printer, Operation *,
+void kiln::printSliceRanges(OpAsmPrinter &printer, Operation *,
                              DenseI64ArrayAttr starts, DenseI64ArrayAttr limits,
                              DenseI64ArrayAttr strides) {
   // The verifier checks that the lists have one entry per dimension, but an
@@ -116,7 +117,7 @@ static void printDotDimensions(OpAsmPrinter &printer, Operation *,
 }
 
 /// `%a, %b, dim = 0`: operands up to the `dim` keyword, then the dimension.
-static ParseResult parseConcatenateInputs(
+ParseResult kiln::parseConcatenateInputs(
     OpAsmParser &parser, SmallVectorImpl<OpAsmParser::UnresolvedOperand> &inputs,
     IntegerAttr &dimension) {
   do {
@@ -133,7 +134,7 @@ static ParseResult parseConcatenateInputs(
   return failure();
 }
 
-static void printConcatenateInputs(OpAsmPrinter &printer, Operation *,
+void kiln::printConcatenateInputs(OpAsmPrinter &printer, Operation *,
                                    OperandRange inputs, IntegerAttr dimension) {
   for (Value input : inputs)
     printer << input << ", ";

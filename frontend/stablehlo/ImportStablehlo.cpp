@@ -1,0 +1,384 @@
+//===- ImportStablehlo.cpp - StableHLO ops to kiln ops --------------------===//
+//
+// One conversion pattern per StableHLO op family. Kiln's ops take
+// StableHLO's operands and attribute names, so most are renamed as they
+// are; the rest say here how StableHLO's meaning is written in kiln.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/stablehlo/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNIMPORTSTABLEHLO
+#include "frontend/stablehlo/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+bool isBoolTensor(Type type) {
+  return cast<TensorType>(type).getElementType().isInteger(1);
+}
+
+/// A stablehlo op that is `To` with the same operands, results and
+/// attributes.
+template <typename From, typename To>
+struct Rename : OpConversionPattern<From> {
+  using OpConversionPattern<From>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(From op, typename From::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<To>(op, op->getResultTypes(),
+                                    adaptor.getOperands(), op->getAttrs());
+    return success();
+  }
+};
+
+/// An elementwise op of two tensors that is `OnBool` on `i1` (StableHLO's
+/// add and maximum of booleans are `or`, its multiply and minimum `and`;
+/// kiln refuses arithmetic on `i1`, as jax.lax does).
+template <typename From, typename To, typename OnBool = To>
+struct Binary : OpConversionPattern<From> {
+  using OpConversionPattern<From>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(From op, typename From::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (isBoolTensor(op.getType()))
+      rewriter.replaceOpWithNewOp<OnBool>(op, op.getType(),
+                                          adaptor.getOperands());
+    else
+      rewriter.replaceOpWithNewOp<To>(op, op.getType(), adaptor.getOperands());
+    return success();
+  }
+};
+
+/// `is_finite(x)` is `|x| < inf`: false for infinities and NaNs.
+struct IsFinite : OpConversionPattern<shlo::IsFiniteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::IsFiniteOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+    auto element = dyn_cast<FloatType>(type.getElementType());
+    if (!element)
+      return rewriter.notifyMatchFailure(op, "is_finite of a non-float");
+    Value magnitude = kiln::AbsOp::create(rewriter, loc, adaptor.getOperand());
+    Value infinity = kiln::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(
+            type, rewriter.getFloatAttr(
+                      element, APFloat::getInf(element.getFloatSemantics()))));
+    rewriter.replaceOpWithNewOp<kiln::CompareOp>(
+        op, kiln::ComparisonDirection::LT, magnitude, infinity);
+    return success();
+  }
+};
+
+struct Compare : OpConversionPattern<shlo::CompareOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::CompareOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<kiln::ComparisonDirection> direction =
+        kiln::symbolizeComparisonDirection(
+            shlo::stringifyEnum(op.getComparisonDirection()));
+    if (!direction)
+      return rewriter.notifyMatchFailure(op, "unknown direction");
+    rewriter.replaceOpWithNewOp<kiln::CompareOp>(op, *direction,
+                                                 adaptor.getLhs(),
+                                                 adaptor.getRhs());
+    return success();
+  }
+};
+
+/// StableHLO's predicate may be a scalar choosing whole tensors; kiln's
+/// has the choices' shape.
+struct Select : OpConversionPattern<shlo::SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value pred = adaptor.getPred();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto predType = cast<RankedTensorType>(pred.getType());
+    if (predType.getRank() == 0 && type.getRank() != 0)
+      pred = kiln::BroadcastInDimOp::create(
+          rewriter, op.getLoc(), predType.clone(type.getShape()), pred,
+          rewriter.getDenseI64ArrayAttr({}), Value());
+    rewriter.replaceOpWithNewOp<kiln::SelectOp>(
+        op, type, pred, adaptor.getOnTrue(), adaptor.getOnFalse());
+    return success();
+  }
+};
+
+/// StableHLO's dimension numbers flattened into kiln's attributes; of the
+/// two operands' precisions, the higher.
+struct DotGeneral : OpConversionPattern<shlo::DotGeneralOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::DotGeneralOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    shlo::DotDimensionNumbersAttr dims = op.getDotDimensionNumbers();
+    SmallVector<NamedAttribute> attrs = {
+        rewriter.getNamedAttr("lhs_batching_dimensions",
+                              rewriter.getDenseI64ArrayAttr(
+                                  dims.getLhsBatchingDimensions())),
+        rewriter.getNamedAttr("rhs_batching_dimensions",
+                              rewriter.getDenseI64ArrayAttr(
+                                  dims.getRhsBatchingDimensions())),
+        rewriter.getNamedAttr("lhs_contracting_dimensions",
+                              rewriter.getDenseI64ArrayAttr(
+                                  dims.getLhsContractingDimensions())),
+        rewriter.getNamedAttr("rhs_contracting_dimensions",
+                              rewriter.getDenseI64ArrayAttr(
+                                  dims.getRhsContractingDimensions()))};
+    if (std::optional<ArrayAttr> precisions = op.getPrecisionConfig()) {
+      int highest = -1;
+      for (Attribute precision : *precisions)
+        highest = std::max(
+            highest,
+            int(cast<shlo::PrecisionAttr>(precision).getValue()));
+      // DEFAULT is kiln's default too.
+      if (highest > int(shlo::Precision::DEFAULT))
+        attrs.push_back(rewriter.getNamedAttr(
+            "precision",
+            kiln::PrecisionAttr::get(
+                getContext(), *kiln::symbolizePrecision(shlo::stringifyEnum(
+                                  shlo::Precision(highest))))));
+    }
+    rewriter.replaceOpWithNewOp<kiln::DotGeneralOp>(
+        op, op.getType(), adaptor.getOperands(), attrs);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// What a reduction's body does to its accumulator and element, as kiln
+/// writes it.
+struct Combiner {
+  /// The reduction over dimensions, and the elementwise op that folds in
+  /// an init value.
+  Value (*reduce)(OpBuilder &, Location, Type, Value, DenseI64ArrayAttr);
+  Value (*combine)(OpBuilder &, Location, Value, Value);
+  /// Whether a constant init value leaves the result alone.
+  bool (*isIdentity)(Attribute);
+};
+
+template <typename ReduceOp>
+Value reduceWith(OpBuilder &b, Location loc, Type type, Value input,
+                 DenseI64ArrayAttr dims) {
+  return ReduceOp::create(b, loc, type, input, dims);
+}
+
+template <typename BinaryOp>
+Value combineWith(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return BinaryOp::create(b, loc, lhs, rhs);
+}
+
+/// Whether every element of `value` is `expected` (floats or integers).
+bool splatEquals(Attribute value, double expected) {
+  auto splat = dyn_cast<SplatElementsAttr>(value);
+  if (!splat)
+    return false;
+  if (auto element = dyn_cast<FloatAttr>(splat.getSplatValue<Attribute>()))
+    return element.getValueAsDouble() == expected;
+  if (auto element = dyn_cast<IntegerAttr>(splat.getSplatValue<Attribute>()))
+    return double(element.getValue().getSExtValue()) == expected;
+  return false;
+}
+
+/// Whether `value` is the lowest (`low`) or highest element of its type.
+bool isExtreme(Attribute value, bool low) {
+  auto splat = dyn_cast<SplatElementsAttr>(value);
+  if (!splat)
+    return false;
+  if (auto element = dyn_cast<FloatAttr>(splat.getSplatValue<Attribute>()))
+    return element.getValue().isInfinity() &&
+           element.getValue().isNegative() == low;
+  if (auto element = dyn_cast<IntegerAttr>(splat.getSplatValue<Attribute>()))
+    return low ? element.getValue().isMinSignedValue()
+               : element.getValue().isMaxSignedValue();
+  return false;
+}
+
+/// The kiln form of a reduction whose body applies `body` (an op of the
+/// stablehlo dialect) to its accumulator and element, if Kiln has one.
+std::optional<Combiner> combinerOf(Operation *body) {
+  if (isa<shlo::AddOp>(body))
+    return Combiner{reduceWith<kiln::ReduceSumOp>, combineWith<kiln::AddOp>,
+                    [](Attribute v) { return splatEquals(v, 0); }};
+  if (isa<shlo::MultiplyOp>(body))
+    return Combiner{reduceWith<kiln::ReduceProdOp>, combineWith<kiln::MulOp>,
+                    [](Attribute v) { return splatEquals(v, 1); }};
+  if (isa<shlo::MaximumOp>(body))
+    return Combiner{reduceWith<kiln::ReduceMaxOp>, combineWith<kiln::MaxOp>,
+                    [](Attribute v) { return isExtreme(v, true); }};
+  if (isa<shlo::MinimumOp>(body))
+    return Combiner{reduceWith<kiln::ReduceMinOp>, combineWith<kiln::MinOp>,
+                    [](Attribute v) { return isExtreme(v, false); }};
+  return std::nullopt;
+}
+
+/// The op a single-input reduction's body applies to (accumulator,
+/// element), or null.
+Operation *bodyOp(shlo::ReduceOp op) {
+  if (op.getInputs().size() != 1)
+    return nullptr;
+  Block &block = op.getBody().front();
+  if (!llvm::hasSingleElement(block.without_terminator()))
+    return nullptr;
+  Operation &combine = block.front();
+  if (combine.getOperands() != ValueRange(block.getArguments()) ||
+      block.getTerminator()->getOperands() != ValueRange(combine.getResults()))
+    return nullptr;
+  return &combine;
+}
+
+struct Reduce : OpConversionPattern<shlo::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Operation *body = bodyOp(op);
+    std::optional<Combiner> combiner =
+        body ? combinerOf(body) : std::optional<Combiner>();
+    if (!combiner)
+      return rewriter.notifyMatchFailure(op, "no kiln reduction for its body");
+    Location loc = op.getLoc();
+    Type type = op.getResult(0).getType();
+    Value result = combiner->reduce(rewriter, loc, type,
+                                    adaptor.getInputs()[0],
+                                    op.getDimensionsAttr());
+    // An init value other than the identity is folded in once, as
+    // StableHLO's semantics fold it.
+    Value init = adaptor.getInitValues()[0];
+    Attribute constant;
+    if (!matchPattern(init, m_Constant(&constant)) ||
+        !combiner->isIdentity(constant)) {
+      auto shaped = cast<RankedTensorType>(type);
+      if (shaped.getRank())
+        init = kiln::BroadcastInDimOp::create(
+            rewriter, loc, shaped, init, rewriter.getDenseI64ArrayAttr({}),
+            Value());
+      result = combiner->combine(rewriter, loc, result, init);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Why `op` cannot be imported, if Kiln knows before trying.
+std::optional<std::string> unsupported(Operation *op) {
+  if (auto call = dyn_cast<shlo::CustomCallOp>(op))
+    return "stablehlo.custom_call @" + call.getCallTargetName().str() +
+           ": a backend's own function, which Kiln cannot import";
+  if (auto reduce = dyn_cast<shlo::ReduceOp>(op)) {
+    Operation *body = bodyOp(reduce);
+    if (!body || !combinerOf(body) || isBoolTensor(reduce.getType(0)))
+      return std::string("stablehlo.reduce: Kiln imports reductions of one "
+                         "tensor (not i1) whose body applies add, multiply, "
+                         "maximum or minimum");
+  }
+  return std::nullopt;
+}
+
+/// Drops JAX's and XLA's bookkeeping attributes (`jax.result_info`,
+/// `mhlo.layout_mode`, `mhlo.num_partitions`, ...), which kiln does not
+/// read.
+void dropExportAttributes(Operation *op) {
+  auto isExport = [](NamedAttribute attr) {
+    StringRef name = attr.getName().getValue();
+    return name.starts_with("jax.") || name.starts_with("mhlo.");
+  };
+  auto filter = [&](DictionaryAttr dict) {
+    SmallVector<NamedAttribute> kept;
+    for (NamedAttribute attr : dict)
+      if (!isExport(attr))
+        kept.push_back(attr);
+    return DictionaryAttr::get(op->getContext(), kept);
+  };
+  SmallVector<StringAttr> names;
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    if (isExport(attr))
+      names.push_back(attr.getName());
+  for (StringAttr name : names)
+    op->removeDiscardableAttr(name);
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn)
+    return;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    fn.setArgAttrs(i, filter(fn.getArgAttrDict(i)
+                                 ? fn.getArgAttrDict(i)
+                                 : DictionaryAttr::get(op->getContext())));
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    fn.setResultAttrs(i, filter(fn.getResultAttrDict(i)
+                                    ? fn.getResultAttrDict(i)
+                                    : DictionaryAttr::get(op->getContext())));
+}
+
+struct KilnImportStablehlo
+    : kiln::impl::KilnImportStablehloBase<KilnImportStablehlo> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool failedEarly = false;
+    module.walk([&](Operation *op) {
+      if (std::optional<std::string> why = unsupported(op)) {
+        op->emitError(*why);
+        failedEarly = true;
+      }
+      dropExportAttributes(op);
+    });
+    if (failedEarly)
+      return signalPassFailure();
+
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<
+        Rename<shlo::ConstantOp, kiln::ConstantOp>,
+        Rename<shlo::IotaOp, kiln::IotaOp>,
+        Rename<shlo::AbsOp, kiln::AbsOp>, Rename<shlo::NegateOp, kiln::NegOp>,
+        Rename<shlo::ExponentialOp, kiln::ExpOp>,
+        Rename<shlo::ExponentialMinusOneOp, kiln::Expm1Op>,
+        Rename<shlo::LogOp, kiln::LogOp>,
+        Rename<shlo::LogPlusOneOp, kiln::Log1pOp>,
+        Rename<shlo::TanhOp, kiln::TanhOp>,
+        Rename<shlo::LogisticOp, kiln::LogisticOp>,
+        Rename<shlo::SqrtOp, kiln::SqrtOp>, Rename<shlo::RsqrtOp, kiln::RsqrtOp>,
+        Rename<shlo::SineOp, kiln::SinOp>, Rename<shlo::CosineOp, kiln::CosOp>,
+        Rename<shlo::FloorOp, kiln::FloorOp>, Rename<shlo::CeilOp, kiln::CeilOp>,
+        Rename<shlo::NotOp, kiln::NotOp>, Rename<shlo::SignOp, kiln::SignOp>,
+        Rename<shlo::ConvertOp, kiln::ConvertOp>,
+        Rename<shlo::BroadcastInDimOp, kiln::BroadcastInDimOp>,
+        Rename<shlo::ReshapeOp, kiln::ReshapeOp>,
+        Rename<shlo::TransposeOp, kiln::TransposeOp>,
+        Rename<shlo::SliceOp, kiln::SliceOp>,
+        Rename<shlo::ConcatenateOp, kiln::ConcatenateOp>,
+        Binary<shlo::AddOp, kiln::AddOp, kiln::OrOp>,
+        Binary<shlo::SubtractOp, kiln::SubOp>,
+        Binary<shlo::MultiplyOp, kiln::MulOp, kiln::AndOp>,
+        Binary<shlo::DivideOp, kiln::DivOp>,
+        Binary<shlo::RemainderOp, kiln::RemOp>,
+        Binary<shlo::MaximumOp, kiln::MaxOp, kiln::OrOp>,
+        Binary<shlo::MinimumOp, kiln::MinOp, kiln::AndOp>,
+        Binary<shlo::PowerOp, kiln::PowOp>, Binary<shlo::Atan2Op, kiln::Atan2Op>,
+        Binary<shlo::AndOp, kiln::AndOp>, Binary<shlo::OrOp, kiln::OrOp>,
+        Binary<shlo::XorOp, kiln::XorOp>, IsFinite, Compare, Select,
+        DotGeneral, Reduce>(context);
+    ConversionTarget target(*context);
+    target.addIllegalDialect<shlo::StablehloDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

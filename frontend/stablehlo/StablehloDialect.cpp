@@ -1,0 +1,444 @@
+//===- StablehloDialect.cpp - the StableHLO syntax Kiln reads -------------===//
+//
+// StableHLO's custom syntax, as JAX prints it: one type for elementwise ops
+// whose operands and result agree, `dims = [1, 0]`, bare enum keywords,
+// `contracting_dims = [1] x [0]`, and reductions written
+// `stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions =
+// [1]` or with a `reducer` region.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/stablehlo/StablehloDialect.h"
+#include "kiln/AsmDirectives.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::shlo;
+
+#include "frontend/stablehlo/StablehloDialect.cpp.inc"
+#include "frontend/stablehlo/StablehloEnums.cpp.inc"
+
+void StablehloDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "frontend/stablehlo/StablehloAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "frontend/stablehlo/StablehloOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// A type, or a function type `(T0, T1) -> R` (which parseType refuses).
+static ParseResult parseTypeOrFunction(OpAsmParser &parser, Type &type) {
+  if (failed(parser.parseOptionalLParen()))
+    return parser.parseType(type);
+  SmallVector<Type> inputs, results;
+  if (failed(parser.parseOptionalRParen()) &&
+      (parser.parseTypeList(inputs) || parser.parseRParen()))
+    return failure();
+  if (parser.parseArrowTypeList(results))
+    return failure();
+  type = FunctionType::get(parser.getContext(), inputs, results);
+  return success();
+}
+
+/// `: T` when every operand and the result have type T, else
+/// `: (T0, T1) -> R`.
+template <typename... Types>
+static ParseResult parseSameOperandsAndResultType(OpAsmParser &parser,
+                                                  Types &...types) {
+  SmallVector<Type *> slots = {&types...};
+  Type type;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parseTypeOrFunction(parser, type))
+    return failure();
+  auto function = dyn_cast<FunctionType>(type);
+  if (!function) {
+    for (Type *slot : slots)
+      *slot = type;
+    return success();
+  }
+  if (function.getNumInputs() + 1 != slots.size() ||
+      function.getNumResults() != 1)
+    return parser.emitError(loc) << "expected " << slots.size() - 1
+                                 << " operand types and 1 result type";
+  for (size_t i = 0; i + 1 < slots.size(); ++i)
+    *slots[i] = function.getInput(i);
+  *slots.back() = function.getResult(0);
+  return success();
+}
+
+template <typename... Types>
+static void printSameOperandsAndResultType(OpAsmPrinter &printer, Operation *,
+                                           Types... types) {
+  SmallVector<Type> all = {types...};
+  if (llvm::all_equal(all)) {
+    printer << all.front();
+    return;
+  }
+  printer << FunctionType::get(all.front().getContext(),
+                               ArrayRef(all).drop_back(), all.back());
+}
+
+/// `: tensor<4xi1>, tensor<4xf32>` (predicate, then the type of both
+/// choices and the result), else a function type.
+static ParseResult parseSelectType(OpAsmParser &parser, Type &pred,
+                                   Type &onTrue, Type &onFalse, Type &result) {
+  Type first;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parseTypeOrFunction(parser, first))
+    return failure();
+  if (auto function = dyn_cast<FunctionType>(first)) {
+    if (function.getNumInputs() != 3 || function.getNumResults() != 1)
+      return parser.emitError(loc)
+             << "expected 3 operand types and 1 result type";
+    pred = function.getInput(0);
+    onTrue = function.getInput(1);
+    onFalse = function.getInput(2);
+    result = function.getResult(0);
+    return success();
+  }
+  pred = first;
+  if (parser.parseComma() || parser.parseType(onTrue))
+    return failure();
+  onFalse = result = onTrue;
+  return success();
+}
+
+static void printSelectType(OpAsmPrinter &printer, Operation *op, Type pred,
+                            Type onTrue, Type onFalse, Type result) {
+  if (onTrue == onFalse && onTrue == result)
+    printer << pred << ", " << result;
+  else
+    printSameOperandsAndResultType(printer, op, pred, onTrue, onFalse, result);
+}
+
+/// `[1, 0]`.
+static ParseResult parseDims(OpAsmParser &parser, DenseI64ArrayAttr &dims) {
+  SmallVector<int64_t> values;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parser.parseInteger(values.emplace_back());
+      }))
+    return failure();
+  dims = parser.getBuilder().getDenseI64ArrayAttr(values);
+  return success();
+}
+
+static void printDims(OpAsmPrinter &printer, Operation *,
+                      DenseI64ArrayAttr dims) {
+  printer << "[";
+  llvm::interleaveComma(dims.asArrayRef(), printer);
+  printer << "]";
+}
+
+/// An enum attribute written as its bare keyword (`GT`).
+template <typename AttrT>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {
+  using Enum = decltype(std::declval<AttrT>().getValue());
+  StringRef keyword;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Enum> value = symbolizeEnum<Enum>(keyword);
+  if (!value)
+    return parser.emitError(loc) << "unknown keyword '" << keyword << "'";
+  attr = AttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+template <typename AttrT>
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
+  printer << stringifyEnum(attr.getValue());
+}
+
+/// `@target`: a custom call's target name.
+static ParseResult parseCallTarget(OpAsmParser &parser, StringAttr &target) {
+  return parser.parseSymbolName(target);
+}
+
+static void printCallTarget(OpAsmPrinter &printer, Operation *,
+                            StringAttr target) {
+  printer.printSymbolName(target.getValue());
+}
+
+//===----------------------------------------------------------------------===//
+// #stablehlo.dot
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kDotFields[] = {
+    "lhs_batching_dimensions", "rhs_batching_dimensions",
+    "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
+
+Attribute DotDimensionNumbersAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> fields[4];
+  auto parseField = [&]() -> ParseResult {
+    StringRef name;
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&name) || parser.parseEqual())
+      return failure();
+    const StringLiteral *found = llvm::find(kDotFields, name);
+    if (found == std::end(kDotFields))
+      return parser.emitError(loc) << "unknown dot dimension list '" << name
+                                   << "'";
+    return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+      return parser.parseInteger(
+          fields[found - kDotFields].emplace_back());
+    });
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseField))
+    return {};
+  return get(parser.getContext(), fields[0], fields[1], fields[2], fields[3]);
+}
+
+void DotDimensionNumbersAttr::print(AsmPrinter &printer) const {
+  ArrayRef<int64_t> fields[] = {
+      getLhsBatchingDimensions(), getRhsBatchingDimensions(),
+      getLhsContractingDimensions(), getRhsContractingDimensions()};
+  printer << "<";
+  bool first = true;
+  for (size_t i = 0; i < 4; ++i) {
+    if (fields[i].empty())
+      continue;
+    printer << (first ? "" : ", ") << kDotFields[i] << " = [";
+    llvm::interleaveComma(fields[i], printer);
+    printer << "]";
+    first = false;
+  }
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// stablehlo.dot_general
+//===----------------------------------------------------------------------===//
+
+/// `[0] x [1]`.
+static ParseResult parseDimsPair(OpAsmParser &parser,
+                                 SmallVectorImpl<int64_t> &lhs,
+                                 SmallVectorImpl<int64_t> &rhs) {
+  auto parseList = [&](SmallVectorImpl<int64_t> &list) {
+    return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+      return parser.parseInteger(list.emplace_back());
+    });
+  };
+  return failure(parseList(lhs) || parser.parseKeyword("x") ||
+                 parseList(rhs));
+}
+
+/// `%a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1],
+/// precision = [DEFAULT, DEFAULT] : (A, B) -> R`.
+ParseResult DotGeneralOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 2> operands(2);
+  if (parser.parseOperand(operands[0]) || parser.parseComma() ||
+      parser.parseOperand(operands[1]))
+    return failure();
+  SmallVector<int64_t> lhsBatch, rhsBatch, lhsContract, rhsContract;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef keyword;
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword) || parser.parseEqual())
+      return failure();
+    if (keyword == "batching_dims") {
+      if (parseDimsPair(parser, lhsBatch, rhsBatch))
+        return failure();
+    } else if (keyword == "contracting_dims") {
+      if (parseDimsPair(parser, lhsContract, rhsContract))
+        return failure();
+    } else if (keyword == "precision") {
+      SmallVector<Attribute> precisions;
+      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+            PrecisionAttr precision;
+            if (parseEnumKeyword(parser, precision))
+              return failure();
+            precisions.push_back(precision);
+            return success();
+          }))
+        return failure();
+      result.addAttribute("precision_config",
+                          parser.getBuilder().getArrayAttr(precisions));
+    } else {
+      return parser.emitError(loc)
+             << "expected batching_dims, contracting_dims or precision, got '"
+             << keyword << "'";
+    }
+  }
+  result.addAttribute("dot_dimension_numbers",
+                      DotDimensionNumbersAttr::get(parser.getContext(),
+                                                   lhsBatch, rhsBatch,
+                                                   lhsContract, rhsContract));
+  FunctionType type;
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type) ||
+      parser.resolveOperands(operands, type.getInputs(),
+                             parser.getCurrentLocation(), result.operands))
+    return failure();
+  result.addTypes(type.getResults());
+  return success();
+}
+
+void DotGeneralOp::print(OpAsmPrinter &printer) {
+  printer << " " << getLhs() << ", " << getRhs();
+  DotDimensionNumbersAttr dims = getDotDimensionNumbers();
+  auto printPair = [&](StringRef name, ArrayRef<int64_t> lhs,
+                       ArrayRef<int64_t> rhs) {
+    printer << ", " << name << " = [";
+    llvm::interleaveComma(lhs, printer);
+    printer << "] x [";
+    llvm::interleaveComma(rhs, printer);
+    printer << "]";
+  };
+  if (!dims.getLhsBatchingDimensions().empty())
+    printPair("batching_dims", dims.getLhsBatchingDimensions(),
+              dims.getRhsBatchingDimensions());
+  printPair("contracting_dims", dims.getLhsContractingDimensions(),
+            dims.getRhsContractingDimensions());
+  if (std::optional<ArrayAttr> precisions = getPrecisionConfig()) {
+    printer << ", precision = [";
+    llvm::interleaveComma(*precisions, printer, [&](Attribute precision) {
+      printer << stringifyEnum(cast<PrecisionAttr>(precision).getValue());
+    });
+    printer << "]";
+  }
+  printer.printOptionalAttrDict((*this)->getAttrs(),
+                                {"dot_dimension_numbers", "precision_config"});
+  printer << " : "
+          << FunctionType::get(getContext(), getOperandTypes(),
+                               getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// stablehlo.reduce
+//===----------------------------------------------------------------------===//
+
+/// `(%x init: %c), (%y init: %d) applies stablehlo.add across dimensions =
+/// [1] : (X, Y, C, D) -> (R, S)`, or with `across ...` then `reducer(%a: T,
+/// %b: T) (%c: U, %d: U) { ... }` for a body of more than one op.
+ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs, inits;
+  if (parser.parseCommaSeparatedList([&] {
+        return failure(parser.parseLParen() ||
+                       parser.parseOperand(inputs.emplace_back()) ||
+                       parser.parseKeyword("init") || parser.parseColon() ||
+                       parser.parseOperand(inits.emplace_back()) ||
+                       parser.parseRParen());
+      }))
+    return failure();
+  std::optional<OperationName> applied;
+  llvm::SMLoc appliedLoc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword("applies"))) {
+    FailureOr<OperationName> name = parser.parseCustomOperationName();
+    if (failed(name))
+      return failure();
+    applied = *name;
+    if (!applied->isRegistered())
+      return parser.emitError(appliedLoc)
+             << "unknown op '" << applied->getStringRef() << "'";
+  }
+  DenseI64ArrayAttr dims;
+  FunctionType type;
+  if (parser.parseKeyword("across") || parser.parseKeyword("dimensions") ||
+      parser.parseEqual() || parseDims(parser, dims) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type))
+    return failure();
+  result.addAttribute("dimensions", dims);
+  SmallVector<OpAsmParser::UnresolvedOperand> operands(inputs);
+  operands.append(inits);
+  if (parser.resolveOperands(operands, type.getInputs(),
+                             parser.getCurrentLocation(), result.operands))
+    return failure();
+  result.addTypes(type.getResults());
+  Region *body = result.addRegion();
+  // The body takes an accumulator and an element per input, all scalar
+  // tensors of the inits' types.
+  SmallVector<Type> scalars;
+  for (Type init : type.getInputs().drop_front(inputs.size()))
+    scalars.push_back(init);
+  if (applied) {
+    OpBuilder builder(parser.getContext());
+    Block *block = builder.createBlock(body);
+    SmallVector<Location> locs(2 * scalars.size(), result.location);
+    SmallVector<Type> argTypes(scalars);
+    argTypes.append(scalars);
+    block->addArguments(argTypes, locs);
+    OperationState combine(result.location, *applied);
+    combine.addOperands(block->getArguments());
+    combine.addTypes(scalars);
+    Operation *op = builder.create(combine);
+    ReturnOp::create(builder, result.location, op->getResults());
+    return success();
+  }
+  // `reducer(%a: T, %b: T) (%c: U, %d: U)`: (accumulator, element) per
+  // input; the block takes the accumulators first.
+  SmallVector<OpAsmParser::Argument> accumulators, elements;
+  if (parser.parseKeyword("reducer"))
+    return failure();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (parser.parseLParen() ||
+        parser.parseArgument(accumulators.emplace_back(), true) ||
+        parser.parseComma() ||
+        parser.parseArgument(elements.emplace_back(), true) ||
+        parser.parseRParen())
+      return failure();
+  SmallVector<OpAsmParser::Argument> arguments(accumulators);
+  arguments.append(elements);
+  return parser.parseRegion(*body, arguments);
+}
+
+/// The op a reduction's body applies to its arguments in order, if that is
+/// all it does.
+static Operation *appliedOp(ReduceOp op) {
+  Block &block = op.getBody().front();
+  if (!llvm::hasSingleElement(block.without_terminator()))
+    return nullptr;
+  Operation &combine = block.front();
+  if (combine.getNumRegions() || !combine.getAttrs().empty() ||
+      combine.getOperands() != ValueRange(block.getArguments()) ||
+      block.getTerminator()->getOperands() != ValueRange(combine.getResults()))
+    return nullptr;
+  return &combine;
+}
+
+void ReduceOp::print(OpAsmPrinter &printer) {
+  size_t n = getInputs().size();
+  printer << "(";
+  for (size_t i = 0; i < n; ++i)
+    printer << (i ? "), (" : "") << getInputs()[i]
+            << " init: " << getInitValues()[i];
+  printer << ")";
+  Operation *applied = appliedOp(*this);
+  if (applied)
+    printer << " applies " << applied->getName();
+  printer << " across dimensions = ";
+  printDims(printer, *this, getDimensionsAttr());
+  printer.printOptionalAttrDict((*this)->getAttrs(), {"dimensions"});
+  printer << " : "
+          << FunctionType::get(getContext(), getOperandTypes(),
+                               getResultTypes());
+  if (applied)
+    return;
+  Block &block = getBody().front();
+  printer << " reducer";
+  for (size_t i = 0; i < n; ++i) {
+    printer << "(";
+    printer.printRegionArgument(block.getArgument(i));
+    printer << ", ";
+    printer.printRegionArgument(block.getArgument(n + i));
+    printer << ")";
+  }
+  printer << " ";
+  printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+#define GET_ATTRDEF_CLASSES
+#include "frontend/stablehlo/StablehloAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "frontend/stablehlo/StablehloOps.cpp.inc"

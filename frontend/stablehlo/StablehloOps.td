@@ -1,0 +1,249 @@
+//===- StablehloOps.td - the StableHLO ops Kiln imports ------*- tablegen -*-===//
+//
+// Kiln's own definition of the `stablehlo` ops its importer reads, with
+// StableHLO's names, attributes and both textual forms (what JAX prints, and
+// the generic form), so that JAX's exported modules parse without a
+// StableHLO build. They are input only: kiln-import-stablehlo turns each
+// into kiln ops, and nothing else reads them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_STABLEHLO_OPS_TD
+#define KILN_FRONTEND_STABLEHLO_OPS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Stablehlo_Dialect : Dialect {
+  let name = "stablehlo";
+  let cppNamespace = "::kiln::shlo";
+  let summary = "StableHLO ops as JAX exports them, read by Kiln's importer";
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class Stablehlo_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Stablehlo_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def Stablehlo_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
+    "stablehlo.compare's direction", [
+      I32EnumAttrCase<"EQ", 0>, I32EnumAttrCase<"NE", 1>,
+      I32EnumAttrCase<"GE", 2>, I32EnumAttrCase<"GT", 3>,
+      I32EnumAttrCase<"LE", 4>, I32EnumAttrCase<"LT", 5>]> {
+  let cppNamespace = "::kiln::shlo";
+  let genSpecializedAttr = 0;
+}
+def Stablehlo_ComparisonDirectionAttr : EnumAttr<Stablehlo_Dialect,
+    Stablehlo_ComparisonDirection, "comparison_direction">;
+
+def Stablehlo_ComparisonType : I32EnumAttr<"ComparisonType",
+    "how stablehlo.compare orders its operands", [
+      I32EnumAttrCase<"NOTYPE", 0>, I32EnumAttrCase<"FLOAT", 1>,
+      I32EnumAttrCase<"TOTALORDER", 2>, I32EnumAttrCase<"SIGNED", 3>,
+      I32EnumAttrCase<"UNSIGNED", 4>]> {
+  let cppNamespace = "::kiln::shlo";
+  let genSpecializedAttr = 0;
+}
+def Stablehlo_ComparisonTypeAttr : EnumAttr<Stablehlo_Dialect,
+    Stablehlo_ComparisonType, "comparison_type">;
+
+def Stablehlo_Precision : I32EnumAttr<"Precision",
+    "stablehlo.dot_general's precision", [
+      I32EnumAttrCase<"DEFAULT", 0>, I32EnumAttrCase<"HIGH", 1>,
+      I32EnumAttrCase<"HIGHEST", 2>]> {
+  let cppNamespace = "::kiln::shlo";
+  let genSpecializedAttr = 0;
+}
+def Stablehlo_PrecisionAttr : EnumAttr<Stablehlo_Dialect, Stablehlo_Precision,
+    "precision">;
+
+def Stablehlo_DotDimensionNumbers
+    : AttrDef<Stablehlo_Dialect, "DotDimensionNumbers"> {
+  let mnemonic = "dot";
+  let summary = "stablehlo.dot_general's batching and contracting dimensions";
+  let parameters = (ins
+    OptionalArrayRefParameter<"int64_t">:$lhsBatchingDimensions,
+    OptionalArrayRefParameter<"int64_t">:$rhsBatchingDimensions,
+    OptionalArrayRefParameter<"int64_t">:$lhsContractingDimensions,
+    OptionalArrayRefParameter<"int64_t">:$rhsContractingDimensions);
+  let hasCustomAssemblyFormat = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+def Stablehlo_ConstantOp : Stablehlo_Op<"constant",
+    [AllTypesMatch<["value", "output"]>]> {
+  let summary = "a constant tensor";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyTensor:$output);
+  let assemblyFormat = "attr-dict $value";
+}
+
+def Stablehlo_IotaOp : Stablehlo_Op<"iota"> {
+  let summary = "indices along one dimension";
+  let arguments = (ins I64Attr:$iota_dimension);
+  let results = (outs AnyTensor:$output);
+  let assemblyFormat = "`dim` `=` $iota_dimension attr-dict `:` type($output)";
+}
+
+class Stablehlo_UnaryOp<string mnemonic>
+    : Stablehlo_Op<mnemonic, [Elementwise]> {
+  let summary = "an elementwise function of one tensor";
+  let arguments = (ins AnyTensor:$operand);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand attr-dict `:`
+        custom<SameOperandsAndResultType>(type($operand), type($result))
+  }];
+}
+
+class Stablehlo_BinaryOp<string mnemonic>
+    : Stablehlo_Op<mnemonic, [Elementwise]> {
+  let summary = "an elementwise function of two tensors";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:`
+        custom<SameOperandsAndResultType>(type($lhs), type($rhs), type($result))
+  }];
+}
+
+// [mnemonic, C++ name]
+foreach op = [["abs", "Abs"], ["negate", "Negate"],
+              ["exponential", "Exponential"],
+              ["exponential_minus_one", "ExponentialMinusOne"],
+              ["log", "Log"], ["log_plus_one", "LogPlusOne"],
+              ["tanh", "Tanh"], ["logistic", "Logistic"], ["sqrt", "Sqrt"],
+              ["rsqrt", "Rsqrt"], ["sine", "Sine"], ["cosine", "Cosine"],
+              ["floor", "Floor"], ["ceil", "Ceil"], ["not", "Not"],
+              ["sign", "Sign"], ["convert", "Convert"],
+              ["is_finite", "IsFinite"]] in
+  def Stablehlo_#op[1]#Op : Stablehlo_UnaryOp<op[0]>;
+
+foreach op = [["add", "Add"], ["subtract", "Subtract"],
+              ["multiply", "Multiply"], ["divide", "Divide"],
+              ["remainder", "Remainder"], ["maximum", "Maximum"],
+              ["minimum", "Minimum"], ["power", "Power"], ["atan2", "Atan2"],
+              ["and", "And"], ["or", "Or"], ["xor", "Xor"]] in
+  def Stablehlo_#op[1]#Op : Stablehlo_BinaryOp<op[0]>;
+
+def Stablehlo_CompareOp : Stablehlo_Op<"compare", [Elementwise]> {
+  let summary = "elementwise comparison";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
+                   Stablehlo_ComparisonDirectionAttr:$comparison_direction,
+                   OptionalAttr<Stablehlo_ComparisonTypeAttr>:$compare_type);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    custom<EnumKeyword>($comparison_direction) `,` $lhs `,` $rhs
+        (`,` custom<EnumKeyword>($compare_type)^)? attr-dict `:`
+        functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_SelectOp : Stablehlo_Op<"select"> {
+  let summary = "elementwise choice (the predicate may be a scalar)";
+  let arguments = (ins AnyTensor:$pred, AnyTensor:$on_true,
+                   AnyTensor:$on_false);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $on_true `,` $on_false attr-dict `:`
+        custom<SelectType>(type($pred), type($on_true), type($on_false),
+                           type($result))
+  }];
+}
+
+def Stablehlo_BroadcastInDimOp : Stablehlo_Op<"broadcast_in_dim"> {
+  let summary = "broadcasts a tensor into a larger shape";
+  let arguments = (ins AnyTensor:$operand,
+                   DenseI64ArrayAttr:$broadcast_dimensions);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` custom<Dims>($broadcast_dimensions) attr-dict `:`
+        functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_ReshapeOp : Stablehlo_Op<"reshape"> {
+  let summary = "the same elements in another shape";
+  let arguments = (ins AnyTensor:$operand);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+}
+
+def Stablehlo_TransposeOp : Stablehlo_Op<"transpose"> {
+  let summary = "permutes a tensor's dimensions";
+  let arguments = (ins AnyTensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` custom<Dims>($permutation) attr-dict `:`
+        functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_SliceOp : Stablehlo_Op<"slice"> {
+  let summary = "a strided static slice";
+  let arguments = (ins AnyTensor:$operand, DenseI64ArrayAttr:$start_indices,
+                   DenseI64ArrayAttr:$limit_indices,
+                   DenseI64ArrayAttr:$strides);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand custom<SliceRanges>($start_indices, $limit_indices, $strides)
+        attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_ConcatenateOp : Stablehlo_Op<"concatenate"> {
+  let summary = "joins tensors along a dimension";
+  let arguments = (ins Variadic<AnyTensor>:$inputs, I64Attr:$dimension);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    custom<ConcatenateInputs>($inputs, $dimension) attr-dict `:`
+        functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_DotGeneralOp : Stablehlo_Op<"dot_general"> {
+  let summary = "a generalized matrix product";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
+                   Stablehlo_DotDimensionNumbers:$dot_dimension_numbers,
+                   OptionalAttr<TypedArrayAttrBase<Stablehlo_PrecisionAttr,
+                                "precisions">>:$precision_config);
+  let results = (outs AnyTensor:$result);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Stablehlo_ReduceOp : Stablehlo_Op<"reduce", [SameVariadicOperandSize,
+    RecursiveMemoryEffects]> {
+  let summary = "reduces tensors over dimensions with a body";
+  let arguments = (ins Variadic<AnyTensor>:$inputs,
+                   Variadic<AnyTensor>:$init_values,
+                   DenseI64ArrayAttr:$dimensions);
+  let results = (outs Variadic<AnyTensor>);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Stablehlo_ReturnOp : Stablehlo_Op<"return", [Terminator]> {
+  let summary = "a region's results";
+  let arguments = (ins Variadic<AnyTensor>:$results);
+  let assemblyFormat = "$results attr-dict (`:` type($results)^)?";
+}
+
+def Stablehlo_CustomCallOp : Stablehlo_Op<"custom_call"> {
+  let summary = "a call of a backend's own function (refused on import)";
+  let arguments = (ins Variadic<AnyType>:$inputs, StrAttr:$call_target_name);
+  let results = (outs Variadic<AnyType>);
+  let assemblyFormat = [{
+    custom<CallTarget>($call_target_name) `(` $inputs `)` attr-dict `:`
+        functional-type(operands, results)
+  }];
+}
+
+#endif // KILN_FRONTEND_STABLEHLO_OPS_TD

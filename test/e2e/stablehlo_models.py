@@ -1,0 +1,209 @@
+# Modules in the form jax.export(jax.jit(f))(...).mlir_module() prints them
+# (StableHLO's pretty syntax, JAX's attributes, private functions and
+# locations; written by hand, as JAX is not installable here) run through
+# kiln-run, which imports them (kiln-import-stablehlo), and match numpy: an
+# MLP with log_softmax, layer norm with GELU, batched causal attention, and
+# the gradient of an imported loss taken in Kiln (kiln.value_and_grad of the
+# imported function) against the gradient derived by hand.
+# RUN: %numpy_python %s kiln-run
+import numpy as np
+
+from harness import check, finish
+
+HEADER = ('module @jit_f attributes {mhlo.num_partitions = 1 : i32, '
+          'mhlo.num_replicas = 1 : i32} {\n')
+LOCS = '''
+#loc1 = loc("model.py":10:0)
+#loc2 = loc("jit(f)/jit(main)/dot_general"(#loc1))
+'''
+
+B, D, H, C = 16, 8, 32, 4
+
+MLP = HEADER + f'''
+  func.func public @main(%arg0: tensor<{B}x{D}xf32> {{mhlo.layout_mode = "default"}}, %arg1: tensor<{D}x{H}xf32> {{mhlo.layout_mode = "default"}}, %arg2: tensor<{H}xf32> {{mhlo.layout_mode = "default"}}, %arg3: tensor<{H}x{C}xf32> {{mhlo.layout_mode = "default"}}, %arg4: tensor<{C}xf32> {{mhlo.layout_mode = "default"}}) -> (tensor<{B}x{C}xf32> {{jax.result_info = "", mhlo.layout_mode = "default"}}) {{
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<{B}x{D}xf32>, tensor<{D}x{H}xf32>) -> tensor<{B}x{H}xf32> loc(#loc2)
+    %1 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<{H}xf32>) -> tensor<{B}x{H}xf32>
+    %2 = stablehlo.add %0, %1 : tensor<{B}x{H}xf32>
+    %3 = call @relu(%2) : (tensor<{B}x{H}xf32>) -> tensor<{B}x{H}xf32>
+    %4 = stablehlo.dot_general %3, %arg3, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<{B}x{H}xf32>, tensor<{H}x{C}xf32>) -> tensor<{B}x{C}xf32>
+    %5 = stablehlo.broadcast_in_dim %arg4, dims = [1] : (tensor<{C}xf32>) -> tensor<{B}x{C}xf32>
+    %6 = stablehlo.add %4, %5 : tensor<{B}x{C}xf32>
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %7 = stablehlo.reduce(%6 init: %cst) applies stablehlo.maximum across dimensions = [1] : (tensor<{B}x{C}xf32>, tensor<f32>) -> tensor<{B}xf32>
+    %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (tensor<{B}xf32>) -> tensor<{B}x{C}xf32>
+    %9 = stablehlo.subtract %6, %8 : tensor<{B}x{C}xf32>
+    %10 = stablehlo.exponential %9 : tensor<{B}x{C}xf32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %11 = stablehlo.reduce(%10 init: %cst_0) applies stablehlo.add across dimensions = [1] : (tensor<{B}x{C}xf32>, tensor<f32>) -> tensor<{B}xf32>
+    %12 = stablehlo.log %11 : tensor<{B}xf32>
+    %13 = stablehlo.broadcast_in_dim %12, dims = [0] : (tensor<{B}xf32>) -> tensor<{B}x{C}xf32>
+    %14 = stablehlo.subtract %9, %13 : tensor<{B}x{C}xf32>
+    return %14 : tensor<{B}x{C}xf32>
+  }}
+  func.func private @relu(%arg0: tensor<{B}x{H}xf32>) -> tensor<{B}x{H}xf32> {{
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<{B}x{H}xf32>
+    %1 = stablehlo.maximum %arg0, %0 : tensor<{B}x{H}xf32>
+    return %1 : tensor<{B}x{H}xf32>
+  }}
+}}''' + LOCS
+
+
+def mlp(x, w1, b1, w2, b2):
+    x, w1, b1, w2, b2 = (a.astype(np.float64) for a in (x, w1, b1, w2, b2))
+    logits = np.maximum(x @ w1 + b1, 0) @ w2 + b2
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return (shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+            ).astype(np.float32)
+
+
+T = f"tensor<{B}x{H}xf32>"
+R = f"tensor<{B}xf32>"
+NORM = HEADER + f'''
+  func.func public @main(%arg0: {T}, %arg1: tensor<{H}xf32>, %arg2: tensor<{H}xf32>) -> (tensor<{B}x{H}xf32> {{jax.result_info = ""}}) {{
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : ({T}, tensor<f32>) -> {R}
+    %cst_0 = stablehlo.constant dense<{float(H)}> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> {R}
+    %2 = stablehlo.divide %0, %1 : {R}
+    %3 = stablehlo.broadcast_in_dim %2, dims = [0] : ({R}) -> {T}
+    %4 = stablehlo.subtract %arg0, %3 : {T}
+    %5 = stablehlo.multiply %4, %4 : {T}
+    %6 = stablehlo.reduce(%5 init: %cst) applies stablehlo.add across dimensions = [1] : ({T}, tensor<f32>) -> {R}
+    %7 = stablehlo.divide %6, %1 : {R}
+    %cst_1 = stablehlo.constant dense<9.99999974E-6> : tensor<f32>
+    %8 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> {R}
+    %9 = stablehlo.add %7, %8 : {R}
+    %10 = stablehlo.rsqrt %9 : {R}
+    %11 = stablehlo.broadcast_in_dim %10, dims = [0] : ({R}) -> {T}
+    %12 = stablehlo.multiply %4, %11 : {T}
+    %13 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<{H}xf32>) -> {T}
+    %14 = stablehlo.multiply %12, %13 : {T}
+    %15 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<{H}xf32>) -> {T}
+    %16 = stablehlo.add %14, %15 : {T}
+    %17 = call @gelu(%16) : ({T}) -> {T}
+    return %17 : {T}
+  }}
+  func.func private @gelu(%arg0: {T}) -> {T} {{
+    %0 = stablehlo.multiply %arg0, %arg0 : {T}
+    %1 = stablehlo.multiply %0, %arg0 : {T}
+    %cst = stablehlo.constant dense<4.471500e-02> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> {T}
+    %3 = stablehlo.multiply %2, %1 : {T}
+    %4 = stablehlo.add %arg0, %3 : {T}
+    %cst_0 = stablehlo.constant dense<0.797884583> : tensor<f32>
+    %5 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> {T}
+    %6 = stablehlo.multiply %5, %4 : {T}
+    %7 = stablehlo.tanh %6 : {T}
+    %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %8 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> {T}
+    %9 = stablehlo.add %8, %7 : {T}
+    %10 = stablehlo.multiply %arg0, %9 : {T}
+    %cst_2 = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+    %11 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<f32>) -> {T}
+    %12 = stablehlo.multiply %10, %11 : {T}
+    return %12 : {T}
+  }}
+}}''' + LOCS
+
+
+def layer_norm_gelu(x, gamma, beta):
+    x, gamma, beta = (a.astype(np.float64) for a in (x, gamma, beta))
+    centered = x - x.mean(axis=1, keepdims=True)
+    y = centered / np.sqrt((centered ** 2).mean(axis=1, keepdims=True) + 1e-5)
+    y = y * gamma + beta
+    return (0.5 * y * (1 + np.tanh(np.sqrt(2 / np.pi) * (y + 0.044715 * y ** 3)))
+            ).astype(np.float32)
+
+
+N, S, K = 2, 6, 8  # batch, sequence, head size
+Q = f"tensor<{N}x{S}x{K}xf32>"
+P = f"tensor<{N}x{S}x{S}xf32>"
+ATTENTION = HEADER + f'''
+  func.func public @main(%arg0: {Q}, %arg1: {Q}, %arg2: {Q}) -> ({Q} {{jax.result_info = ""}}) {{
+    %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [2], precision = [DEFAULT, DEFAULT] : ({Q}, {Q}) -> {P}
+    %cst = stablehlo.constant dense<{1 / np.sqrt(K):.9f}> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> {P}
+    %2 = stablehlo.multiply %0, %1 : {P}
+    %3 = stablehlo.iota dim = 0 : tensor<{S}x{S}xi32>
+    %4 = stablehlo.iota dim = 1 : tensor<{S}x{S}xi32>
+    %5 = stablehlo.compare  GE, %3, %4,  SIGNED : (tensor<{S}x{S}xi32>, tensor<{S}x{S}xi32>) -> tensor<{S}x{S}xi1>
+    %6 = stablehlo.broadcast_in_dim %5, dims = [1, 2] : (tensor<{S}x{S}xi1>) -> tensor<{N}x{S}x{S}xi1>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %7 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> {P}
+    %8 = stablehlo.select %6, %2, %7 : tensor<{N}x{S}x{S}xi1>, {P}
+    %9 = stablehlo.reduce(%8 init: %cst_0) applies stablehlo.maximum across dimensions = [2] : ({P}, tensor<f32>) -> tensor<{N}x{S}xf32>
+    %10 = stablehlo.broadcast_in_dim %9, dims = [0, 1] : (tensor<{N}x{S}xf32>) -> {P}
+    %11 = stablehlo.subtract %8, %10 : {P}
+    %12 = stablehlo.exponential %11 : {P}
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %13 = stablehlo.reduce(%12 init: %cst_1) applies stablehlo.add across dimensions = [2] : ({P}, tensor<f32>) -> tensor<{N}x{S}xf32>
+    %14 = stablehlo.broadcast_in_dim %13, dims = [0, 1] : (tensor<{N}x{S}xf32>) -> {P}
+    %15 = stablehlo.divide %12, %14 : {P}
+    %16 = stablehlo.dot_general %15, %arg2, batching_dims = [0] x [0], contracting_dims = [2] x [1], precision = [DEFAULT, DEFAULT] : ({P}, {Q}) -> {Q}
+    return %16 : {Q}
+  }}
+}}''' + LOCS
+
+
+def attention(q, k, v):
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(K)
+    scores = np.where(np.tril(np.ones((S, S), bool)), scores, -np.inf)
+    p = np.exp(scores - scores.max(axis=2, keepdims=True))
+    return ((p / p.sum(axis=2, keepdims=True)) @ v).astype(np.float32)
+
+
+# The loss JAX exported; Kiln differentiates it (the public @grads is
+# Kiln's own, beside the import).
+LOSS = HEADER + f'''
+  func.func public @main(%arg0: tensor<{D}x{H}xf32>, %arg1: tensor<{H}x{C}xf32>, %arg2: tensor<{B}x{D}xf32>, %arg3: tensor<{B}x{C}xf32>) -> (tensor<f32> {{jax.result_info = ""}}) {{
+    %0 = stablehlo.dot_general %arg2, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<{B}x{D}xf32>, tensor<{D}x{H}xf32>) -> tensor<{B}x{H}xf32>
+    %1 = stablehlo.tanh %0 : tensor<{B}x{H}xf32>
+    %2 = stablehlo.dot_general %1, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<{B}x{H}xf32>, tensor<{H}x{C}xf32>) -> tensor<{B}x{C}xf32>
+    %3 = stablehlo.subtract %2, %arg3 : tensor<{B}x{C}xf32>
+    %4 = stablehlo.multiply %3, %3 : tensor<{B}x{C}xf32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %5 = stablehlo.reduce(%4 init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<{B}x{C}xf32>, tensor<f32>) -> tensor<f32>
+    %cst_0 = stablehlo.constant dense<{float(B * C)}> : tensor<f32>
+    %6 = stablehlo.divide %5, %cst_0 : tensor<f32>
+    return %6 : tensor<f32>
+  }}
+  func.func public @grads(%w1: tensor<{D}x{H}xf32>, %w2: tensor<{H}x{C}xf32>, %x: tensor<{B}x{D}xf32>, %y: tensor<{B}x{C}xf32>) -> (tensor<f32>, tensor<{D}x{H}xf32>, tensor<{H}x{C}xf32>) {{
+    %l, %g1, %g2 = kiln.value_and_grad @main(%w1, %w2, %x, %y) {{argnums = array<i64: 0, 1>}} : (tensor<{D}x{H}xf32>, tensor<{H}x{C}xf32>, tensor<{B}x{D}xf32>, tensor<{B}x{C}xf32>) -> (tensor<f32>, tensor<{D}x{H}xf32>, tensor<{H}x{C}xf32>)
+    return %l, %g1, %g2 : tensor<f32>, tensor<{D}x{H}xf32>, tensor<{H}x{C}xf32>
+  }}
+}}''' + LOCS
+
+
+def loss_and_grads(w1, w2, x, y):
+    w1, w2, x, y = (a.astype(np.float64) for a in (w1, w2, x, y))
+    a = np.tanh(x @ w1)
+    e = a @ w2 - y
+    de = 2 * e / e.size
+    return [np.float32((e * e).mean()),
+            (x.T @ ((de @ w2.T) * (1 - a * a))).astype(np.float32),
+            (a.T @ de).astype(np.float32)]
+
+
+rng = np.random.default_rng(3)
+
+
+def normal(*shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+args = [normal(B, D), normal(D, H, scale=0.3), normal(H), normal(H, C, scale=0.3),
+        normal(C)]
+check("mlp", MLP, "main", args, [mlp(*args)], rtol=1e-5, atol=1e-5)
+args = [normal(B, H), normal(H), normal(H)]
+check("layer norm + gelu", NORM, "main", args, [layer_norm_gelu(*args)],
+      rtol=1e-4, atol=1e-5)
+args = [normal(N, S, K) for _ in range(3)]
+check("causal attention", ATTENTION, "main", args, [attention(*args)],
+      rtol=1e-5, atol=1e-5)
+args = [normal(D, H, scale=0.3), normal(H, C, scale=0.3), normal(B, D),
+        normal(B, C)]
+check("grad of the imported loss", LOSS, "grads", args, loss_and_grads(*args),
+      rtol=1e-4, atol=1e-6)
+finish()

@@ -1,0 +1,176 @@
+// RUN: kiln-opt %s --split-input-file --kiln-import-stablehlo | FileCheck %s
+
+// Elementwise ops take kiln's names; JAX's and XLA's attributes go.
+// CHECK-LABEL: func.func public @main(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NOT: stablehlo
+// CHECK-NOT: mhlo
+// CHECK: %[[A:.*]] = kiln.add %[[X]], %[[Y]] : tensor<4xf32>
+// CHECK: %[[S:.*]] = kiln.sub %[[A]], %[[Y]] : tensor<4xf32>
+// CHECK: %[[M:.*]] = kiln.mul %[[S]], %[[X]] : tensor<4xf32>
+// CHECK: %[[D:.*]] = kiln.div %[[M]], %[[Y]] : tensor<4xf32>
+// CHECK: %[[R:.*]] = kiln.rem %[[D]], %[[Y]] : tensor<4xf32>
+// CHECK: %[[MX:.*]] = kiln.max %[[R]], %[[X]] : tensor<4xf32>
+// CHECK: %[[MN:.*]] = kiln.min %[[MX]], %[[Y]] : tensor<4xf32>
+// CHECK: %[[P:.*]] = kiln.pow %[[MN]], %[[X]] : tensor<4xf32>
+// CHECK: %[[T:.*]] = kiln.atan2 %[[P]], %[[Y]] : tensor<4xf32>
+// CHECK: %[[U1:.*]] = kiln.neg %[[T]] : tensor<4xf32>
+// CHECK: %[[U2:.*]] = kiln.exp %[[U1]] : tensor<4xf32>
+// CHECK: %[[U3:.*]] = kiln.expm1 %[[U2]] : tensor<4xf32>
+// CHECK: %[[U4:.*]] = kiln.log1p %[[U3]] : tensor<4xf32>
+// CHECK: %[[U5:.*]] = kiln.logistic %[[U4]] : tensor<4xf32>
+// CHECK: %[[U6:.*]] = kiln.rsqrt %[[U5]] : tensor<4xf32>
+// CHECK: %[[U7:.*]] = kiln.sin %[[U6]] : tensor<4xf32>
+// CHECK: %[[U8:.*]] = kiln.cos %[[U7]] : tensor<4xf32>
+// CHECK: %[[U9:.*]] = kiln.sign %[[U8]] : tensor<4xf32>
+// CHECK: %[[U10:.*]] = kiln.abs %[[U9]] : tensor<4xf32>
+// CHECK: return %[[U10]] : tensor<4xf32>
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32> {mhlo.layout_mode = "default"}, %arg1: tensor<4xf32>) -> (tensor<4xf32> {jax.result_info = "", mhlo.layout_mode = "default"}) {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>
+    %1 = stablehlo.subtract %0, %arg1 : tensor<4xf32>
+    %2 = stablehlo.multiply %1, %arg0 : tensor<4xf32>
+    %3 = stablehlo.divide %2, %arg1 : tensor<4xf32>
+    %4 = stablehlo.remainder %3, %arg1 : tensor<4xf32>
+    %5 = stablehlo.maximum %4, %arg0 : tensor<4xf32>
+    %6 = stablehlo.minimum %5, %arg1 : tensor<4xf32>
+    %7 = stablehlo.power %6, %arg0 : tensor<4xf32>
+    %8 = stablehlo.atan2 %7, %arg1 : tensor<4xf32>
+    %9 = stablehlo.negate %8 : tensor<4xf32>
+    %10 = stablehlo.exponential %9 : tensor<4xf32>
+    %11 = stablehlo.exponential_minus_one %10 : tensor<4xf32>
+    %12 = stablehlo.log_plus_one %11 : tensor<4xf32>
+    %13 = stablehlo.logistic %12 : tensor<4xf32>
+    %14 = stablehlo.rsqrt %13 : tensor<4xf32>
+    %15 = stablehlo.sine %14 : tensor<4xf32>
+    %16 = stablehlo.cosine %15 : tensor<4xf32>
+    %17 = stablehlo.sign %16 : tensor<4xf32>
+    %18 = stablehlo.abs %17 : tensor<4xf32>
+    return %18 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// On booleans, add and maximum are `or`, multiply and minimum `and`
+// (StableHLO's semantics; kiln refuses arithmetic on i1).
+// CHECK-LABEL: func.func @booleans
+// CHECK: %[[O:.*]] = kiln.or %arg0, %arg1 : tensor<3xi1>
+// CHECK: %[[A:.*]] = kiln.and %[[O]], %arg1 : tensor<3xi1>
+// CHECK: %[[M:.*]] = kiln.or %[[A]], %arg0 : tensor<3xi1>
+// CHECK: %[[N:.*]] = kiln.and %[[M]], %arg1 : tensor<3xi1>
+// CHECK: %[[X:.*]] = kiln.xor %[[N]], %arg0 : tensor<3xi1>
+// CHECK: kiln.not %[[X]] : tensor<3xi1>
+func.func @booleans(%arg0: tensor<3xi1>, %arg1: tensor<3xi1>) -> tensor<3xi1> {
+  %0 = stablehlo.add %arg0, %arg1 : tensor<3xi1>
+  %1 = stablehlo.multiply %0, %arg1 : tensor<3xi1>
+  %2 = stablehlo.maximum %1, %arg0 : tensor<3xi1>
+  %3 = stablehlo.minimum %2, %arg1 : tensor<3xi1>
+  %4 = stablehlo.xor %3, %arg0 : tensor<3xi1>
+  %5 = stablehlo.not %4 : tensor<3xi1>
+  return %5 : tensor<3xi1>
+}
+
+// -----
+
+// Comparisons, a choice with a scalar predicate (broadcast to the
+// choices' shape), conversions and is_finite (|x| < inf).
+// CHECK-LABEL: func.func @choices
+// CHECK: %[[C:.*]] = kiln.compare  LT, %arg0, %arg1 : tensor<2x3xf32>
+// CHECK: %[[P:.*]] = kiln.broadcast_in_dim %arg2, dims = [] : (tensor<i1>) -> tensor<2x3xi1>
+// CHECK: %[[S:.*]] = kiln.select %[[P]], %arg0, %arg1 : tensor<2x3xi1>, tensor<2x3xf32>
+// CHECK: %[[I:.*]] = kiln.convert %[[C]] : (tensor<2x3xi1>) -> tensor<2x3xi32>
+// CHECK: %[[ABS:.*]] = kiln.abs %[[S]] : tensor<2x3xf32>
+// CHECK: %[[INF:.*]] = kiln.constant dense<0x7F800000> : tensor<2x3xf32>
+// CHECK: %[[F:.*]] = kiln.compare  LT, %[[ABS]], %[[INF]] : tensor<2x3xf32>
+// CHECK: return %[[I]], %[[F]]
+func.func @choices(%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>, %arg2: tensor<i1>) -> (tensor<2x3xi32>, tensor<2x3xi1>) {
+  %0 = stablehlo.compare  LT, %arg0, %arg1,  FLOAT : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %1 = stablehlo.select %arg2, %arg0, %arg1 : (tensor<i1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = stablehlo.convert %0 : (tensor<2x3xi1>) -> tensor<2x3xi32>
+  %3 = stablehlo.is_finite %1 : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  return %2, %3 : tensor<2x3xi32>, tensor<2x3xi1>
+}
+
+// -----
+
+// Data movement keeps StableHLO's attributes under kiln's names.
+// CHECK-LABEL: func.func @movement
+// CHECK: %[[B:.*]] = kiln.broadcast_in_dim %arg0, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK: %[[T:.*]] = kiln.transpose %[[B]], permutation = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK: %[[R:.*]] = kiln.reshape %[[T]] : (tensor<3x2xf32>) -> tensor<6xf32>
+// CHECK: %[[S:.*]] = kiln.slice %[[R]] [1:5:2] : (tensor<6xf32>) -> tensor<2xf32>
+// CHECK: %[[I:.*]] = kiln.iota dim = 0 : tensor<2xf32>
+// CHECK: kiln.concatenate %[[S]], %[[I]], dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+func.func @movement(%arg0: tensor<3xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %2 = stablehlo.reshape %1 : (tensor<3x2xf32>) -> tensor<6xf32>
+  %3 = stablehlo.slice %2 [1:5:2] : (tensor<6xf32>) -> tensor<2xf32>
+  %4 = stablehlo.iota dim = 0 : tensor<2xf32>
+  %5 = stablehlo.concatenate %3, %4, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+  return %5 : tensor<4xf32>
+}
+
+// -----
+
+// dot_general's dimension numbers flatten into kiln's; the higher of the
+// two precisions is kept (DEFAULT is kiln's default).
+// CHECK-LABEL: func.func @products
+// CHECK: kiln.dot_general %arg0, %arg1, batching = [0] x [0], contracting = [2] x [1], precision = HIGHEST : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+// CHECK: kiln.dot_general %arg2, %arg2, contracting = [1] x [1] : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
+func.func @products(%arg0: tensor<2x3x4xf32>, %arg1: tensor<2x4x5xf32>, %arg2: tensor<3x4xf32>) -> (tensor<2x3x5xf32>, tensor<3x3xf32>) {
+  %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1], precision = [DEFAULT, HIGHEST] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %1 = stablehlo.dot_general %arg2, %arg2, contracting_dims = [1] x [1] : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
+  return %0, %1 : tensor<2x3x5xf32>, tensor<3x3xf32>
+}
+
+// -----
+
+// A reduction whose init value is its body's identity is kiln's
+// reduction; any other init is folded in once. The body may be written as
+// a region.
+// CHECK-LABEL: func.func @reductions
+// CHECK: %[[SUM:.*]] = kiln.reduce_sum %arg0, dims = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK: %[[MAX:.*]] = kiln.reduce_max %arg0, dims = [0, 1] : (tensor<2x3xf32>) -> tensor<f32>
+// CHECK: %[[PROD:.*]] = kiln.reduce_prod %arg0, dims = [0] : (tensor<2x3xf32>) -> tensor<3xf32>
+// CHECK: %[[INIT:.*]] = kiln.broadcast_in_dim %arg1, dims = [] : (tensor<f32>) -> tensor<3xf32>
+// CHECK: %[[FOLDED:.*]] = kiln.mul %[[PROD]], %[[INIT]] : tensor<3xf32>
+// CHECK: %[[MIN:.*]] = kiln.reduce_min %arg2, dims = [0] : (tensor<4xi32>) -> tensor<i32>
+// CHECK: return %[[SUM]], %[[MAX]], %[[FOLDED]], %[[MIN]]
+func.func @reductions(%arg0: tensor<2x3xf32>, %arg1: tensor<f32>, %arg2: tensor<4xi32>) -> (tensor<2xf32>, tensor<f32>, tensor<3xf32>, tensor<i32>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.reduce(%arg0 init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+  %low = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %1 = stablehlo.reduce(%arg0 init: %low) across dimensions = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%a: tensor<f32>, %b: tensor<f32>)  {
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }
+  %2 = stablehlo.reduce(%arg0 init: %arg1) applies stablehlo.multiply across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>
+  %high = stablehlo.constant dense<2147483647> : tensor<i32>
+  %3 = stablehlo.reduce(%arg2 init: %high) applies stablehlo.minimum across dimensions = [0] : (tensor<4xi32>, tensor<i32>) -> tensor<i32>
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<f32>, tensor<3xf32>, tensor<i32>
+}
+
+// -----
+
+// The generic form, as StableHLO's own tests are stored, imports the same.
+// CHECK-LABEL: func.func @generic
+// CHECK: kiln.reduce_sum %arg0, dims = [0] : (tensor<2x3xf32>) -> tensor<3xf32>
+// CHECK: kiln.dot_general
+// CHECK-SAME: contracting = [1] x [0]
+// CHECK: kiln.compare  GE
+"func.func"() <{function_type = (tensor<2x3xf32>, tensor<3x2xf32>) -> (tensor<3xf32>, tensor<2x2xf32>, tensor<2x3xi1>), sym_name = "generic"}> ({
+^bb0(%arg0: tensor<2x3xf32>, %arg1: tensor<3x2xf32>):
+  %0 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %1 = "stablehlo.reduce"(%arg0, %0) <{dimensions = array<i64: 0>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %2 = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%2) : (tensor<f32>) -> ()
+  }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>
+  %3 = "stablehlo.dot_general"(%arg0, %arg1) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %4 = "stablehlo.compare"(%arg0, %arg0) <{comparison_direction = #stablehlo<comparison_direction GE>}> : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  "func.return"(%1, %3, %4) : (tensor<3xf32>, tensor<2x2xf32>, tensor<2x3xi1>) -> ()
+}) : () -> ()
+
