@@ -97,6 +97,17 @@ struct Compare : OpConversionPattern<shlo::CompareOp> {
   }
 };
 
+/// A scalar `value` broadcast to `like`'s shape (StableHLO lets select's
+/// predicate and clamp's bounds be scalars; kiln's are full tensors).
+Value broadcastScalar(OpBuilder &b, Location loc, Value value, Value like) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto shape = cast<RankedTensorType>(like.getType()).getShape();
+  if (type.getRank() != 0 || shape.empty())
+    return value;
+  return kiln::BroadcastInDimOp::create(b, loc, type.clone(shape), value,
+                                        b.getDenseI64ArrayAttr({}), Value());
+}
+
 /// StableHLO's predicate may be a scalar choosing whole tensors; kiln's
 /// has the choices' shape.
 struct Select : OpConversionPattern<shlo::SelectOp> {
@@ -104,15 +115,10 @@ struct Select : OpConversionPattern<shlo::SelectOp> {
   LogicalResult
   matchAndRewrite(shlo::SelectOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value pred = adaptor.getPred();
-    auto type = cast<RankedTensorType>(op.getType());
-    auto predType = cast<RankedTensorType>(pred.getType());
-    if (predType.getRank() == 0 && type.getRank() != 0)
-      pred = kiln::BroadcastInDimOp::create(
-          rewriter, op.getLoc(), predType.clone(type.getShape()), pred,
-          rewriter.getDenseI64ArrayAttr({}), Value());
+    Value pred = broadcastScalar(rewriter, op.getLoc(), adaptor.getPred(),
+                                 adaptor.getOnTrue());
     rewriter.replaceOpWithNewOp<kiln::SelectOp>(
-        op, type, pred, adaptor.getOnTrue(), adaptor.getOnFalse());
+        op, op.getType(), pred, adaptor.getOnTrue(), adaptor.getOnFalse());
     return success();
   }
 };
@@ -154,6 +160,113 @@ struct DotGeneral : OpConversionPattern<shlo::DotGeneralOp> {
     }
     rewriter.replaceOpWithNewOp<kiln::DotGeneralOp>(
         op, op.getType(), adaptor.getOperands(), attrs);
+    return success();
+  }
+};
+
+/// `clamp(lo, x, hi)` is `min(max(x, lo), hi)`.
+struct Clamp : OpConversionPattern<shlo::ClampOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::ClampOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    Value low = broadcastScalar(rewriter, loc, adaptor.getMin(), x);
+    Value high = broadcastScalar(rewriter, loc, adaptor.getMax(), x);
+    Value above = kiln::MaxOp::create(rewriter, loc, x, low);
+    rewriter.replaceOpWithNewOp<kiln::MinOp>(op, above, high);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Control flow: the regions move into kiln's ops, whose terminators are
+// kiln.yield.
+//===----------------------------------------------------------------------===//
+
+struct While : OpConversionPattern<shlo::WhileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::WhileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto loop = kiln::WhileOp::create(rewriter, op.getLoc(),
+                                      op.getResultTypes(), adaptor.getOperand());
+    rewriter.inlineRegionBefore(op.getCond(), loop.getCond(),
+                                loop.getCond().end());
+    rewriter.inlineRegionBefore(op.getBody(), loop.getBody(),
+                                loop.getBody().end());
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+struct If : OpConversionPattern<shlo::IfOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::IfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto cond = kiln::CondOp::create(rewriter, op.getLoc(),
+                                     op.getResultTypes(), adaptor.getPred());
+    rewriter.inlineRegionBefore(op.getTrueBranch(), cond.getTrueBranch(),
+                                cond.getTrueBranch().end());
+    rewriter.inlineRegionBefore(op.getFalseBranch(), cond.getFalseBranch(),
+                                cond.getFalseBranch().end());
+    rewriter.replaceOp(op, cond.getResults());
+    return success();
+  }
+};
+
+/// `case(i) {b0}, {b1}, ..., {bn}` tests `i == 0`, `i == 1`, ... in nested
+/// conds; an index out of range takes the last branch, as in StableHLO.
+struct Case : OpConversionPattern<shlo::CaseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::CaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MutableArrayRef<Region> branches = op.getBranches();
+    size_t n = branches.size();
+    if (n < 2)
+      return rewriter.notifyMatchFailure(op, "a case of one branch");
+    Location loc = op.getLoc();
+    Value index = adaptor.getIndex();
+    auto indexType = cast<RankedTensorType>(index.getType());
+    kiln::CondOp outer;
+    for (size_t k = 0; k + 1 < n; ++k) {
+      Value position = kiln::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(
+              indexType, rewriter.getIntegerAttr(indexType.getElementType(), k)));
+      Value pred = kiln::CompareOp::create(
+          rewriter, loc, kiln::ComparisonDirection::EQ, index, position);
+      auto cond = kiln::CondOp::create(rewriter, loc, op.getResultTypes(), pred);
+      if (outer)
+        kiln::YieldOp::create(rewriter, loc, cond.getResults());
+      else
+        outer = cond;
+      rewriter.inlineRegionBefore(branches[k], cond.getTrueBranch(),
+                                  cond.getTrueBranch().end());
+      if (k + 2 == n) {
+        rewriter.inlineRegionBefore(branches[n - 1], cond.getFalseBranch(),
+                                    cond.getFalseBranch().end());
+        break;
+      }
+      // The next test goes in this else branch.
+      rewriter.createBlock(&cond.getFalseBranch());
+    }
+    rewriter.replaceOp(op, outer.getResults());
+    return success();
+  }
+};
+
+/// A region's results, in a kiln op's region (reductions' bodies go with
+/// their ops).
+struct Return : OpConversionPattern<shlo::ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::ReturnOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<kiln::YieldOp>(op, adaptor.getResults());
     return success();
   }
 };
@@ -362,6 +475,10 @@ struct KilnImportStablehlo
         Rename<shlo::TransposeOp, kiln::TransposeOp>,
         Rename<shlo::SliceOp, kiln::SliceOp>,
         Rename<shlo::ConcatenateOp, kiln::ConcatenateOp>,
+        Rename<shlo::PadOp, kiln::PadOp>, Rename<shlo::ReverseOp, kiln::ReverseOp>,
+        Rename<shlo::DynamicSliceOp, kiln::DynamicSliceOp>,
+        Rename<shlo::DynamicUpdateSliceOp, kiln::DynamicUpdateSliceOp>, Clamp,
+        While, If, Case, Return,
         Binary<shlo::AddOp, kiln::AddOp, kiln::OrOp>,
         Binary<shlo::SubtractOp, kiln::SubOp>,
         Binary<shlo::MultiplyOp, kiln::MulOp, kiln::AndOp>,

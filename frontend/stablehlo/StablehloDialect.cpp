@@ -138,6 +138,25 @@ static void printDims(OpAsmPrinter &printer, Operation *,
   printer << "]";
 }
 
+/// `%i, %j, sizes = [2, 2]`: a dynamic slice's start indices and sizes.
+static ParseResult parseSliceStarts(
+    OpAsmParser &parser,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &starts,
+    DenseI64ArrayAttr &sizes) {
+  while (failed(parser.parseOptionalKeyword("sizes")))
+    if (parser.parseOperand(starts.emplace_back()) || parser.parseComma())
+      return failure();
+  return failure(parser.parseEqual() || parseDims(parser, sizes));
+}
+
+static void printSliceStarts(OpAsmPrinter &printer, Operation *op,
+                             OperandRange starts, DenseI64ArrayAttr sizes) {
+  for (Value start : starts)
+    printer << start << ", ";
+  printer << "sizes = ";
+  printDims(printer, op, sizes);
+}
+
 /// An enum attribute written as its bare keyword (`GT`).
 template <typename AttrT>
 static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {
@@ -434,6 +453,62 @@ void ReduceOp::print(OpAsmPrinter &printer) {
     printer << ")";
   }
   printer << " ";
+  printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// stablehlo.while
+//===----------------------------------------------------------------------===//
+
+/// `(%iterArg = %a, %iterArg_0 = %b) : A, B cond { ... } do { ... }`: both
+/// regions take the loop's values under the names given here.
+ParseResult WhileOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> arguments;
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Type> types;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren, [&] {
+        return failure(parser.parseArgument(arguments.emplace_back()) ||
+                       parser.parseEqual() ||
+                       parser.parseOperand(operands.emplace_back()));
+      }))
+    return failure();
+  llvm::SMLoc typesLoc = parser.getCurrentLocation();
+  if (!operands.empty() &&
+      (parser.parseColon() || parser.parseTypeList(types)))
+    return failure();
+  if (types.size() != operands.size())
+    return parser.emitError(typesLoc)
+           << "expected " << operands.size() << " types";
+  for (auto [argument, type] : llvm::zip(arguments, types))
+    argument.type = type;
+  if (parser.resolveOperands(operands, types, typesLoc, result.operands) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+      parser.parseKeyword("cond") ||
+      parser.parseRegion(*result.addRegion(), arguments) ||
+      parser.parseKeyword("do") ||
+      parser.parseRegion(*result.addRegion(), arguments))
+    return failure();
+  result.addTypes(types);
+  return success();
+}
+
+void WhileOp::print(OpAsmPrinter &printer) {
+  Block &cond = getCond().front();
+  printer << "(";
+  for (auto [i, value] : llvm::enumerate(getOperand())) {
+    printer << (i ? ", " : "");
+    printer.printRegionArgument(cond.getArgument(i), {}, /*omitType=*/true);
+    printer << " = " << value;
+  }
+  printer << ")";
+  if (!getOperand().empty())
+    printer << " : " << getOperand().getTypes();
+  printer.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  printer << " cond ";
+  printer.printRegion(getCond(), /*printEntryBlockArgs=*/false);
+  printer << " do ";
+  // The body's arguments print under the names the header gave.
+  printer.shadowRegionArgs(getBody(), cond.getArguments());
   printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
 }
 

@@ -230,6 +230,88 @@ def Stablehlo_ReduceOp : Stablehlo_Op<"reduce", [SameVariadicOperandSize,
   let hasCustomAssemblyFormat = 1;
 }
 
+def Stablehlo_PadOp : Stablehlo_Op<"pad"> {
+  let summary = "pads a tensor at its edges and between its elements";
+  let arguments = (ins AnyTensor:$operand, AnyTensor:$padding_value,
+                   DenseI64ArrayAttr:$edge_padding_low,
+                   DenseI64ArrayAttr:$edge_padding_high,
+                   DenseI64ArrayAttr:$interior_padding);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $padding_value `,` `low` `=` custom<Dims>($edge_padding_low)
+        `,` `high` `=` custom<Dims>($edge_padding_high) `,` `interior` `=`
+        custom<Dims>($interior_padding) attr-dict `:`
+        functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_ReverseOp : Stablehlo_Op<"reverse"> {
+  let summary = "reverses a tensor along dimensions";
+  let arguments = (ins AnyTensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` custom<Dims>($dimensions) attr-dict `:`
+        custom<SameOperandsAndResultType>(type($operand), type($result))
+  }];
+}
+
+def Stablehlo_DynamicSliceOp : Stablehlo_Op<"dynamic_slice"> {
+  let summary = "a slice at indices known at run time";
+  let arguments = (ins AnyTensor:$operand, Variadic<AnyTensor>:$start_indices,
+                   DenseI64ArrayAttr:$slice_sizes);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` custom<SliceStarts>($start_indices, $slice_sizes) attr-dict
+        `:` functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_DynamicUpdateSliceOp : Stablehlo_Op<"dynamic_update_slice"> {
+  let summary = "writes a tensor into another at indices known at run time";
+  let arguments = (ins AnyTensor:$operand, AnyTensor:$update,
+                   Variadic<AnyTensor>:$start_indices);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $update `,` $start_indices attr-dict `:`
+        functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_ClampOp : Stablehlo_Op<"clamp"> {
+  let summary = "bounds each element (bounds may be scalars)";
+  let arguments = (ins AnyTensor:$min, AnyTensor:$operand, AnyTensor:$max);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $min `,` $operand `,` $max attr-dict `:`
+        custom<SameOperandsAndResultType>(type($min), type($operand),
+                                          type($max), type($result))
+  }];
+}
+
+def Stablehlo_WhileOp : Stablehlo_Op<"while", [RecursiveMemoryEffects]> {
+  let summary = "a loop (lax.while_loop, lax.fori_loop, lax.scan)";
+  let arguments = (ins Variadic<AnyTensor>:$operand);
+  let results = (outs Variadic<AnyTensor>);
+  let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Stablehlo_IfOp : Stablehlo_Op<"if", [RecursiveMemoryEffects]> {
+  let summary = "one of two regions on a predicate (generic syntax only)";
+  let arguments = (ins AnyTensor:$pred);
+  let results = (outs Variadic<AnyTensor>);
+  let regions = (region SizedRegion<1>:$true_branch,
+                        SizedRegion<1>:$false_branch);
+}
+
+def Stablehlo_CaseOp : Stablehlo_Op<"case", [RecursiveMemoryEffects]> {
+  let summary = "one of several regions on an index, the last when out of "
+                "range (lax.cond, lax.switch; generic syntax only)";
+  let arguments = (ins AnyTensor:$index);
+  let results = (outs Variadic<AnyTensor>);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
+}
+
 def Stablehlo_ReturnOp : Stablehlo_Op<"return", [Terminator]> {
   let summary = "a region's results";
   let arguments = (ins Variadic<AnyTensor>:$results);

@@ -2,9 +2,10 @@
 # (StableHLO's pretty syntax, JAX's attributes, private functions and
 # locations; written by hand, as JAX is not installable here) run through
 # kiln-run, which imports them (kiln-import-stablehlo), and match numpy: an
-# MLP with log_softmax, layer norm with GELU, batched causal attention, and
-# the gradient of an imported loss taken in Kiln (kiln.value_and_grad of the
-# imported function) against the gradient derived by hand.
+# MLP with log_softmax, layer norm with GELU, batched causal attention, an
+# RNN written with lax.scan, lax.while_loop and lax.switch, and the gradient
+# of an imported loss taken in Kiln (kiln.value_and_grad of the imported
+# function) against the gradient derived by hand.
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
@@ -186,6 +187,89 @@ def loss_and_grads(w1, w2, x, y):
             (a.T @ de).astype(np.float32)]
 
 
+L, I, Hs = 5, 2, 3  # steps, inputs, hidden
+RNN = HEADER + f'''
+  func.func public @main(%arg0: tensor<{Hs}x{Hs}xf32>, %arg1: tensor<{I}x{Hs}xf32>, %arg2: tensor<{L}x{I}xf32>, %arg3: tensor<{Hs}xf32>) -> (tensor<{Hs}xf32> {{jax.result_info = "[0]"}}, tensor<{L}x{Hs}xf32> {{jax.result_info = "[1]"}}) {{
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<{L}x{Hs}xf32>
+    %1:6 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2, %iterArg_2 = %c, %iterArg_3 = %arg3, %iterArg_4 = %0) : tensor<{Hs}x{Hs}xf32>, tensor<{I}x{Hs}xf32>, tensor<{L}x{I}xf32>, tensor<i32>, tensor<{Hs}xf32>, tensor<{L}x{Hs}xf32>
+     cond {{
+      %c_5 = stablehlo.constant dense<{L}> : tensor<i32>
+      %2 = stablehlo.compare  LT, %iterArg_2, %c_5,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    }} do {{
+      %c_5 = stablehlo.constant dense<0> : tensor<i32>
+      %2 = stablehlo.dynamic_slice %iterArg_1, %iterArg_2, %c_5, sizes = [1, {I}] : (tensor<{L}x{I}xf32>, tensor<i32>, tensor<i32>) -> tensor<1x{I}xf32>
+      %3 = stablehlo.reshape %2 : (tensor<1x{I}xf32>) -> tensor<{I}xf32>
+      %4 = stablehlo.dot_general %iterArg_3, %iterArg, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<{Hs}xf32>, tensor<{Hs}x{Hs}xf32>) -> tensor<{Hs}xf32>
+      %5 = stablehlo.dot_general %3, %iterArg_0, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<{I}xf32>, tensor<{I}x{Hs}xf32>) -> tensor<{Hs}xf32>
+      %6 = stablehlo.add %4, %5 : tensor<{Hs}xf32>
+      %7 = stablehlo.tanh %6 : tensor<{Hs}xf32>
+      %8 = stablehlo.broadcast_in_dim %7, dims = [1] : (tensor<{Hs}xf32>) -> tensor<1x{Hs}xf32>
+      %9 = stablehlo.dynamic_update_slice %iterArg_4, %8, %iterArg_2, %c_5 : (tensor<{L}x{Hs}xf32>, tensor<1x{Hs}xf32>, tensor<i32>, tensor<i32>) -> tensor<{L}x{Hs}xf32>
+      %c_6 = stablehlo.constant dense<1> : tensor<i32>
+      %10 = stablehlo.add %iterArg_2, %c_6 : tensor<i32>
+      stablehlo.return %iterArg, %iterArg_0, %iterArg_1, %10, %7, %9 : tensor<{Hs}x{Hs}xf32>, tensor<{I}x{Hs}xf32>, tensor<{L}x{I}xf32>, tensor<i32>, tensor<{Hs}xf32>, tensor<{L}x{Hs}xf32>
+    }}
+    return %1#4, %1#5 : tensor<{Hs}xf32>, tensor<{L}x{Hs}xf32>
+  }}
+}}''' + LOCS
+
+
+def rnn(wh, wx, xs, h):
+    wh, wx, xs, h = (a.astype(np.float64) for a in (wh, wx, xs, h))
+    ys = []
+    for x in xs:
+        h = np.tanh(h @ wh + x @ wx)
+        ys.append(h)
+    return [h.astype(np.float32), np.array(ys, np.float32)]
+
+
+# lax.while_loop with a trip count known at run time only, then lax.switch
+# on a run-time index (clamped into range, as jnp.clip does).
+CONTROL = HEADER + '''
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<i32>, %arg2: tensor<i32>) -> (tensor<4xf32> {jax.result_info = ""}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg0) : tensor<i32>, tensor<4xf32>
+     cond {
+      %2 = stablehlo.compare  LT, %iterArg, %arg1,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    } do {
+      %cst = stablehlo.constant dense<5.000000e-01> : tensor<4xf32>
+      %2 = stablehlo.multiply %iterArg_0, %cst : tensor<4xf32>
+      %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<4xf32>
+      %3 = stablehlo.add %2, %cst_1 : tensor<4xf32>
+      %c_2 = stablehlo.constant dense<1> : tensor<i32>
+      %4 = stablehlo.add %iterArg, %c_2 : tensor<i32>
+      stablehlo.return %4, %3 : tensor<i32>, tensor<4xf32>
+    }
+    %c_3 = stablehlo.constant dense<0> : tensor<i32>
+    %c_4 = stablehlo.constant dense<2> : tensor<i32>
+    %5 = stablehlo.clamp %c_3, %arg2, %c_4 : tensor<i32>
+    %6 = "stablehlo.case"(%5) ({
+      %7 = stablehlo.sine %0#1 : tensor<4xf32>
+      stablehlo.return %7 : tensor<4xf32>
+    }, {
+      %7 = stablehlo.cosine %0#1 : tensor<4xf32>
+      stablehlo.return %7 : tensor<4xf32>
+    }, {
+      %7 = stablehlo.negate %0#1 : tensor<4xf32>
+      stablehlo.return %7 : tensor<4xf32>
+    }) : (tensor<i32>) -> tensor<4xf32>
+    return %6 : tensor<4xf32>
+  }
+}''' + LOCS
+
+
+def control(x, n, k):
+    x = x.astype(np.float64)
+    for _ in range(int(n)):
+        x = x * 0.5 + 1
+    return [[np.sin, np.cos, np.negative][min(max(int(k), 0), 2)](x).astype(
+        np.float32)]
+
+
 rng = np.random.default_rng(3)
 
 
@@ -206,4 +290,11 @@ args = [normal(D, H, scale=0.3), normal(H, C, scale=0.3), normal(B, D),
         normal(B, C)]
 check("grad of the imported loss", LOSS, "grads", args, loss_and_grads(*args),
       rtol=1e-4, atol=1e-6)
+args = [normal(Hs, Hs, scale=0.5), normal(I, Hs), normal(L, I), normal(Hs)]
+check("rnn (lax.scan)", RNN, "main", args, rnn(*args), rtol=1e-5, atol=1e-6)
+x = normal(4)
+for n, k in ((0, 0), (3, 1), (7, 2), (2, 9), (4, -3)):
+    args = [x, np.array(n, np.int32), np.array(k, np.int32)]
+    check(f"while_loop {n} times, switch {k}", CONTROL, "main", args,
+          control(*args), rtol=1e-6, atol=1e-6)
 finish()

@@ -174,3 +174,90 @@ func.func @reductions(%arg0: tensor<2x3xf32>, %arg1: tensor<f32>, %arg2: tensor<
   "func.return"(%1, %3, %4) : (tensor<3xf32>, tensor<2x2xf32>, tensor<2x3xi1>) -> ()
 }) : () -> ()
 
+
+// -----
+
+// Padding, reversal, dynamic slices and clamp (scalar bounds broadcast).
+// CHECK-LABEL: func.func @slicing
+// CHECK: %[[P:.*]] = kiln.pad %arg0, %arg3, low = [1], high = [0], interior = [1] : (tensor<4xf32>, tensor<f32>) -> tensor<8xf32>
+// CHECK: %[[R:.*]] = kiln.reverse %[[P]], dims = [0] : tensor<8xf32>
+// CHECK: %[[D:.*]] = kiln.dynamic_slice %[[R]][%arg1], sizes = [2] : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
+// CHECK: %[[U:.*]] = kiln.dynamic_update_slice %[[R]], %[[D]][%arg2] : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> tensor<8xf32>
+// CHECK: %[[LO:.*]] = kiln.broadcast_in_dim %arg3, dims = [] : (tensor<f32>) -> tensor<8xf32>
+// CHECK: %[[HI:.*]] = kiln.broadcast_in_dim %arg4, dims = [] : (tensor<f32>) -> tensor<8xf32>
+// CHECK: %[[A:.*]] = kiln.max %[[U]], %[[LO]] : tensor<8xf32>
+// CHECK: kiln.min %[[A]], %[[HI]] : tensor<8xf32>
+func.func @slicing(%arg0: tensor<4xf32>, %arg1: tensor<i32>, %arg2: tensor<i32>, %arg3: tensor<f32>, %arg4: tensor<f32>) -> tensor<8xf32> {
+  %0 = stablehlo.pad %arg0, %arg3, low = [1], high = [0], interior = [1] : (tensor<4xf32>, tensor<f32>) -> tensor<8xf32>
+  %1 = stablehlo.reverse %0, dims = [0] : tensor<8xf32>
+  %2 = stablehlo.dynamic_slice %1, %arg1, sizes = [2] : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
+  %3 = stablehlo.dynamic_update_slice %1, %2, %arg2 : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> tensor<8xf32>
+  %4 = stablehlo.clamp %arg3, %3, %arg4 : (tensor<f32>, tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  return %4 : tensor<8xf32>
+}
+
+// -----
+
+// A loop as lax.fori_loop exports it.
+// CHECK-LABEL: func.func @loop
+// CHECK: %[[R:.*]]:2 = kiln.while(%{{.*}}, %arg0) : tensor<i32>, tensor<4xf32> cond {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: tensor<i32>, %[[X:.*]]: tensor<4xf32>):
+// CHECK: %[[P:.*]] = kiln.compare  LT, %[[I]], %{{.*}} : tensor<i32>
+// CHECK-NEXT: kiln.yield %[[P]] : tensor<i1>
+// CHECK-NEXT: } do {
+// CHECK-NEXT: ^bb0(%[[J:.*]]: tensor<i32>, %[[Y:.*]]: tensor<4xf32>):
+// CHECK: kiln.yield %{{.*}}, %{{.*}} : tensor<i32>, tensor<4xf32>
+// CHECK: return %[[R]]#1
+func.func @loop(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg0) : tensor<i32>, tensor<4xf32>
+   cond {
+    %c_1 = stablehlo.constant dense<3> : tensor<i32>
+    %1 = stablehlo.compare  LT, %iterArg, %c_1,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  } do {
+    %c_1 = stablehlo.constant dense<1> : tensor<i32>
+    %1 = stablehlo.add %iterArg, %c_1 : tensor<i32>
+    %2 = stablehlo.tanh %iterArg_0 : tensor<4xf32>
+    stablehlo.return %1, %2 : tensor<i32>, tensor<4xf32>
+  }
+  return %0#1 : tensor<4xf32>
+}
+
+// -----
+
+// lax.cond's case (index 0 is the false branch) and lax.switch's of three
+// branches, the last taking indices out of range; stablehlo.if.
+// CHECK-LABEL: func.func @branches
+// CHECK: %[[Z:.*]] = kiln.constant dense<0> : tensor<i32>
+// CHECK: %[[E:.*]] = kiln.compare  EQ, %arg0, %[[Z]] : tensor<i32>
+// CHECK: %[[C:.*]] = kiln.cond %[[E]] -> (tensor<f32>) {
+// CHECK-NEXT: kiln.yield %arg1 : tensor<f32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[O:.*]] = kiln.constant dense<1> : tensor<i32>
+// CHECK-NEXT: %[[E1:.*]] = kiln.compare  EQ, %arg0, %[[O]] : tensor<i32>
+// CHECK-NEXT: %[[C1:.*]] = kiln.cond %[[E1]] -> (tensor<f32>) {
+// CHECK-NEXT: kiln.yield %arg2 : tensor<f32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: kiln.neg %arg2
+// CHECK: kiln.yield %[[C1]] : tensor<f32>
+// CHECK: %[[I:.*]] = kiln.cond %arg3 -> (tensor<f32>) {
+// CHECK-NEXT: kiln.yield %arg1 : tensor<f32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: kiln.yield %arg2 : tensor<f32>
+func.func @branches(%arg0: tensor<i32>, %arg1: tensor<f32>, %arg2: tensor<f32>, %arg3: tensor<i1>) -> (tensor<f32>, tensor<f32>) {
+  %0 = "stablehlo.case"(%arg0) ({
+    stablehlo.return %arg1 : tensor<f32>
+  }, {
+    stablehlo.return %arg2 : tensor<f32>
+  }, {
+    %n = stablehlo.negate %arg2 : tensor<f32>
+    stablehlo.return %n : tensor<f32>
+  }) : (tensor<i32>) -> tensor<f32>
+  %1 = "stablehlo.if"(%arg3) ({
+    stablehlo.return %arg1 : tensor<f32>
+  }, {
+    stablehlo.return %arg2 : tensor<f32>
+  }) : (tensor<i1>) -> tensor<f32>
+  return %0, %1 : tensor<f32>, tensor<f32>
+}

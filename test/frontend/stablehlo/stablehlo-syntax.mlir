@@ -29,3 +29,27 @@ func.func @syntax(%arg0: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>, 
   stablehlo.custom_call @target(%arg0) {has_side_effect = true} : (tensor<2x3xf32>) -> ()
   return %0, %1, %3, %4, %5, %6 : tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<3xf32>
 }
+
+// CHECK-LABEL: func.func @loops
+// CHECK: stablehlo.while(%[[I:.*]] = %arg0) : tensor<i32> cond {
+// CHECK: stablehlo.compare LT, %[[I]], %arg0, SIGNED
+// CHECK: } do {
+// CHECK: stablehlo.add %[[I]], %[[I]] : tensor<i32>
+// CHECK: stablehlo.dynamic_slice %arg1, %arg0, sizes = [2] : (tensor<4xf32>, tensor<i32>) -> tensor<2xf32>
+// CHECK: stablehlo.pad %arg1, %{{.*}}, low = [1], high = [2], interior = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<7xf32>
+// CHECK: stablehlo.clamp %{{.*}}, %arg1, %{{.*}} : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+func.func @loops(%arg0: tensor<i32>, %arg1: tensor<4xf32>) -> (tensor<i32>, tensor<2xf32>, tensor<7xf32>, tensor<4xf32>) {
+  %0 = stablehlo.while(%iterArg = %arg0) : tensor<i32>
+   cond {
+    %1 = stablehlo.compare  LT, %iterArg, %arg0,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  } do {
+    %1 = stablehlo.add %iterArg, %iterArg : tensor<i32>
+    stablehlo.return %1 : tensor<i32>
+  }
+  %2 = stablehlo.dynamic_slice %arg1, %arg0, sizes = [2] : (tensor<4xf32>, tensor<i32>) -> tensor<2xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %3 = stablehlo.pad %arg1, %z, low = [1], high = [2], interior = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<7xf32>
+  %4 = stablehlo.clamp %z, %arg1, %z : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %2, %3, %4 : tensor<i32>, tensor<2xf32>, tensor<7xf32>, tensor<4xf32>
+}
