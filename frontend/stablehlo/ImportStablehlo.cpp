@@ -341,12 +341,10 @@ std::optional<Combiner> combinerOf(Operation *body) {
   return std::nullopt;
 }
 
-/// The op a single-input reduction's body applies to (accumulator,
-/// element), or null.
-Operation *bodyOp(shlo::ReduceOp op) {
-  if (op.getInputs().size() != 1)
-    return nullptr;
-  Block &block = op.getBody().front();
+/// The op a body (of a reduction or scatter of one tensor) applies to its
+/// arguments in order, returning its result, or null.
+Operation *appliedOp(Region &body) {
+  Block &block = body.front();
   if (!llvm::hasSingleElement(block.without_terminator()))
     return nullptr;
   Operation &combine = block.front();
@@ -361,7 +359,8 @@ struct Reduce : OpConversionPattern<shlo::ReduceOp> {
   LogicalResult
   matchAndRewrite(shlo::ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Operation *body = bodyOp(op);
+    Operation *body =
+        op.getInputs().size() == 1 ? appliedOp(op.getBody()) : nullptr;
     std::optional<Combiner> combiner =
         body ? combinerOf(body) : std::optional<Combiner>();
     if (!combiner)
@@ -389,17 +388,171 @@ struct Reduce : OpConversionPattern<shlo::ReduceOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Gathers and scatters of whole slices along one dimension
+//===----------------------------------------------------------------------===//
+
+/// The operand dimension `d` that a gather or scatter indexes, one index
+/// per slice, if it takes or writes whole slices along `d` with the batch
+/// dimensions of the indices in `d`'s place (jnp.take, x[i], x.at[i].add):
+/// kiln.take's and kiln.scatter_add's layout. `sizes` are the slice sizes
+/// (for a scatter, the operand's sizes with 1 at `d`).
+std::optional<int64_t>
+takeDimension(RankedTensorType operand, RankedTensorType indices,
+              ArrayRef<int64_t> sizes, ArrayRef<int64_t> collapsed,
+              ArrayRef<int64_t> indexMap, ArrayRef<int64_t> windowDims,
+              int64_t indexVectorDim, bool batched) {
+  if (batched || indexMap.size() != 1 || collapsed != indexMap)
+    return std::nullopt;
+  int64_t d = indexMap.front();
+  int64_t rank = operand.getRank();
+  bool trailingVector = indexVectorDim == indices.getRank() - 1 &&
+                        indices.getShape().back() == 1;
+  if (indexVectorDim != indices.getRank() && !trailingVector)
+    return std::nullopt;
+  for (int64_t i = 0; i < rank; ++i)
+    if (sizes[i] != (i == d ? 1 : operand.getDimSize(i)))
+      return std::nullopt;
+  int64_t batchRank = indices.getRank() - (trailingVector ? 1 : 0);
+  SmallVector<int64_t> expected;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    expected.push_back(i < d ? i : i + batchRank);
+  if (windowDims != ArrayRef<int64_t>(expected))
+    return std::nullopt;
+  return d;
+}
+
+std::optional<int64_t> takeDimension(shlo::GatherOp op) {
+  shlo::GatherDimensionNumbersAttr dims = op.getDimensionNumbers();
+  auto operand = cast<RankedTensorType>(op.getOperand().getType());
+  return takeDimension(
+      operand, cast<RankedTensorType>(op.getStartIndices().getType()),
+      op.getSliceSizes(), dims.getCollapsedSliceDims(),
+      dims.getStartIndexMap(), dims.getOffsetDims(),
+      dims.getIndexVectorDim(),
+      !dims.getOperandBatchingDims().empty() ||
+          !dims.getStartIndicesBatchingDims().empty());
+}
+
+std::optional<int64_t> takeDimension(shlo::ScatterOp op) {
+  if (op.getInputs().size() != 1)
+    return std::nullopt;
+  shlo::ScatterDimensionNumbersAttr dims = op.getScatterDimensionNumbers();
+  auto operand = cast<RankedTensorType>(op.getInputs()[0].getType());
+  ArrayRef<int64_t> map = dims.getScatterDimsToOperandDims();
+  if (map.size() != 1)
+    return std::nullopt;
+  SmallVector<int64_t> sizes(operand.getShape());
+  sizes[map.front()] = 1;
+  return takeDimension(
+      operand, cast<RankedTensorType>(op.getScatterIndices().getType()), sizes,
+      dims.getInsertedWindowDims(), map, dims.getUpdateWindowDims(),
+      dims.getIndexVectorDim(),
+      !dims.getInputBatchingDims().empty() ||
+          !dims.getScatterIndicesBatchingDims().empty());
+}
+
+/// The indices without their trailing index vector dimension of size 1.
+Value batchIndices(OpBuilder &b, Location loc, Value indices,
+                   int64_t indexVectorDim) {
+  auto type = cast<RankedTensorType>(indices.getType());
+  if (indexVectorDim == type.getRank())
+    return indices;
+  return kiln::ReshapeOp::create(b, loc, type.clone(type.getShape().drop_back()),
+                                 indices);
+}
+
+struct Gather : OpConversionPattern<shlo::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<int64_t> d = takeDimension(op);
+    if (!d)
+      return rewriter.notifyMatchFailure(op, "not a take along a dimension");
+    Value indices =
+        batchIndices(rewriter, op.getLoc(), adaptor.getStartIndices(),
+                     op.getDimensionNumbers().getIndexVectorDim());
+    rewriter.replaceOpWithNewOp<kiln::TakeOp>(op, op.getType(),
+                                              adaptor.getOperand(), indices,
+                                              rewriter.getI64IntegerAttr(*d));
+    return success();
+  }
+};
+
+/// StableHLO drops updates whose index is out of range, where
+/// kiln.scatter_add clamps it: those updates become zeros first.
+struct Scatter : OpConversionPattern<shlo::ScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::ScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<int64_t> d = takeDimension(op);
+    if (!d)
+      return rewriter.notifyMatchFailure(op, "not an add along a dimension");
+    Location loc = op.getLoc();
+    Value operand = adaptor.getInputs()[0];
+    Value updates = adaptor.getUpdates()[0];
+    Value indices = batchIndices(
+        rewriter, loc, adaptor.getScatterIndices(),
+        op.getScatterDimensionNumbers().getIndexVectorDim());
+    auto indexType = cast<RankedTensorType>(indices.getType());
+    auto updateType = cast<RankedTensorType>(updates.getType());
+    auto bound = [&](int64_t value) -> Value {
+      return kiln::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(
+              indexType,
+              rewriter.getIntegerAttr(indexType.getElementType(), value)));
+    };
+    int64_t size = cast<RankedTensorType>(operand.getType()).getDimSize(*d);
+    Value inRange = kiln::AndOp::create(
+        rewriter, loc,
+        kiln::CompareOp::create(rewriter, loc, kiln::ComparisonDirection::GE,
+                                indices, bound(0)),
+        kiln::CompareOp::create(rewriter, loc, kiln::ComparisonDirection::LT,
+                                indices, bound(size)));
+    SmallVector<int64_t> batchDims;
+    for (int64_t i = 0; i < indexType.getRank(); ++i)
+      batchDims.push_back(*d + i);
+    Value mask = kiln::BroadcastInDimOp::create(
+        rewriter, loc, updateType.clone(rewriter.getI1Type()), inRange,
+        rewriter.getDenseI64ArrayAttr(batchDims), Value());
+    Value zeros = kiln::ConstantOp::create(
+        rewriter, loc, cast<ElementsAttr>(rewriter.getZeroAttr(updateType)));
+    Value kept = kiln::SelectOp::create(rewriter, loc, updateType, mask,
+                                        updates, zeros);
+    rewriter.replaceOpWithNewOp<kiln::ScatterAddOp>(
+        op, operand.getType(), operand, indices, kept,
+        rewriter.getI64IntegerAttr(*d));
+    return success();
+  }
+};
+
 /// Why `op` cannot be imported, if Kiln knows before trying.
 std::optional<std::string> unsupported(Operation *op) {
   if (auto call = dyn_cast<shlo::CustomCallOp>(op))
     return "stablehlo.custom_call @" + call.getCallTargetName().str() +
            ": a backend's own function, which Kiln cannot import";
   if (auto reduce = dyn_cast<shlo::ReduceOp>(op)) {
-    Operation *body = bodyOp(reduce);
+    Operation *body = reduce.getInputs().size() == 1
+                          ? appliedOp(reduce.getBody())
+                          : nullptr;
     if (!body || !combinerOf(body) || isBoolTensor(reduce.getType(0)))
       return std::string("stablehlo.reduce: Kiln imports reductions of one "
                          "tensor (not i1) whose body applies add, multiply, "
                          "maximum or minimum");
+  }
+  if (auto gather = dyn_cast<shlo::GatherOp>(op); gather &&
+                                                 !takeDimension(gather))
+    return std::string("stablehlo.gather: Kiln imports gathers of whole "
+                       "slices along one dimension (jnp.take, x[i])");
+  if (auto scatter = dyn_cast<shlo::ScatterOp>(op)) {
+    Operation *body = appliedOp(scatter.getUpdateComputation());
+    if (!takeDimension(scatter) || !body || !isa<shlo::AddOp>(body) ||
+        isBoolTensor(scatter.getType(0)))
+      return std::string("stablehlo.scatter: Kiln imports scatters that add "
+                         "whole slices along one dimension (x.at[i].add)");
   }
   return std::nullopt;
 }
@@ -478,7 +631,7 @@ struct KilnImportStablehlo
         Rename<shlo::PadOp, kiln::PadOp>, Rename<shlo::ReverseOp, kiln::ReverseOp>,
         Rename<shlo::DynamicSliceOp, kiln::DynamicSliceOp>,
         Rename<shlo::DynamicUpdateSliceOp, kiln::DynamicUpdateSliceOp>, Clamp,
-        While, If, Case, Return,
+        While, If, Case, Return, Gather, Scatter,
         Binary<shlo::AddOp, kiln::AddOp, kiln::OrOp>,
         Binary<shlo::SubtractOp, kiln::SubOp>,
         Binary<shlo::MultiplyOp, kiln::MulOp, kiln::AndOp>,

@@ -191,47 +191,130 @@ static void printCallTarget(OpAsmPrinter &printer, Operation *,
 // #stablehlo.dot
 //===----------------------------------------------------------------------===//
 
+/// `<name = [0, 1], name = 2, ...>`: the dimension lists of `names` in any
+/// order, each into `fields` (a single integer is a list of one).
+static ParseResult parseDimensionFields(AsmParser &parser,
+                                        ArrayRef<StringLiteral> names,
+                                        MutableArrayRef<SmallVector<int64_t>> fields) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::LessGreater, [&]() -> ParseResult {
+        StringRef name;
+        llvm::SMLoc loc = parser.getCurrentLocation();
+        if (parser.parseKeyword(&name) || parser.parseEqual())
+          return failure();
+        const StringLiteral *found = llvm::find(names, name);
+        if (found == names.end())
+          return parser.emitError(loc) << "unknown field '" << name << "'";
+        SmallVector<int64_t> &field = fields[found - names.begin()];
+        if (failed(parser.parseOptionalLSquare()))
+          return parser.parseInteger(field.emplace_back());
+        if (succeeded(parser.parseOptionalRSquare()))
+          return success();
+        return failure(parser.parseCommaSeparatedList([&] {
+                         return parser.parseInteger(field.emplace_back());
+                       }) ||
+                       parser.parseRSquare());
+      });
+}
+
+/// Prints the non-empty `lists` under `names`, then the integer `last`
+/// under the last name (if there is one more name).
+static void printDimensionFields(AsmPrinter &printer,
+                                 ArrayRef<StringLiteral> names,
+                                 ArrayRef<ArrayRef<int64_t>> lists,
+                                 std::optional<int64_t> last = std::nullopt) {
+  printer << "<";
+  bool first = true;
+  for (size_t i = 0; i < lists.size(); ++i) {
+    if (lists[i].empty())
+      continue;
+    printer << (first ? "" : ", ") << names[i] << " = [";
+    llvm::interleaveComma(lists[i], printer);
+    printer << "]";
+    first = false;
+  }
+  if (last)
+    printer << (first ? "" : ", ") << names.back() << " = " << *last;
+  printer << ">";
+}
+
 static constexpr StringLiteral kDotFields[] = {
     "lhs_batching_dimensions", "rhs_batching_dimensions",
     "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
 
 Attribute DotDimensionNumbersAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> fields[4];
-  auto parseField = [&]() -> ParseResult {
-    StringRef name;
-    llvm::SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&name) || parser.parseEqual())
-      return failure();
-    const StringLiteral *found = llvm::find(kDotFields, name);
-    if (found == std::end(kDotFields))
-      return parser.emitError(loc) << "unknown dot dimension list '" << name
-                                   << "'";
-    return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-      return parser.parseInteger(
-          fields[found - kDotFields].emplace_back());
-    });
-  };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
-                                     parseField))
+  if (parseDimensionFields(parser, kDotFields, fields))
     return {};
   return get(parser.getContext(), fields[0], fields[1], fields[2], fields[3]);
 }
 
 void DotDimensionNumbersAttr::print(AsmPrinter &printer) const {
-  ArrayRef<int64_t> fields[] = {
-      getLhsBatchingDimensions(), getRhsBatchingDimensions(),
-      getLhsContractingDimensions(), getRhsContractingDimensions()};
-  printer << "<";
-  bool first = true;
-  for (size_t i = 0; i < 4; ++i) {
-    if (fields[i].empty())
-      continue;
-    printer << (first ? "" : ", ") << kDotFields[i] << " = [";
-    llvm::interleaveComma(fields[i], printer);
-    printer << "]";
-    first = false;
-  }
-  printer << ">";
+  printDimensionFields(
+      printer, kDotFields,
+      {getLhsBatchingDimensions(), getRhsBatchingDimensions(),
+       getLhsContractingDimensions(), getRhsContractingDimensions()});
+}
+
+static constexpr StringLiteral kGatherFields[] = {
+    "offset_dims",       "collapsed_slice_dims",
+    "operand_batching_dims", "start_indices_batching_dims",
+    "start_index_map",   "index_vector_dim"};
+
+/// The single integer of field `name` of `fields`, or an error.
+static std::optional<int64_t> singleField(AsmParser &parser,
+                                          ArrayRef<int64_t> field,
+                                          StringRef name) {
+  if (field.size() == 1)
+    return field.front();
+  parser.emitError(parser.getCurrentLocation())
+      << "expected one integer for " << name;
+  return std::nullopt;
+}
+
+Attribute GatherDimensionNumbersAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> fields[6];
+  if (parseDimensionFields(parser, kGatherFields, fields))
+    return {};
+  std::optional<int64_t> indexVectorDim =
+      singleField(parser, fields[5], kGatherFields[5]);
+  if (!indexVectorDim)
+    return {};
+  return get(parser.getContext(), fields[0], fields[1], fields[2], fields[3],
+             fields[4], *indexVectorDim);
+}
+
+void GatherDimensionNumbersAttr::print(AsmPrinter &printer) const {
+  printDimensionFields(printer, kGatherFields,
+                       {getOffsetDims(), getCollapsedSliceDims(),
+                        getOperandBatchingDims(), getStartIndicesBatchingDims(),
+                        getStartIndexMap()},
+                       getIndexVectorDim());
+}
+
+static constexpr StringLiteral kScatterFields[] = {
+    "update_window_dims",    "inserted_window_dims",
+    "input_batching_dims",   "scatter_indices_batching_dims",
+    "scatter_dims_to_operand_dims", "index_vector_dim"};
+
+Attribute ScatterDimensionNumbersAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> fields[6];
+  if (parseDimensionFields(parser, kScatterFields, fields))
+    return {};
+  std::optional<int64_t> indexVectorDim =
+      singleField(parser, fields[5], kScatterFields[5]);
+  if (!indexVectorDim)
+    return {};
+  return get(parser.getContext(), fields[0], fields[1], fields[2], fields[3],
+             fields[4], *indexVectorDim);
+}
+
+void ScatterDimensionNumbersAttr::print(AsmPrinter &printer) const {
+  printDimensionFields(printer, kScatterFields,
+                       {getUpdateWindowDims(), getInsertedWindowDims(),
+                        getInputBatchingDims(), getScatterIndicesBatchingDims(),
+                        getScatterDimsToOperandDims()},
+                       getIndexVectorDim());
 }
 
 //===----------------------------------------------------------------------===//

@@ -74,6 +74,34 @@ def Stablehlo_DotDimensionNumbers
   let hasCustomAssemblyFormat = 1;
 }
 
+def Stablehlo_GatherDimensionNumbers
+    : AttrDef<Stablehlo_Dialect, "GatherDimensionNumbers"> {
+  let mnemonic = "gather";
+  let summary = "how stablehlo.gather's indices pick slices";
+  let parameters = (ins
+    OptionalArrayRefParameter<"int64_t">:$offsetDims,
+    OptionalArrayRefParameter<"int64_t">:$collapsedSliceDims,
+    OptionalArrayRefParameter<"int64_t">:$operandBatchingDims,
+    OptionalArrayRefParameter<"int64_t">:$startIndicesBatchingDims,
+    OptionalArrayRefParameter<"int64_t">:$startIndexMap,
+    "int64_t":$indexVectorDim);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Stablehlo_ScatterDimensionNumbers
+    : AttrDef<Stablehlo_Dialect, "ScatterDimensionNumbers"> {
+  let mnemonic = "scatter";
+  let summary = "how stablehlo.scatter's indices place updates";
+  let parameters = (ins
+    OptionalArrayRefParameter<"int64_t">:$updateWindowDims,
+    OptionalArrayRefParameter<"int64_t">:$insertedWindowDims,
+    OptionalArrayRefParameter<"int64_t">:$inputBatchingDims,
+    OptionalArrayRefParameter<"int64_t">:$scatterIndicesBatchingDims,
+    OptionalArrayRefParameter<"int64_t">:$scatterDimsToOperandDims,
+    "int64_t":$indexVectorDim);
+  let hasCustomAssemblyFormat = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
@@ -310,6 +338,29 @@ def Stablehlo_CaseOp : Stablehlo_Op<"case", [RecursiveMemoryEffects]> {
   let arguments = (ins AnyTensor:$index);
   let results = (outs Variadic<AnyTensor>);
   let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
+}
+
+def Stablehlo_GatherOp : Stablehlo_Op<"gather"> {
+  let summary = "slices at indices (jnp.take, x[i]; generic syntax only)";
+  let arguments = (ins AnyTensor:$operand, AnyTensor:$start_indices,
+                   Stablehlo_GatherDimensionNumbers:$dimension_numbers,
+                   DenseI64ArrayAttr:$slice_sizes,
+                   OptionalAttr<BoolAttr>:$indices_are_sorted);
+  let results = (outs AnyTensor:$result);
+}
+
+def Stablehlo_ScatterOp : Stablehlo_Op<"scatter", [SameVariadicOperandSize,
+    RecursiveMemoryEffects]> {
+  let summary = "combines updates into slices at indices (x.at[i].add(u); "
+                "generic syntax only)";
+  let arguments = (ins Variadic<AnyTensor>:$inputs,
+                   AnyTensor:$scatter_indices,
+                   Variadic<AnyTensor>:$updates,
+                   Stablehlo_ScatterDimensionNumbers:$scatter_dimension_numbers,
+                   OptionalAttr<BoolAttr>:$indices_are_sorted,
+                   OptionalAttr<BoolAttr>:$unique_indices);
+  let results = (outs Variadic<AnyTensor>);
+  let regions = (region SizedRegion<1>:$update_computation);
 }
 
 def Stablehlo_ReturnOp : Stablehlo_Op<"return", [Terminator]> {

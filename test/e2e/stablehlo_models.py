@@ -3,7 +3,8 @@
 # locations; written by hand, as JAX is not installable here) run through
 # kiln-run, which imports them (kiln-import-stablehlo), and match numpy: an
 # MLP with log_softmax, layer norm with GELU, batched causal attention, an
-# RNN written with lax.scan, lax.while_loop and lax.switch, and the gradient
+# RNN written with lax.scan, lax.while_loop and lax.switch, an embedding
+# lookup and its scatter-add, and the gradient
 # of an imported loss taken in Kiln (kiln.value_and_grad of the imported
 # function) against the gradient derived by hand.
 # RUN: %numpy_python %s kiln-run
@@ -270,6 +271,32 @@ def control(x, n, k):
         np.float32)]
 
 
+# An embedding lookup (x[ids]: the gather clamps indices) and its
+# accumulation back (table.at[ids].add(rows): indices out of range are
+# dropped).
+INDEXING = HEADER + '''
+  func.func public @main(%arg0: tensor<10x4xf32>, %arg1: tensor<6xi32>) -> (tensor<6x4xf32> {jax.result_info = "[0]"}, tensor<10x4xf32> {jax.result_info = "[1]"}) {
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [0] : (tensor<6xi32>) -> tensor<6x1xi32>
+    %1 = "stablehlo.gather"(%arg0, %0) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 4>}> : (tensor<10x4xf32>, tensor<6x1xi32>) -> tensor<6x4xf32>
+    %2 = "stablehlo.scatter"(%arg0, %0, %1) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+      %3 = stablehlo.add %arg2, %arg3 : tensor<f32>
+      stablehlo.return %3 : tensor<f32>
+    }) : (tensor<10x4xf32>, tensor<6x1xi32>, tensor<6x4xf32>) -> tensor<10x4xf32>
+    return %1, %2 : tensor<6x4xf32>, tensor<10x4xf32>
+  }
+}''' + LOCS
+
+
+def indexing(table, ids):
+    rows = table[np.clip(ids, 0, len(table) - 1)]
+    total = table.astype(np.float64)
+    for i, row in zip(ids, rows):
+        if 0 <= i < len(table):
+            total[i] += row
+    return [rows, total.astype(np.float32)]
+
+
 rng = np.random.default_rng(3)
 
 
@@ -292,6 +319,9 @@ check("grad of the imported loss", LOSS, "grads", args, loss_and_grads(*args),
       rtol=1e-4, atol=1e-6)
 args = [normal(Hs, Hs, scale=0.5), normal(I, Hs), normal(L, I), normal(Hs)]
 check("rnn (lax.scan)", RNN, "main", args, rnn(*args), rtol=1e-5, atol=1e-6)
+args = [normal(10, 4), np.array([3, 0, 3, 12, -2, 9], np.int32)]
+check("embedding take and add", INDEXING, "main", args, indexing(*args),
+      rtol=1e-6, atol=1e-6)
 x = normal(4)
 for n, k in ((0, 0), (3, 1), (7, 2), (2, 9), (4, -3)):
     args = [x, np.array(n, np.int32), np.array(k, np.int32)]

@@ -36,3 +36,24 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<4xi1> {
   %0 = stablehlo.compare GREATER, %arg0, %arg0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
+
+// -----
+
+// A gather of partial slices (lax.dynamic_slice in a vmap) is not a take.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<5x8xf32> {
+  // expected-error @+1 {{stablehlo.gather: Kiln imports gathers of whole slices along one dimension (jnp.take, x[i])}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 8>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x8xf32>
+  return %0 : tensor<5x8xf32>
+}
+
+// -----
+
+// x.at[i].set(u) replaces rather than adds.
+func.func @main(%arg0: tensor<10xf32>, %arg1: tensor<2x1xi32>, %arg2: tensor<2xf32>) -> tensor<10xf32> {
+  // expected-error @+1 {{stablehlo.scatter: Kiln imports scatters that add whole slices along one dimension (x.at[i].add)}}
+  %0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<10xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<10xf32>
+  return %0 : tensor<10xf32>
+}

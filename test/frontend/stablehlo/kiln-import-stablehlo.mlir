@@ -261,3 +261,30 @@ func.func @branches(%arg0: tensor<i32>, %arg1: tensor<f32>, %arg2: tensor<f32>, 
   }) : (tensor<i1>) -> tensor<f32>
   return %0, %1 : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// jnp.take / x[i] (gathers of whole slices along one dimension) are
+// kiln.take; x.at[i].add(u) is kiln.scatter_add with the updates of
+// indices out of range made zeros (StableHLO drops them; kiln clamps).
+// CHECK-LABEL: func.func @indexing
+// CHECK: %[[I:.*]] = kiln.reshape %arg1 : (tensor<5x1xi32>) -> tensor<5xi32>
+// CHECK: %[[T:.*]] = kiln.take %arg0[%[[I]]], dim = 0 : (tensor<10x16xf32>, tensor<5xi32>) -> tensor<5x16xf32>
+// CHECK: %[[C:.*]] = kiln.take %arg0[%arg2], dim = 1 : (tensor<10x16xf32>, tensor<3x2xi32>) -> tensor<10x3x2xf32>
+// CHECK: %[[J:.*]] = kiln.reshape %arg1 : (tensor<5x1xi32>) -> tensor<5xi32>
+// CHECK: %[[GE:.*]] = kiln.compare  GE, %[[J]], %{{.*}} : tensor<5xi32>
+// CHECK: %[[LT:.*]] = kiln.compare  LT, %[[J]], %{{.*}} : tensor<5xi32>
+// CHECK: %[[IN:.*]] = kiln.and %[[GE]], %[[LT]] : tensor<5xi1>
+// CHECK: %[[M:.*]] = kiln.broadcast_in_dim %[[IN]], dims = [0] : (tensor<5xi1>) -> tensor<5x16xi1>
+// CHECK: %[[U:.*]] = kiln.select %[[M]], %[[T]], %{{.*}} : tensor<5x16xi1>, tensor<5x16xf32>
+// CHECK: kiln.scatter_add %arg0[%[[J]]], %[[U]], dim = 0 : (tensor<10x16xf32>, tensor<5xi32>, tensor<5x16xf32>) -> tensor<10x16xf32>
+func.func @indexing(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>, %arg2: tensor<3x2xi32>) -> (tensor<10x3x2xf32>, tensor<10x16xf32>) {
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 16>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x16xf32>
+  %1 = "stablehlo.gather"(%arg0, %arg2) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 2>, slice_sizes = array<i64: 10, 1>}> : (tensor<10x16xf32>, tensor<3x2xi32>) -> tensor<10x3x2xf32>
+  %2 = "stablehlo.scatter"(%arg0, %arg1, %0) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<10x16xf32>, tensor<5x1xi32>, tensor<5x16xf32>) -> tensor<10x16xf32>
+  return %1, %2 : tensor<10x3x2xf32>, tensor<10x16xf32>
+}
