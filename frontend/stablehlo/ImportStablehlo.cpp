@@ -323,9 +323,39 @@ bool isExtreme(Attribute value, bool low) {
   return false;
 }
 
+/// A reduction of booleans as one of 0/1 integers (kiln reduces numbers).
+template <typename ReduceOp>
+Value reduceBoolsWith(OpBuilder &b, Location loc, Type type, Value input,
+                      DenseI64ArrayAttr dims) {
+  auto wide = [&](Type t) {
+    return cast<RankedTensorType>(t).clone(b.getI32Type());
+  };
+  Value numbers = kiln::ConvertOp::create(b, loc, wide(input.getType()), input);
+  Value reduced = ReduceOp::create(b, loc, wide(type), numbers, dims);
+  return kiln::ConvertOp::create(b, loc, type, reduced);
+}
+
+/// Whether `value` is a splat of the boolean `expected`.
+bool splatIs(Attribute value, bool expected) {
+  auto splat = dyn_cast<SplatElementsAttr>(value);
+  return splat && splat.getElementType().isInteger(1) &&
+         splat.getSplatValue<bool>() == expected;
+}
+
 /// The kiln form of a reduction whose body applies `body` (an op of the
-/// stablehlo dialect) to its accumulator and element, if Kiln has one.
-std::optional<Combiner> combinerOf(Operation *body) {
+/// stablehlo dialect) to its accumulator and element, if Kiln has one;
+/// on booleans (`isBool`) `or` and `and` (which add and maximum, multiply
+/// and minimum are there).
+std::optional<Combiner> combinerOf(Operation *body, bool isBool) {
+  if (isBool && isa<shlo::OrOp, shlo::AddOp, shlo::MaximumOp>(body))
+    return Combiner{reduceBoolsWith<kiln::ReduceMaxOp>, combineWith<kiln::OrOp>,
+                    [](Attribute v) { return splatIs(v, false); }};
+  if (isBool && isa<shlo::AndOp, shlo::MultiplyOp, shlo::MinimumOp>(body))
+    return Combiner{reduceBoolsWith<kiln::ReduceMinOp>,
+                    combineWith<kiln::AndOp>,
+                    [](Attribute v) { return splatIs(v, true); }};
+  if (isBool)
+    return std::nullopt;
   if (isa<shlo::AddOp>(body))
     return Combiner{reduceWith<kiln::ReduceSumOp>, combineWith<kiln::AddOp>,
                     [](Attribute v) { return splatEquals(v, 0); }};
@@ -362,7 +392,8 @@ struct Reduce : OpConversionPattern<shlo::ReduceOp> {
     Operation *body =
         op.getInputs().size() == 1 ? appliedOp(op.getBody()) : nullptr;
     std::optional<Combiner> combiner =
-        body ? combinerOf(body) : std::optional<Combiner>();
+        body ? combinerOf(body, isBoolTensor(op.getType(0)))
+             : std::optional<Combiner>();
     if (!combiner)
       return rewriter.notifyMatchFailure(op, "no kiln reduction for its body");
     Location loc = op.getLoc();
@@ -538,10 +569,10 @@ std::optional<std::string> unsupported(Operation *op) {
     Operation *body = reduce.getInputs().size() == 1
                           ? appliedOp(reduce.getBody())
                           : nullptr;
-    if (!body || !combinerOf(body) || isBoolTensor(reduce.getType(0)))
+    if (!body || !combinerOf(body, isBoolTensor(reduce.getType(0))))
       return std::string("stablehlo.reduce: Kiln imports reductions of one "
-                         "tensor (not i1) whose body applies add, multiply, "
-                         "maximum or minimum");
+                         "tensor whose body applies add, multiply, maximum "
+                         "or minimum (or, and of booleans)");
   }
   if (auto gather = dyn_cast<shlo::GatherOp>(op); gather &&
                                                  !takeDimension(gather))

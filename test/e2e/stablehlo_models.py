@@ -322,6 +322,18 @@ check("rnn (lax.scan)", RNN, "main", args, rnn(*args), rtol=1e-5, atol=1e-6)
 args = [normal(10, 4), np.array([3, 0, 3, 12, -2, 9], np.int32)]
 check("embedding take and add", INDEXING, "main", args, indexing(*args),
       rtol=1e-6, atol=1e-6)
+ANY_ALL = HEADER + '''
+  func.func public @main(%arg0: tensor<3x4xi1>) -> (tensor<3xi1>, tensor<4xi1>) {
+    %false = stablehlo.constant dense<false> : tensor<i1>
+    %0 = stablehlo.reduce(%arg0 init: %false) applies stablehlo.or across dimensions = [1] : (tensor<3x4xi1>, tensor<i1>) -> tensor<3xi1>
+    %true = stablehlo.constant dense<true> : tensor<i1>
+    %1 = stablehlo.reduce(%arg0 init: %true) applies stablehlo.and across dimensions = [0] : (tensor<3x4xi1>, tensor<i1>) -> tensor<4xi1>
+    return %0, %1 : tensor<3xi1>, tensor<4xi1>
+  }
+}''' + LOCS
+flags = np.array([[0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 1, 1]], bool)
+check("jnp.any, jnp.all", ANY_ALL, "main", [flags],
+      [flags.any(axis=1), flags.all(axis=0)])
 x = normal(4)
 for n, k in ((0, 0), (3, 1), (7, 2), (2, 9), (4, -3)):
     args = [x, np.array(n, np.int32), np.array(k, np.int32)]

@@ -288,3 +288,23 @@ func.func @indexing(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>, %arg2: ten
   }) : (tensor<10x16xf32>, tensor<5x1xi32>, tensor<5x16xf32>) -> tensor<10x16xf32>
   return %1, %2 : tensor<10x3x2xf32>, tensor<10x16xf32>
 }
+
+// -----
+
+// jnp.any and jnp.all: reductions of booleans by or and and, as the
+// maximum and minimum of 0/1 integers; a non-identity init is folded in.
+// CHECK-LABEL: func.func @any_all
+// CHECK: %[[W:.*]] = kiln.convert %arg0 : (tensor<2x3xi1>) -> tensor<2x3xi32>
+// CHECK: %[[M:.*]] = kiln.reduce_max %[[W]], dims = [1] : (tensor<2x3xi32>) -> tensor<2xi32>
+// CHECK: %[[ANY:.*]] = kiln.convert %[[M]] : (tensor<2xi32>) -> tensor<2xi1>
+// CHECK: %[[W2:.*]] = kiln.convert %arg0 : (tensor<2x3xi1>) -> tensor<2x3xi32>
+// CHECK: %[[N:.*]] = kiln.reduce_min %[[W2]], dims = [0, 1] : (tensor<2x3xi32>) -> tensor<i32>
+// CHECK: %[[ALL:.*]] = kiln.convert %[[N]] : (tensor<i32>) -> tensor<i1>
+// CHECK: %[[AND:.*]] = kiln.and %[[ALL]], %arg1 : tensor<i1>
+// CHECK: return %[[ANY]], %[[AND]]
+func.func @any_all(%arg0: tensor<2x3xi1>, %arg1: tensor<i1>) -> (tensor<2xi1>, tensor<i1>) {
+  %false = stablehlo.constant dense<false> : tensor<i1>
+  %0 = stablehlo.reduce(%arg0 init: %false) applies stablehlo.or across dimensions = [1] : (tensor<2x3xi1>, tensor<i1>) -> tensor<2xi1>
+  %1 = stablehlo.reduce(%arg0 init: %arg1) applies stablehlo.and across dimensions = [0, 1] : (tensor<2x3xi1>, tensor<i1>) -> tensor<i1>
+  return %0, %1 : tensor<2xi1>, tensor<i1>
+}
