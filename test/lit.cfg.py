@@ -43,3 +43,8 @@ if shutil.which("mpirun") and os.path.exists(
     config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
     config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+# StableHLO's interpreter tests, where the user gives a copy.
+stablehlo_tests = os.environ.get("KILN_STABLEHLO_TESTS")
+if stablehlo_tests and os.path.isdir(stablehlo_tests):
+    config.available_features.add("stablehlo-tests")
+    config.substitutions.append(("%stablehlo_tests", stablehlo_tests))
