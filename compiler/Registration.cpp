@@ -21,7 +21,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<KilnDialect, shlo::StablehloDialect>();
+  registry.insert<KilnDialect, shlo::StablehloDialect, sdy::SdyDialect>();
   registerAllKilnRules(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

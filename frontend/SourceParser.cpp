@@ -23,16 +23,10 @@ OwningOpRef<ModuleOp> parseKilnSource(llvm::SourceMgr &sourceMgr,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return nullptr;
-  // A module JAX exported (StableHLO ops) becomes kiln IR first.
-  Dialect *stablehlo = context.getLoadedDialect<shlo::StablehloDialect>();
-  bool exported =
-      stablehlo && module
-                        ->walk([&](Operation *op) {
-                          return op->getDialect() == stablehlo
-                                     ? WalkResult::interrupt()
-                                     : WalkResult::advance();
-                        })
-                        .wasInterrupted();
+  // A module JAX exported (StableHLO ops, Shardy's annotations) becomes
+  // kiln IR first; the parser loads their dialects only when it meets them.
+  bool exported = context.getLoadedDialect<shlo::StablehloDialect>() ||
+                  context.getLoadedDialect<sdy::SdyDialect>();
   if (exported) {
     PassManager pm(&context);
     pm.addPass(createKilnImportStablehlo());

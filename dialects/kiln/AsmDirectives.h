@@ -30,6 +30,11 @@ void printConcatenateInputs(mlir::OpAsmPrinter &printer, mlir::Operation *,
                             mlir::OperandRange inputs,
                             mlir::IntegerAttr dimension);
 
+/// `["data"=2, "model"=4]`: a mesh's axis names and sizes.
+mlir::ParseResult parseMeshAxes(mlir::AsmParser &parser,
+                                llvm::SmallVectorImpl<mlir::Attribute> &names,
+                                llvm::SmallVectorImpl<int64_t> &sizes);
+
 } // namespace kiln
 
 #endif // KILN_DIALECTS_KILN_ASMDIRECTIVES_H

@@ -1,5 +1,6 @@
 //===- ShardingOps.cpp - meshes and sharding constraints ------------------===//
 #include "kiln/KilnDialect.h"
+#include "AsmDirectives.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -13,23 +14,29 @@ using namespace kiln;
 //===----------------------------------------------------------------------===//
 
 /// `@mesh ["data"=2, "model"=4]`.
+ParseResult kiln::parseMeshAxes(AsmParser &parser,
+                                SmallVectorImpl<Attribute> &names,
+                                SmallVectorImpl<int64_t> &sizes) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        std::string axis;
+        int64_t size;
+        if (parser.parseString(&axis) || parser.parseEqual() ||
+            parser.parseInteger(size))
+          return failure();
+        names.push_back(parser.getBuilder().getStringAttr(axis));
+        sizes.push_back(size);
+        return success();
+      });
+}
+
 ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr name;
   SmallVector<Attribute> names;
   SmallVector<int64_t> sizes;
   if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
                              result.attributes) ||
-      parser.parseCommaSeparatedList(
-          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
-            std::string axis;
-            int64_t size;
-            if (parser.parseString(&axis) || parser.parseEqual() ||
-                parser.parseInteger(size))
-              return failure();
-            names.push_back(parser.getBuilder().getStringAttr(axis));
-            sizes.push_back(size);
-            return success();
-          }) ||
+      parseMeshAxes(parser, names, sizes) ||
       parser.parseOptionalAttrDict(result.attributes))
     return failure();
   Builder &b = parser.getBuilder();

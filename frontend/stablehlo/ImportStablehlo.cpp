@@ -588,19 +588,55 @@ std::optional<std::string> unsupported(Operation *op) {
   return std::nullopt;
 }
 
-/// Drops JAX's and XLA's bookkeeping attributes (`jax.result_info`,
-/// `mhlo.layout_mode`, `mhlo.num_partitions`, ...), which kiln does not
-/// read.
-void dropExportAttributes(Operation *op) {
+//===----------------------------------------------------------------------===//
+// Shardy's annotations
+//===----------------------------------------------------------------------===//
+
+struct Mesh : OpConversionPattern<sdy::MeshOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sdy::MeshOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    sdy::MeshAttr mesh = op.getMesh();
+    rewriter.replaceOpWithNewOp<kiln::MeshOp>(
+        op, TypeRange(), ValueRange(),
+        ArrayRef<NamedAttribute>{
+            rewriter.getNamedAttr("sym_name", op.getSymNameAttr()),
+            rewriter.getNamedAttr("axis_names", mesh.getAxisNames()),
+            rewriter.getNamedAttr("axis_sizes", mesh.getAxisSizes())});
+    return success();
+  }
+};
+
+struct ShardingConstraint : OpConversionPattern<sdy::ShardingConstraintOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sdy::ShardingConstraintOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<kiln::ShardingConstraintOp>(
+        op, op.getType(), adaptor.getInput(), op.getSharding().getSharding());
+    return success();
+  }
+};
+
+/// Translates an export's attributes: Shardy's shardings of arguments and
+/// results (`sdy.sharding`) become kiln's (`kiln.sharding`); JAX's and
+/// XLA's bookkeeping (`jax.result_info`, `mhlo.layout_mode`,
+/// `mhlo.num_partitions`, ...), which kiln does not read, goes.
+void translateExportAttributes(Operation *op) {
   auto isExport = [](NamedAttribute attr) {
     StringRef name = attr.getName().getValue();
     return name.starts_with("jax.") || name.starts_with("mhlo.");
   };
   auto filter = [&](DictionaryAttr dict) {
     SmallVector<NamedAttribute> kept;
-    for (NamedAttribute attr : dict)
-      if (!isExport(attr))
+    for (NamedAttribute attr : dict) {
+      if (auto sharding = dyn_cast<sdy::ShardingAttr>(attr.getValue()))
+        kept.emplace_back(KilnDialect::kShardingAttrName,
+                          sharding.getSharding());
+      else if (!isExport(attr))
         kept.push_back(attr);
+    }
     return DictionaryAttr::get(op->getContext(), kept);
   };
   SmallVector<StringAttr> names;
@@ -632,7 +668,7 @@ struct KilnImportStablehlo
         op->emitError(*why);
         failedEarly = true;
       }
-      dropExportAttributes(op);
+      translateExportAttributes(op);
     });
     if (failedEarly)
       return signalPassFailure();
@@ -662,7 +698,7 @@ struct KilnImportStablehlo
         Rename<shlo::PadOp, kiln::PadOp>, Rename<shlo::ReverseOp, kiln::ReverseOp>,
         Rename<shlo::DynamicSliceOp, kiln::DynamicSliceOp>,
         Rename<shlo::DynamicUpdateSliceOp, kiln::DynamicUpdateSliceOp>, Clamp,
-        While, If, Case, Return, Gather, Scatter,
+        While, If, Case, Return, Gather, Scatter, Mesh, ShardingConstraint,
         Binary<shlo::AddOp, kiln::AddOp, kiln::OrOp>,
         Binary<shlo::SubtractOp, kiln::SubOp>,
         Binary<shlo::MultiplyOp, kiln::MulOp, kiln::AndOp>,
@@ -675,7 +711,7 @@ struct KilnImportStablehlo
         Binary<shlo::XorOp, kiln::XorOp>, IsFinite, Compare, Select,
         DotGeneral, Reduce>(context);
     ConversionTarget target(*context);
-    target.addIllegalDialect<shlo::StablehloDialect>();
+    target.addIllegalDialect<shlo::StablehloDialect, sdy::SdyDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

@@ -19,7 +19,10 @@ def KilnImportStablehlo
     whose body applies add, multiply, maximum, minimum, and or or to its
     arguments becomes the matching `kiln.reduce_*`, combined with its init
     value unless that is the identity. JAX's `jax.*` and `mhlo.*` function
-    attributes are dropped. An op Kiln cannot import (`custom_call`, or a
+    attributes are dropped. Shardy's annotations of a sharded export
+    (`sdy.mesh`, `sdy.sharding` on arguments and results,
+    `sdy.sharding_constraint`) become Kiln's (`kiln.mesh`, `kiln.sharding`,
+    `kiln.sharding_constraint`). An op Kiln cannot import (`custom_call`, or a
     reduction with another body) is an error at its location naming it.
 
     Example:

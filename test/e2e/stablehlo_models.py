@@ -4,7 +4,8 @@
 # kiln-run, which imports them (kiln-import-stablehlo), and match numpy: an
 # MLP with log_softmax, layer norm with GELU, batched causal attention, an
 # RNN written with lax.scan, lax.while_loop and lax.switch, an embedding
-# lookup and its scatter-add, and the gradient
+# lookup and its scatter-add, a sharded export (Shardy's annotations) on
+# 4 devices, and the gradient
 # of an imported loss taken in Kiln (kiln.value_and_grad of the imported
 # function) against the gradient derived by hand.
 # RUN: %numpy_python %s kiln-run
@@ -297,6 +298,27 @@ def indexing(table, ids):
     return [rows, total.astype(np.float32)]
 
 
+# A sharded export (Shardy's annotations: data parallel over "data",
+# tensor parallel over "model") runs partitioned on the 4 devices of its
+# mesh.
+SHARDED = '''
+module @jit_sharded attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["data"=2, "model"=2]>
+  func.func public @main(%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<6x12xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>}, %arg2: tensor<12x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<8x6xf32> {jax.result_info = "", sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x6xf32>, tensor<6x12xf32>) -> tensor<8x12xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{"data"}, {"model"}]> : tensor<8x12xf32>
+    %2 = stablehlo.tanh %1 : tensor<8x12xf32>
+    %3 = stablehlo.dot_general %2, %arg2, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x12xf32>, tensor<12x6xf32>) -> tensor<8x6xf32>
+    return %3 : tensor<8x6xf32>
+  }
+}'''
+
+
+def sharded(x, w1, w2):
+    x, w1, w2 = (a.astype(np.float64) for a in (x, w1, w2))
+    return [(np.tanh(x @ w1) @ w2).astype(np.float32)]
+
+
 rng = np.random.default_rng(3)
 
 
@@ -319,6 +341,9 @@ check("grad of the imported loss", LOSS, "grads", args, loss_and_grads(*args),
       rtol=1e-4, atol=1e-6)
 args = [normal(Hs, Hs, scale=0.5), normal(I, Hs), normal(L, I), normal(Hs)]
 check("rnn (lax.scan)", RNN, "main", args, rnn(*args), rtol=1e-5, atol=1e-6)
+args = [normal(8, 6), normal(6, 12, scale=0.4), normal(12, 6, scale=0.4)]
+check("sharded (sdy) on 4 devices", SHARDED, "main", args, sharded(*args),
+      rtol=1e-5, atol=1e-5)
 args = [normal(10, 4), np.array([3, 0, 3, 12, -2, 9], np.int32)]
 check("embedding take and add", INDEXING, "main", args, indexing(*args),
       rtol=1e-6, atol=1e-6)

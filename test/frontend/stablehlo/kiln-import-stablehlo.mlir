@@ -308,3 +308,21 @@ func.func @any_all(%arg0: tensor<2x3xi1>, %arg1: tensor<i1>) -> (tensor<2xi1>, t
   %1 = stablehlo.reduce(%arg0 init: %arg1) applies stablehlo.and across dimensions = [0, 1] : (tensor<2x3xi1>, tensor<i1>) -> tensor<i1>
   return %0, %1 : tensor<2xi1>, tensor<i1>
 }
+
+// -----
+
+// Shardy's annotations of a sharded export become Kiln's.
+// CHECK-LABEL: module @jit_sharded
+// CHECK: kiln.mesh @mesh ["data"=2, "model"=2]
+// CHECK: func.func public @main(%arg0: tensor<8x4xf32> {kiln.sharding = #kiln.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<4x6xf32> {kiln.sharding = #kiln.sharding<@mesh, [{}, {"model"}]>})
+// CHECK-SAME: -> (tensor<8x6xf32> {kiln.sharding = #kiln.sharding<@mesh, [{"data"}, {?}]>})
+// CHECK: %[[D:.*]] = kiln.dot_general
+// CHECK: kiln.sharding_constraint %[[D]] <@mesh, [{"data"}, {"model"}]> : tensor<8x6xf32>
+module @jit_sharded attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["data"=2, "model"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<4x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>}) -> (tensor<8x6xf32> {jax.result_info = "", sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {?}]>}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{"data"}, {"model"}]> : tensor<8x6xf32>
+    return %1 : tensor<8x6xf32>
+  }
+}
