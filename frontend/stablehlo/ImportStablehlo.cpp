@@ -185,34 +185,19 @@ struct Clamp : OpConversionPattern<shlo::ClampOp> {
 // kiln.yield.
 //===----------------------------------------------------------------------===//
 
-struct While : OpConversionPattern<shlo::WhileOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// A stablehlo op with regions that is `To` with the same operands and
+/// its regions moved (while, if).
+template <typename From, typename To>
+struct MoveRegions : OpConversionPattern<From> {
+  using OpConversionPattern<From>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(shlo::WhileOp op, OpAdaptor adaptor,
+  matchAndRewrite(From op, typename From::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto loop = kiln::WhileOp::create(rewriter, op.getLoc(),
-                                      op.getResultTypes(), adaptor.getOperand());
-    rewriter.inlineRegionBefore(op.getCond(), loop.getCond(),
-                                loop.getCond().end());
-    rewriter.inlineRegionBefore(op.getBody(), loop.getBody(),
-                                loop.getBody().end());
-    rewriter.replaceOp(op, loop.getResults());
-    return success();
-  }
-};
-
-struct If : OpConversionPattern<shlo::IfOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(shlo::IfOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto cond = kiln::CondOp::create(rewriter, op.getLoc(),
-                                     op.getResultTypes(), adaptor.getPred());
-    rewriter.inlineRegionBefore(op.getTrueBranch(), cond.getTrueBranch(),
-                                cond.getTrueBranch().end());
-    rewriter.inlineRegionBefore(op.getFalseBranch(), cond.getFalseBranch(),
-                                cond.getFalseBranch().end());
-    rewriter.replaceOp(op, cond.getResults());
+    auto to = To::create(rewriter, op.getLoc(), op->getResultTypes(),
+                         adaptor.getOperands());
+    for (auto [from, into] : llvm::zip(op->getRegions(), to->getRegions()))
+      rewriter.inlineRegionBefore(from, into, into.end());
+    rewriter.replaceOp(op, to->getResults());
     return success();
   }
 };
@@ -698,7 +683,8 @@ struct KilnImportStablehlo
         Rename<shlo::PadOp, kiln::PadOp>, Rename<shlo::ReverseOp, kiln::ReverseOp>,
         Rename<shlo::DynamicSliceOp, kiln::DynamicSliceOp>,
         Rename<shlo::DynamicUpdateSliceOp, kiln::DynamicUpdateSliceOp>, Clamp,
-        While, If, Case, Return, Gather, Scatter, Mesh, ShardingConstraint,
+        MoveRegions<shlo::WhileOp, kiln::WhileOp>,
+        MoveRegions<shlo::IfOp, kiln::CondOp>, Case, Return, Gather, Scatter, Mesh, ShardingConstraint,
         Binary<shlo::AddOp, kiln::AddOp, kiln::OrOp>,
         Binary<shlo::SubtractOp, kiln::SubOp>,
         Binary<shlo::MultiplyOp, kiln::MulOp, kiln::AndOp>,

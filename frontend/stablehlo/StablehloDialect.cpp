@@ -272,16 +272,24 @@ static std::optional<int64_t> singleField(AsmParser &parser,
   return std::nullopt;
 }
 
-Attribute GatherDimensionNumbersAttr::parse(AsmParser &parser, Type) {
+/// A gather's or scatter's dimension numbers: five lists, then the index
+/// vector dimension.
+template <typename AttrT>
+static Attribute parseIndexingDims(AsmParser &parser,
+                                   ArrayRef<StringLiteral> names) {
   SmallVector<int64_t> fields[6];
-  if (parseDimensionFields(parser, kGatherFields, fields))
+  if (parseDimensionFields(parser, names, fields))
     return {};
   std::optional<int64_t> indexVectorDim =
-      singleField(parser, fields[5], kGatherFields[5]);
+      singleField(parser, fields[5], names[5]);
   if (!indexVectorDim)
     return {};
-  return get(parser.getContext(), fields[0], fields[1], fields[2], fields[3],
-             fields[4], *indexVectorDim);
+  return AttrT::get(parser.getContext(), fields[0], fields[1], fields[2],
+                    fields[3], fields[4], *indexVectorDim);
+}
+
+Attribute GatherDimensionNumbersAttr::parse(AsmParser &parser, Type) {
+  return parseIndexingDims<GatherDimensionNumbersAttr>(parser, kGatherFields);
 }
 
 void GatherDimensionNumbersAttr::print(AsmPrinter &printer) const {
@@ -298,15 +306,7 @@ static constexpr StringLiteral kScatterFields[] = {
     "scatter_dims_to_operand_dims", "index_vector_dim"};
 
 Attribute ScatterDimensionNumbersAttr::parse(AsmParser &parser, Type) {
-  SmallVector<int64_t> fields[6];
-  if (parseDimensionFields(parser, kScatterFields, fields))
-    return {};
-  std::optional<int64_t> indexVectorDim =
-      singleField(parser, fields[5], kScatterFields[5]);
-  if (!indexVectorDim)
-    return {};
-  return get(parser.getContext(), fields[0], fields[1], fields[2], fields[3],
-             fields[4], *indexVectorDim);
+  return parseIndexingDims<ScatterDimensionNumbersAttr>(parser, kScatterFields);
 }
 
 void ScatterDimensionNumbersAttr::print(AsmPrinter &printer) const {
