@@ -164,6 +164,38 @@ struct DotGeneral : OpConversionPattern<shlo::DotGeneralOp> {
   }
 };
 
+/// `dot` contracts the last dimension of its first operand with the first
+/// of its second (a vector's only one).
+struct Dot : OpConversionPattern<shlo::DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t lhsRank = cast<RankedTensorType>(op.getLhs().getType()).getRank();
+    SmallVector<NamedAttribute> attrs = {
+        rewriter.getNamedAttr("lhs_contracting_dimensions",
+                              rewriter.getDenseI64ArrayAttr({lhsRank - 1})),
+        rewriter.getNamedAttr("rhs_contracting_dimensions",
+                              rewriter.getDenseI64ArrayAttr({0}))};
+    rewriter.replaceOpWithNewOp<kiln::DotGeneralOp>(
+        op, op.getType(), adaptor.getOperands(), attrs);
+    return success();
+  }
+};
+
+/// An optimization barrier (jax.checkpoint's) keeps values from moving
+/// across it in XLA; Kiln's rematerialization has its own ops, so the
+/// values pass through.
+struct OptimizationBarrier : OpConversionPattern<shlo::OptimizationBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::OptimizationBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getOperand());
+    return success();
+  }
+};
+
 /// `clamp(lo, x, hi)` is `min(max(x, lo), hi)`.
 struct Clamp : OpConversionPattern<shlo::ClampOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -695,7 +727,7 @@ struct KilnImportStablehlo
         Binary<shlo::PowerOp, kiln::PowOp>, Binary<shlo::Atan2Op, kiln::Atan2Op>,
         Binary<shlo::AndOp, kiln::AndOp>, Binary<shlo::OrOp, kiln::OrOp>,
         Binary<shlo::XorOp, kiln::XorOp>, IsFinite, Compare, Select,
-        DotGeneral, Reduce>(context);
+        DotGeneral, Dot, OptimizationBarrier, Reduce>(context);
     ConversionTarget target(*context);
     target.addIllegalDialect<shlo::StablehloDialect, sdy::SdyDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

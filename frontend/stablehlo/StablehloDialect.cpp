@@ -157,6 +157,22 @@ static void printSliceStarts(OpAsmPrinter &printer, Operation *op,
   printDims(printer, op, sizes);
 }
 
+/// `A, B`: an optimization barrier's operand types, which its results
+/// have too.
+static ParseResult parseBarrierTypes(OpAsmParser &parser,
+                                     SmallVectorImpl<Type> &operands,
+                                     SmallVectorImpl<Type> &results) {
+  if (parser.parseTypeList(operands))
+    return failure();
+  results.assign(operands.begin(), operands.end());
+  return success();
+}
+
+static void printBarrierTypes(OpAsmPrinter &printer, Operation *,
+                              TypeRange operands, TypeRange) {
+  llvm::interleaveComma(operands, printer);
+}
+
 /// An enum attribute written as its bare keyword (`GT`).
 template <typename AttrT>
 static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {

@@ -363,6 +363,27 @@ def Stablehlo_ScatterOp : Stablehlo_Op<"scatter", [SameVariadicOperandSize,
   let regions = (region SizedRegion<1>:$update_computation);
 }
 
+def Stablehlo_DotOp : Stablehlo_Op<"dot"> {
+  let summary = "a matrix or vector product (older exports)";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
+                   OptionalAttr<TypedArrayAttrBase<Stablehlo_PrecisionAttr,
+                                "precisions">>:$precision_config);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Stablehlo_OptimizationBarrierOp
+    : Stablehlo_Op<"optimization_barrier"> {
+  let summary = "its operands, kept from being moved across (jax.checkpoint)";
+  let arguments = (ins Variadic<AnyTensor>:$operand);
+  let results = (outs Variadic<AnyTensor>:$result);
+  let assemblyFormat = [{
+    attr-dict ($operand^ `:` custom<BarrierTypes>(type($operand), type($result)))?
+  }];
+}
+
 def Stablehlo_ReturnOp : Stablehlo_Op<"return", [Terminator]> {
   let summary = "a region's results";
   let arguments = (ins Variadic<AnyTensor>:$results);

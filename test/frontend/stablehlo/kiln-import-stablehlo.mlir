@@ -326,3 +326,18 @@ module @jit_sharded attributes {mhlo.num_partitions = 4 : i32} {
     return %1 : tensor<8x6xf32>
   }
 }
+
+// -----
+
+// stablehlo.dot (older exports) and jax.checkpoint's optimization
+// barrier, whose values pass through.
+// CHECK-LABEL: func.func @dot_and_barrier
+// CHECK: %[[D:.*]] = kiln.dot_general %arg0, %arg1, contracting = [1] x [0] : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[T:.*]] = kiln.tanh %[[D]] : tensor<2xf32>
+// CHECK-NEXT: return %[[T]], %arg1
+func.func @dot_and_barrier(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>) -> (tensor<2xf32>, tensor<3xf32>) {
+  %0 = stablehlo.dot %arg0, %arg1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  %1:2 = stablehlo.optimization_barrier %0, %arg1 : tensor<2xf32>, tensor<3xf32>
+  %2 = stablehlo.tanh %1#0 : tensor<2xf32>
+  return %2, %1#1 : tensor<2xf32>, tensor<3xf32>
+}
