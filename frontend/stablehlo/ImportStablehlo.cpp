@@ -401,11 +401,73 @@ Operation *appliedOp(Region &body) {
   return &combine;
 }
 
+/// Whether a reduction of (values, indices) is jnp.argmax (`max`) or
+/// jnp.argmin of its values: over one dimension, its indices an iota along
+/// it starting from 0, its body choosing by comparing the two values
+/// greater than (argmax) or less than (argmin), as jax.lax's argmax and
+/// argmin write it (ties and NaNs are then kiln.argmax's: the first index,
+/// NaN as the extreme).
+std::optional<bool> isArgReduction(shlo::ReduceOp op) {
+  if (op.getInputs().size() != 2 || op.getDimensions().size() != 1)
+    return std::nullopt;
+  int64_t dim = op.getDimensions()[0];
+  auto iota = op.getInputs()[1].getDefiningOp<shlo::IotaOp>();
+  Attribute start, extreme;
+  if (!iota || iota.getIotaDimension() != dim ||
+      !matchPattern(op.getInitValues()[1], m_Constant(&start)) ||
+      !splatEquals(start, 0) ||
+      !matchPattern(op.getInitValues()[0], m_Constant(&extreme)))
+    return std::nullopt;
+  // The body's arguments: (value, index) of the accumulator and element;
+  // the comparison that picks a value says which extreme it keeps.
+  Block &body = op.getBody().front();
+  Value a = body.getArgument(0), b = body.getArgument(2);
+  std::optional<bool> max;
+  body.walk([&](shlo::CompareOp compare) {
+    ValueRange operands = compare->getOperands();
+    shlo::ComparisonDirection direction = compare.getComparisonDirection();
+    if ((operands == ValueRange{a, b} || operands == ValueRange{b, a}) &&
+        (direction == shlo::ComparisonDirection::GT ||
+         direction == shlo::ComparisonDirection::LT))
+      max = direction == shlo::ComparisonDirection::GT;
+  });
+  // The values start from the extreme that never wins; kiln has no argmin
+  // of integers (negating the lowest integer overflows).
+  bool isFloat = isa<FloatType>(
+      cast<RankedTensorType>(a.getType()).getElementType());
+  if (!max || !isExtreme(extreme, *max) || (!*max && !isFloat))
+    return std::nullopt;
+  return max;
+}
+
+/// jnp.argmax / jnp.argmin: the extreme values and kiln.argmax of the
+/// values (negated for argmin).
+void rewriteArgReduction(shlo::ReduceOp op, ValueRange inputs, bool max,
+                         ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value values = inputs[0];
+  Type valueType = op.getResult(0).getType();
+  Value extremes =
+      max ? Value(kiln::ReduceMaxOp::create(rewriter, loc, valueType, values,
+                                            op.getDimensionsAttr()))
+          : Value(kiln::ReduceMinOp::create(rewriter, loc, valueType, values,
+                                            op.getDimensionsAttr()));
+  Value ranked = max ? values : Value(kiln::NegOp::create(rewriter, loc, values));
+  Value indices = kiln::ArgmaxOp::create(
+      rewriter, loc, op.getResult(1).getType(), ranked,
+      rewriter.getI64IntegerAttr(op.getDimensions()[0]));
+  rewriter.replaceOp(op, {extremes, indices});
+}
+
 struct Reduce : OpConversionPattern<shlo::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(shlo::ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<bool> max = isArgReduction(op)) {
+      rewriteArgReduction(op, adaptor.getInputs(), *max, rewriter);
+      return success();
+    }
     Operation *body =
         op.getInputs().size() == 1 ? appliedOp(op.getBody()) : nullptr;
     std::optional<Combiner> combiner =
@@ -582,14 +644,16 @@ std::optional<std::string> unsupported(Operation *op) {
   if (auto call = dyn_cast<shlo::CustomCallOp>(op))
     return "stablehlo.custom_call @" + call.getCallTargetName().str() +
            ": a backend's own function, which Kiln cannot import";
-  if (auto reduce = dyn_cast<shlo::ReduceOp>(op)) {
+  if (auto reduce = dyn_cast<shlo::ReduceOp>(op); reduce &&
+                                                 !isArgReduction(reduce)) {
     Operation *body = reduce.getInputs().size() == 1
                           ? appliedOp(reduce.getBody())
                           : nullptr;
     if (!body || !combinerOf(body, isBoolTensor(reduce.getType(0))))
       return std::string("stablehlo.reduce: Kiln imports reductions of one "
                          "tensor whose body applies add, multiply, maximum "
-                         "or minimum (or, and of booleans)");
+                         "or minimum (or, and of booleans), and jnp.argmax "
+                         "and jnp.argmin (of floats)");
   }
   if (auto gather = dyn_cast<shlo::GatherOp>(op); gather &&
                                                  !takeDimension(gather))

@@ -31,6 +31,9 @@ void StablehloDialect::initialize() {
       >();
 }
 
+/// Constants are what the importer matches init values against.
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
 //===----------------------------------------------------------------------===//
 // Custom directives
 //===----------------------------------------------------------------------===//

@@ -107,11 +107,12 @@ def Stablehlo_ScatterDimensionNumbers
 //===----------------------------------------------------------------------===//
 
 def Stablehlo_ConstantOp : Stablehlo_Op<"constant",
-    [AllTypesMatch<["value", "output"]>]> {
+    [ConstantLike, AllTypesMatch<["value", "output"]>]> {
   let summary = "a constant tensor";
   let arguments = (ins ElementsAttr:$value);
   let results = (outs AnyTensor:$output);
   let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
 }
 
 def Stablehlo_IotaOp : Stablehlo_Op<"iota"> {

@@ -356,6 +356,40 @@ ANY_ALL = HEADER + '''
     return %0, %1 : tensor<3xi1>, tensor<4xi1>
   }
 }''' + LOCS
+# jnp.argmax and jnp.argmin as jax.lax writes them: a reduction of the
+# values and an iota, the first index on ties, NaN as the extreme.
+def arg_body(direction):
+    return f'''
+     reducer(%a: tensor<f32>, %b: tensor<f32>) (%i: tensor<i32>, %j: tensor<i32>)  {{
+      %p = stablehlo.compare  {direction}, %a, %b,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %n = stablehlo.compare  NE, %a, %a,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %pv = stablehlo.or %p, %n : tensor<i1>
+      %e = stablehlo.compare  EQ, %a, %b,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %l = stablehlo.compare  LT, %i, %j,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %el = stablehlo.and %e, %l : tensor<i1>
+      %pi = stablehlo.or %pv, %el : tensor<i1>
+      %v = stablehlo.select %pv, %a, %b : tensor<i1>, tensor<f32>
+      %k = stablehlo.select %pi, %i, %j : tensor<i1>, tensor<i32>
+      stablehlo.return %v, %k : tensor<f32>, tensor<i32>
+    }}'''
+
+
+ARG = HEADER + f'''
+  func.func public @main(%arg0: tensor<3x5xf32>) -> (tensor<3xi32>, tensor<5xi32>) {{
+    %0 = stablehlo.iota dim = 1 : tensor<3x5xi32>
+    %low = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.reduce(%arg0 init: %low), (%0 init: %c) across dimensions = [1] : (tensor<3x5xf32>, tensor<3x5xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>){arg_body("GT")}
+    %2 = stablehlo.iota dim = 0 : tensor<3x5xi32>
+    %high = stablehlo.constant dense<0x7F800000> : tensor<f32>
+    %3:2 = stablehlo.reduce(%arg0 init: %high), (%2 init: %c) across dimensions = [0] : (tensor<3x5xf32>, tensor<3x5xi32>, tensor<f32>, tensor<i32>) -> (tensor<5xf32>, tensor<5xi32>){arg_body("LT")}
+    return %1#1, %3#1 : tensor<3xi32>, tensor<5xi32>
+  }}
+}}''' + LOCS
+scores = np.array([[1, 3, 3, 0, 2], [np.nan, 1, 5, 5, -1], [0, 0, 0, 0, 0]],
+                  np.float32)
+check("jnp.argmax, jnp.argmin", ARG, "main", [scores],
+      [np.array([1, 0, 0], np.int32), np.array([1, 2, 2, 0, 1], np.int32)])
 flags = np.array([[0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 1, 1]], bool)
 check("jnp.any, jnp.all", ANY_ALL, "main", [flags],
       [flags.any(axis=1), flags.all(axis=0)])

@@ -341,3 +341,32 @@ func.func @dot_and_barrier(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>) -> (ten
   %2 = stablehlo.tanh %1#0 : tensor<2xf32>
   return %2, %1#1 : tensor<2xf32>, tensor<3xf32>
 }
+
+// -----
+
+// jnp.argmin as jax.lax writes it: the minimum, and kiln.argmax of the
+// negated values.
+// CHECK-LABEL: func.func @argmin
+// CHECK: %[[MIN:.*]] = kiln.reduce_min %arg0, dims = [1] : (tensor<3x5xf32>) -> tensor<3xf32>
+// CHECK: %[[NEG:.*]] = kiln.neg %arg0 : tensor<3x5xf32>
+// CHECK: %[[I:.*]] = kiln.argmax %[[NEG]], dim = 1 : (tensor<3x5xf32>) -> tensor<3xi32>
+// CHECK: return %[[MIN]], %[[I]]
+func.func @argmin(%arg0: tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %0 = stablehlo.iota dim = 1 : tensor<3x5xi32>
+  %high = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %1:2 = stablehlo.reduce(%arg0 init: %high), (%0 init: %c) across dimensions = [1] : (tensor<3x5xf32>, tensor<3x5xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+   reducer(%a: tensor<f32>, %b: tensor<f32>) (%i: tensor<i32>, %j: tensor<i32>)  {
+    %p = stablehlo.compare  LT, %a, %b,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %n = stablehlo.compare  NE, %a, %a,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %pv = stablehlo.or %p, %n : tensor<i1>
+    %e = stablehlo.compare  EQ, %a, %b,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %l = stablehlo.compare  LT, %i, %j,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %el = stablehlo.and %e, %l : tensor<i1>
+    %pi = stablehlo.or %pv, %el : tensor<i1>
+    %v = stablehlo.select %pv, %a, %b : tensor<i1>, tensor<f32>
+    %k = stablehlo.select %pi, %i, %j : tensor<i1>, tensor<i32>
+    stablehlo.return %v, %k : tensor<f32>, tensor<i32>
+  }
+  return %1#0, %1#1 : tensor<3xf32>, tensor<3xi32>
+}
