@@ -1,0 +1,180 @@
+//===- kiln/trace.hpp - building kiln programs from C++ ---------*- C++ -*-===//
+//
+// Programs built the way jax.numpy builds them from Python: a function of
+// `kiln::Traced` values, run once by `kiln::trace`, records the kiln ops
+// its numpy-like calls make (broadcasting, shape inference, readable errors
+// naming the call and the shapes), and returns a `kiln::Program` whose
+// text is an ordinary kiln module (print it, transform it, compile it).
+// `kiln::grad` and `kiln::value_and_grad` differentiate a traced function
+// by emitting `kiln.grad` / `kiln.value_and_grad` of it.
+//
+// The traced value is not named `Tensor`: that is the runtime's handle of
+// data (kiln/runtime.hpp), which a program built here is then called on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TRACE_HPP
+#define KILN_TRACE_HPP
+
+#include "kiln/runtime.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+class Tracer;
+
+/// A traced argument's element type and shape.
+struct Spec {
+  kiln_dtype_t dtype;
+  std::vector<int64_t> shape;
+};
+
+/// A value of the program being traced. Copies name the same value.
+class Traced {
+public:
+  Traced() = default;
+  kiln_dtype_t dtype() const { return type.dtype; }
+  const std::vector<int64_t> &shape() const { return type.shape; }
+  int64_t rank() const { return int64_t(type.shape.size()); }
+  /// False once an error was recorded for the op that made it.
+  bool valid() const { return value != nullptr; }
+
+  // The tracer's own: the recorded value (an mlir::Value's opaque pointer).
+  Traced(Tracer *tracer, void *value, Spec type)
+      : tracer(tracer), value(value), type(std::move(type)) {}
+  Tracer *tracer = nullptr;
+  void *value = nullptr;
+  Spec type{KILN_F32, {}};
+};
+
+using Values = std::vector<Traced>;
+using TracedFunction = std::function<Values(const Values &)>;
+
+/// A traced program: a kiln module with one public function.
+class Program {
+public:
+  /// The module's text, or "" if tracing failed.
+  const std::string &text() const { return source; }
+  /// The first error tracing met (the call and the shapes), or "".
+  const std::string &error() const { return failure; }
+  bool ok() const { return failure.empty(); }
+  /// Compiles the program for the host CPU (kiln_module_compile) into
+  /// `out`, which the caller frees; why it failed, or "".
+  std::string compile(kiln_module_t *out) const;
+
+  std::string source, failure;
+};
+
+/// Traces `fn` on arguments of `specs` into the public function `name`.
+Program trace(const std::string &name, const std::vector<Spec> &specs,
+              const TracedFunction &fn);
+
+/// Where a call was made, for its errors.
+struct CallSite {
+  const char *file;
+  int line;
+  static CallSite here(const char *file = __builtin_FILE(),
+                       int line = __builtin_LINE()) {
+    return {file, line};
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// numpy-like functions (numpy's broadcasting for elementwise ops)
+//===----------------------------------------------------------------------===//
+
+Traced add(const Traced &a, const Traced &b, CallSite at = CallSite::here());
+Traced subtract(const Traced &a, const Traced &b,
+                CallSite at = CallSite::here());
+Traced multiply(const Traced &a, const Traced &b,
+                CallSite at = CallSite::here());
+Traced divide(const Traced &a, const Traced &b, CallSite at = CallSite::here());
+Traced maximum(const Traced &a, const Traced &b,
+               CallSite at = CallSite::here());
+Traced minimum(const Traced &a, const Traced &b,
+               CallSite at = CallSite::here());
+/// A constant of `like`'s dtype, of shape [] (broadcasts anywhere).
+Traced scalar(const Traced &like, double value);
+
+inline Traced operator+(const Traced &a, const Traced &b) { return add(a, b); }
+inline Traced operator-(const Traced &a, const Traced &b) {
+  return subtract(a, b);
+}
+inline Traced operator*(const Traced &a, const Traced &b) {
+  return multiply(a, b);
+}
+inline Traced operator/(const Traced &a, const Traced &b) {
+  return divide(a, b);
+}
+inline Traced operator+(const Traced &a, double b) { return a + scalar(a, b); }
+inline Traced operator-(const Traced &a, double b) { return a - scalar(a, b); }
+inline Traced operator*(const Traced &a, double b) { return a * scalar(a, b); }
+inline Traced operator/(const Traced &a, double b) { return a / scalar(a, b); }
+inline Traced operator+(double a, const Traced &b) { return scalar(b, a) + b; }
+inline Traced operator-(double a, const Traced &b) { return scalar(b, a) - b; }
+inline Traced operator*(double a, const Traced &b) { return scalar(b, a) * b; }
+inline Traced operator/(double a, const Traced &b) { return scalar(b, a) / b; }
+
+Traced negative(const Traced &x);
+inline Traced operator-(const Traced &x) { return negative(x); }
+Traced exp(const Traced &x);
+Traced log(const Traced &x);
+Traced tanh(const Traced &x);
+Traced sqrt(const Traced &x);
+Traced rsqrt(const Traced &x);
+Traced sigmoid(const Traced &x);
+Traced relu(const Traced &x);
+/// GELU, tanh approximation (jax.nn.gelu's default).
+Traced gelu(const Traced &x);
+
+/// numpy.matmul: the last dimension of `a` with the second-to-last of `b`
+/// (a vector's only one), over equal leading batch dimensions.
+Traced matmul(const Traced &a, const Traced &b, CallSite at = CallSite::here());
+
+/// Reductions over `axes` (negative counts from the end; empty: all),
+/// keeping them as size 1 if `keepdims`.
+Traced sum(const Traced &x, std::vector<int64_t> axes = {},
+           bool keepdims = false, CallSite at = CallSite::here());
+Traced mean(const Traced &x, std::vector<int64_t> axes = {},
+            bool keepdims = false, CallSite at = CallSite::here());
+Traced max(const Traced &x, std::vector<int64_t> axes = {},
+           bool keepdims = false, CallSite at = CallSite::here());
+
+Traced softmax(const Traced &x, int64_t axis = -1,
+               CallSite at = CallSite::here());
+Traced log_softmax(const Traced &x, int64_t axis = -1,
+                   CallSite at = CallSite::here());
+/// Normalizes over the last axis, then scales and shifts.
+Traced layer_norm(const Traced &x, const Traced &gamma, const Traced &beta,
+                  double epsilon = 1e-5, CallSite at = CallSite::here());
+
+Traced reshape(const Traced &x, std::vector<int64_t> shape,
+               CallSite at = CallSite::here());
+Traced transpose(const Traced &x, std::vector<int64_t> permutation,
+                 CallSite at = CallSite::here());
+/// numpy.where: elementwise choice, broadcasting all three.
+Traced where(const Traced &condition, const Traced &a, const Traced &b,
+             CallSite at = CallSite::here());
+/// jnp.take(x, indices, axis) (indices clamped into range).
+Traced take(const Traced &x, const Traced &indices, int64_t axis = 0,
+            CallSite at = CallSite::here());
+
+//===----------------------------------------------------------------------===//
+// Transformations
+//===----------------------------------------------------------------------===//
+
+/// The gradient of `fn` (whose first result is a float scalar) with
+/// respect to its arguments `argnums`: emits `kiln.grad` of `fn` traced as
+/// a private function.
+TracedFunction grad(TracedFunction fn, std::vector<int64_t> argnums = {0});
+/// `fn`'s results, then the gradients (`kiln.value_and_grad`).
+TracedFunction value_and_grad(TracedFunction fn,
+                              std::vector<int64_t> argnums = {0});
+
+} // namespace kiln
+
+#endif // KILN_TRACE_HPP

@@ -1,0 +1,201 @@
+//===- TraceTest.cpp - programs built by tracing C++ ----------------------===//
+//
+// Programs traced with kiln/trace.hpp compile and compute what plain loops
+// over the same numbers compute; shape errors name the call site and the
+// shapes; gradients match the ones derived by hand.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/runtime.hpp"
+#include "kiln/trace.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+/// A float tensor of `shape` holding `values`.
+kiln::Tensor floats(std::vector<int64_t> shape, const std::vector<float> &values) {
+  kiln_tensor_t tensor = nullptr;
+  kiln_status_t status =
+      kiln_tensor_create(KILN_F32, shape.size(), shape.data(), values.data(),
+                         values.size() * sizeof(float), &tensor);
+  EXPECT_EQ(status, nullptr);
+  kiln_status_free(status);
+  return kiln::Tensor(tensor);
+}
+
+/// Deterministic values in [-1, 1).
+std::vector<float> ramp(size_t count, float phase) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i)
+    values[i] = std::sin(float(i) * 0.7f + phase);
+  return values;
+}
+
+/// Compiles `program` and calls its entry `name` on `args`; the results'
+/// floats.
+std::vector<std::vector<float>> run(const kiln::Program &program,
+                                    const std::string &name,
+                                    const std::vector<kiln::Tensor> &args) {
+  kiln_module_t module = nullptr;
+  std::string why = program.compile(&module);
+  EXPECT_EQ(why, "") << program.text();
+  if (!why.empty())
+    return {};
+  kiln::Module owner(module);
+  std::vector<kiln_tensor_t> raw;
+  for (const kiln::Tensor &arg : args)
+    raw.push_back(arg.get());
+  size_t count = kiln_module_entry_num_results(module, name.c_str());
+  std::vector<kiln_tensor_t> results(count);
+  kiln_status_t status = kiln_module_call(module, name.c_str(), raw.size(),
+                                          raw.data(), count, results.data());
+  EXPECT_EQ(status, nullptr) << kiln_status_message(status);
+  kiln_status_free(status);
+  std::vector<std::vector<float>> out;
+  for (kiln_tensor_t result : results) {
+    kiln::Tensor owned(result);
+    const float *data = static_cast<const float *>(kiln_tensor_data(result));
+    out.emplace_back(data, data + kiln_tensor_byte_length(result) / 4);
+  }
+  return out;
+}
+
+TEST(Trace, ALayerComputesWhatLoopsCompute) {
+  // log_softmax(gelu(layer_norm(x) @ w + b)) over rows of x [4, 6].
+  const int64_t B = 4, D = 6, C = 3;
+  kiln::Program program = kiln::trace(
+      "layer",
+      {{KILN_F32, {B, D}}, {KILN_F32, {D, C}}, {KILN_F32, {C}},
+       {KILN_F32, {D}}, {KILN_F32, {D}}},
+      [](const kiln::Values &a) -> kiln::Values {
+        kiln::Traced h = kiln::layer_norm(a[0], a[3], a[4]);
+        return {kiln::log_softmax(kiln::gelu(kiln::matmul(h, a[1]) + a[2]))};
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  EXPECT_NE(program.text().find("kiln.dot_general"), std::string::npos);
+  std::vector<float> x = ramp(B * D, 0.1f), w = ramp(D * C, 0.5f),
+                     b = ramp(C, 0.9f), g = ramp(D, 1.3f), be = ramp(D, 2.1f);
+  auto out = run(program, "layer",
+                 {floats({B, D}, x), floats({D, C}, w), floats({C}, b),
+                  floats({D}, g), floats({D}, be)});
+  ASSERT_EQ(out.size(), 1u);
+  for (int64_t i = 0; i < B; ++i) {
+    double mu = 0, var = 0;
+    for (int64_t k = 0; k < D; ++k)
+      mu += x[i * D + k] / double(D);
+    for (int64_t k = 0; k < D; ++k)
+      var += (x[i * D + k] - mu) * (x[i * D + k] - mu) / double(D);
+    std::vector<double> logits(C);
+    for (int64_t j = 0; j < C; ++j) {
+      double acc = b[j];
+      for (int64_t k = 0; k < D; ++k)
+        acc += ((x[i * D + k] - mu) / std::sqrt(var + 1e-5) * g[k] + be[k]) *
+               w[k * C + j];
+      logits[j] = 0.5 * acc *
+                  (1 + std::tanh(0.7978845608 * (acc + 0.044715 * acc * acc *
+                                                           acc)));
+    }
+    double top = *std::max_element(logits.begin(), logits.end()), total = 0;
+    for (double l : logits)
+      total += std::exp(l - top);
+    for (int64_t j = 0; j < C; ++j)
+      EXPECT_NEAR(out[0][i * C + j], logits[j] - top - std::log(total), 1e-5)
+          << "row " << i << " column " << j;
+  }
+}
+
+TEST(Trace, ReductionsKeepOrDropAxes) {
+  kiln::Program program = kiln::trace(
+      "reduce", {{KILN_F32, {2, 3}}},
+      [](const kiln::Values &a) -> kiln::Values {
+        return {kiln::sum(a[0], {1}), kiln::mean(a[0], {0}, true),
+                kiln::max(a[0]), kiln::softmax(a[0], 0),
+                kiln::transpose(kiln::reshape(a[0], {3, 2}), {1, 0})};
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  std::vector<float> x = {1, -2, 3, 4, 5, -6};
+  auto out = run(program, "reduce", {floats({2, 3}, x)});
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[0], (std::vector<float>{2, 3}));
+  EXPECT_EQ(out[1], (std::vector<float>{2.5f, 1.5f, -1.5f}));
+  EXPECT_EQ(out[2], (std::vector<float>{5}));
+  for (int j = 0; j < 3; ++j) {
+    double e0 = std::exp(x[j]), e1 = std::exp(x[3 + j]);
+    EXPECT_NEAR(out[3][j], e0 / (e0 + e1), 1e-6);
+    EXPECT_NEAR(out[3][3 + j], e1 / (e0 + e1), 1e-6);
+  }
+  // reshape [2,3] -> [3,2] is {{1,-2},{3,4},{5,-6}}; transposed, its rows.
+  EXPECT_EQ(out[4], (std::vector<float>{1, 3, 5, -2, 4, -6}));
+}
+
+TEST(Trace, TheGradientOfALossIsTheOneDerivedByHand) {
+  // loss(w) = mean((x @ w - y)^2); d/dw = 2/n x^T (x @ w - y).
+  const int64_t N = 5, D = 3;
+  auto loss = [](const kiln::Values &a) -> kiln::Values {
+    kiln::Traced e = kiln::matmul(a[1], a[0]) - a[2];
+    return {kiln::mean(e * e)};
+  };
+  kiln::Program program = kiln::trace(
+      "step", {{KILN_F32, {D}}, {KILN_F32, {N, D}}, {KILN_F32, {N}}},
+      [&](const kiln::Values &a) { return kiln::value_and_grad(loss)(a); });
+  ASSERT_TRUE(program.ok()) << program.error();
+  EXPECT_NE(program.text().find("kiln.value_and_grad @value_and_grad_fn0"),
+            std::string::npos);
+  std::vector<float> w = ramp(D, 0.3f), x = ramp(N * D, 1.1f), y = ramp(N, 2.0f);
+  auto out = run(program, "step",
+                 {floats({D}, w), floats({N, D}, x), floats({N}, y)});
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<double> e(N);
+  double l = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    e[i] = -y[i];
+    for (int64_t k = 0; k < D; ++k)
+      e[i] += x[i * D + k] * w[k];
+    l += e[i] * e[i] / N;
+  }
+  EXPECT_NEAR(out[0][0], l, 1e-6);
+  for (int64_t k = 0; k < D; ++k) {
+    double g = 0;
+    for (int64_t i = 0; i < N; ++i)
+      g += 2.0 / N * x[i * D + k] * e[i];
+    EXPECT_NEAR(out[1][k], g, 1e-6) << "component " << k;
+  }
+}
+
+TEST(Trace, ShapeErrorsNameTheCallAndTheShapes) {
+  int line = 0;
+  kiln::Program program = kiln::trace(
+      "bad", {{KILN_F32, {4, 8}}, {KILN_F32, {3}}},
+      [&](const kiln::Values &a) -> kiln::Values {
+        line = __LINE__ + 1;
+        kiln::Traced sum = kiln::add(a[0], a[1]);
+        return {kiln::exp(sum)};
+      });
+  EXPECT_FALSE(program.ok());
+  EXPECT_EQ(program.error(), std::string(__FILE__) + ":" +
+                                 std::to_string(line) +
+                                 ": add: shapes [4, 8] and [3] do not broadcast");
+  EXPECT_EQ(program.text(), "");
+
+  program = kiln::trace("bad", {{KILN_F32, {4, 8}}, {KILN_F32, {7, 2}}},
+                        [&](const kiln::Values &a) -> kiln::Values {
+                          line = __LINE__ + 1;
+                          return {kiln::matmul(a[0], a[1])};
+                        });
+  EXPECT_EQ(program.error(), std::string(__FILE__) + ":" +
+                                 std::to_string(line) +
+                                 ": matmul: shapes [4, 8] and [7, 2]: 8 and 7 "
+                                 "differ");
+  program = kiln::trace("bad", {{KILN_F32, {4}}},
+                        [&](const kiln::Values &a) -> kiln::Values {
+                          return kiln::grad([](const kiln::Values &b) {
+                            return kiln::Values{kiln::exp(b[0])};
+                          })(a);
+                        });
+  EXPECT_EQ(program.error(), "grad: the function's first result must be a "
+                             "float scalar, got f32[4]");
+}
+
+} // namespace
