@@ -17,7 +17,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["kiln-opt", "kiln-run", "kiln-compile", "kiln-embed-example",
-     "kiln-npz_tool"], [config.kiln_tools_dir, config.llvm_tools_dir])
+     "kiln-npz_tool", "kiln-train-mlp-example"],
+    [config.kiln_tools_dir, config.llvm_tools_dir])
 # kiln-run's jit cache lives in the build tree, shared by the tests (its
 # entries are written atomically), never in the user's home.
 config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root,
