@@ -486,26 +486,57 @@ Traced take(const Traced &x, const Traced &indices, int64_t axis,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// The tracer of `args` (null if one is invalid) and their values and types.
+Tracer *operandsOf(const Values &args, SmallVectorImpl<Value> &values,
+                   SmallVectorImpl<Type> &types) {
+  Tracer *t = nullptr;
+  for (const Traced &arg : args) {
+    if (!arg.valid())
+      return nullptr;
+    t = arg.tracer;
+    values.push_back(Tracer::value(arg));
+    types.push_back(values.back().getType());
+  }
+  return t;
+}
+
+/// `fn` traced on `types` as a new private function named after `op`: its
+/// name, and its results in `results` (empty after an error).
+std::string outline(Tracer &t, StringRef op, const TracedFunction &fn,
+                    ArrayRef<Type> types, Values &results) {
+  std::string callee = op.str() + "_fn" + std::to_string(t.outlined++);
+  t.function(callee, types, fn, /*isPublic=*/false, results);
+  return callee;
+}
+
+/// A transformation op `OpT` of `callee` on `operands`.
+template <typename OpT>
+Values transform(Tracer &t, StringRef op, StringRef callee,
+                 ArrayRef<Type> resultTypes, ArrayRef<Value> operands,
+                 SmallVector<NamedAttribute> attrs) {
+  attrs.push_back(t.builder.getNamedAttr(
+      "callee", FlatSymbolRefAttr::get(&t.context, callee)));
+  Operation *made =
+      OpT::create(t.builder, t.loc(op), resultTypes, operands, attrs);
+  Values out;
+  for (Value result : made->getResults())
+    out.push_back(t.wrap(result));
+  return out;
+}
+
 /// `fn` traced as a private function, then `OpT` of it on `args`: the
 /// callee's results first if `withValues`, then one gradient per argnum.
 template <typename OpT>
 Values differentiate(StringRef name, const TracedFunction &fn,
                      const std::vector<int64_t> &argnums, const Values &args,
                      bool withValues) {
-  if (args.empty() || !args.front().valid())
-    return {};
-  Tracer *t = args.front().tracer;
-  SmallVector<Type> types;
   SmallVector<Value> operands;
-  for (const Traced &arg : args) {
-    if (!arg.valid())
-      return {};
-    operands.push_back(Tracer::value(arg));
-    types.push_back(operands.back().getType());
-  }
-  std::string callee = name.str() + "_fn" + std::to_string(t->outlined++);
+  SmallVector<Type> types;
+  Tracer *t = operandsOf(args, operands, types);
+  if (!t)
+    return {};
   Values results;
-  t->function(callee, types, fn, /*isPublic=*/false, results);
+  std::string callee = outline(*t, name, fn, types, results);
   if (results.empty())
     return {};
   const Traced &first = results.front();
@@ -529,18 +560,25 @@ Values differentiate(StringRef name, const TracedFunction &fn,
     }
     resultTypes.push_back(types[argnum]);
   }
-  OpBuilder &builder = t->builder;
-  Operation *op = OpT::create(
-      builder, t->loc(name), resultTypes, operands,
-      ArrayRef<NamedAttribute>{
-          builder.getNamedAttr("callee",
-                               FlatSymbolRefAttr::get(&t->context, callee)),
-          builder.getNamedAttr("argnums",
-                               builder.getDenseI64ArrayAttr(argnums))});
-  Values out;
-  for (Value result : op->getResults())
-    out.push_back(t->wrap(result));
-  return out;
+  return transform<OpT>(
+      *t, name, callee, resultTypes, operands,
+      {t->builder.getNamedAttr("argnums",
+                               t->builder.getDenseI64ArrayAttr(argnums))});
+}
+
+/// `type` without its dimension `axis`, or with one of `size` inserted
+/// there.
+Type withoutAxis(Type type, int64_t axis) {
+  auto ranked = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(ranked.getShape());
+  shape.erase(shape.begin() + axis);
+  return ranked.clone(shape);
+}
+Type withAxis(Type type, int64_t axis, int64_t size) {
+  auto ranked = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(ranked.getShape());
+  shape.insert(shape.begin() + axis, size);
+  return ranked.clone(shape);
 }
 } // namespace
 
@@ -554,6 +592,144 @@ TracedFunction value_and_grad(TracedFunction fn, std::vector<int64_t> argnums) {
   return [fn = std::move(fn), argnums = std::move(argnums)](const Values &args) {
     return differentiate<ValueAndGradOp>("value_and_grad", fn, argnums, args,
                                          true);
+  };
+}
+
+TracedFunction vmap(TracedFunction fn, std::vector<int64_t> inAxes,
+                    std::vector<int64_t> outAxes) {
+  return [fn = std::move(fn), inAxes = std::move(inAxes),
+          outAxes = std::move(outAxes)](const Values &args) -> Values {
+    SmallVector<Value> operands;
+    SmallVector<Type> types;
+    Tracer *t = operandsOf(args, operands, types);
+    if (!t)
+      return {};
+    std::vector<int64_t> in = inAxes.empty()
+                                  ? std::vector<int64_t>(args.size(), 0)
+                                  : inAxes;
+    if (in.size() != args.size()) {
+      t->fail("vmap: " + std::to_string(in.size()) + " in_axes for " +
+              std::to_string(args.size()) + " arguments");
+      return {};
+    }
+    int64_t size = -1;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (in[i] < 0)
+        continue;
+      if (in[i] >= args[i].rank() ||
+          (size >= 0 && args[i].shape()[in[i]] != size)) {
+        t->fail("vmap: argument " + std::to_string(i) + " of shape " +
+                shapeText(args[i].shape()) + " has no axis " +
+                std::to_string(in[i]) +
+                (size >= 0 ? " of size " + std::to_string(size) : ""));
+        return {};
+      }
+      size = args[i].shape()[in[i]];
+      types[i] = withoutAxis(types[i], in[i]);
+    }
+    if (size < 0) {
+      t->fail("vmap: no argument is mapped");
+      return {};
+    }
+    Values results;
+    std::string callee = outline(*t, "vmap", fn, types, results);
+    if (results.empty())
+      return {};
+    std::vector<int64_t> out = outAxes.empty()
+                                   ? std::vector<int64_t>(results.size(), 0)
+                                   : outAxes;
+    SmallVector<Type> resultTypes;
+    for (size_t r = 0; r < results.size() && r < out.size(); ++r)
+      resultTypes.push_back(
+          withAxis(t->tensorType(results[r].type), out[r], size));
+    if (out.size() != results.size() ||
+        llvm::any_of(llvm::zip(out, results), [](auto pair) {
+          return std::get<0>(pair) < 0 ||
+                 std::get<0>(pair) > std::get<1>(pair).rank();
+        })) {
+      t->fail("vmap: out_axes " + shapeText(out) + " do not fit the " +
+              std::to_string(results.size()) + " results");
+      return {};
+    }
+    OpBuilder &b = t->builder;
+    return transform<VmapOp>(
+        *t, "vmap", callee, resultTypes, operands,
+        {b.getNamedAttr("in_axes", b.getDenseI64ArrayAttr(in)),
+         b.getNamedAttr("out_axes", b.getDenseI64ArrayAttr(out))});
+  };
+}
+
+TracedFunction scan(TracedFunction fn, int64_t numCarry, bool reverse) {
+  return [fn = std::move(fn), numCarry, reverse](const Values &args) -> Values {
+    SmallVector<Value> operands;
+    SmallVector<Type> types;
+    Tracer *t = operandsOf(args, operands, types);
+    if (!t)
+      return {};
+    if (numCarry < 0 || numCarry > int64_t(args.size())) {
+      t->fail("scan: " + std::to_string(numCarry) + " carries of " +
+              std::to_string(args.size()) + " arguments");
+      return {};
+    }
+    int64_t length = -1;
+    for (size_t i = numCarry; i < args.size(); ++i) {
+      if (args[i].rank() == 0 ||
+          (length >= 0 && args[i].shape()[0] != length)) {
+        t->fail("scan: xs " + std::to_string(i - numCarry) + " of shape " +
+                shapeText(args[i].shape()) +
+                " is not stacked on a dimension 0 of the others' length");
+        return {};
+      }
+      length = args[i].shape()[0];
+      types[i] = withoutAxis(types[i], 0);
+    }
+    if (length < 0) {
+      t->fail("scan: no xs to scan over");
+      return {};
+    }
+    Values results;
+    std::string callee = outline(*t, "scan", fn, types, results);
+    if (int64_t(results.size()) < numCarry)
+      return {};
+    SmallVector<Type> resultTypes;
+    for (size_t r = 0; r < results.size(); ++r) {
+      Type type = t->tensorType(results[r].type);
+      resultTypes.push_back(int64_t(r) < numCarry ? type
+                                                  : withAxis(type, 0, length));
+    }
+    OpBuilder &b = t->builder;
+    return transform<ScanOp>(
+        *t, "scan", callee, resultTypes, operands,
+        {b.getNamedAttr("num_carry", b.getI64IntegerAttr(numCarry)),
+         b.getNamedAttr("length", b.getI64IntegerAttr(length)),
+         b.getNamedAttr("reverse", b.getBoolAttr(reverse))});
+  };
+}
+
+TracedFunction checkpoint(TracedFunction fn, std::string policy) {
+  return [fn = std::move(fn), policy = std::move(policy)](
+             const Values &args) -> Values {
+    SmallVector<Value> operands;
+    SmallVector<Type> types;
+    Tracer *t = operandsOf(args, operands, types);
+    if (!t)
+      return {};
+    std::optional<RematPolicy> parsed = symbolizeRematPolicy(policy);
+    if (!parsed) {
+      t->fail("checkpoint: '" + policy + "' is not a remat policy");
+      return {};
+    }
+    Values results;
+    std::string callee = outline(*t, "checkpoint", fn, types, results);
+    if (results.empty())
+      return {};
+    SmallVector<Type> resultTypes;
+    for (const Traced &result : results)
+      resultTypes.push_back(t->tensorType(result.type));
+    return transform<CheckpointOp>(
+        *t, "checkpoint", callee, resultTypes, operands,
+        {t->builder.getNamedAttr(
+            "policy", RematPolicyAttr::get(&t->context, *parsed))});
   };
 }
 
@@ -611,6 +787,102 @@ std::string Program::compile(kiln_module_t *out) const {
   llvm::sys::fs::remove(path);
   std::string why = status ? kiln_status_message(status) : "";
   kiln_status_free(status);
+  return why;
+}
+
+//===----------------------------------------------------------------------===//
+// jit
+//===----------------------------------------------------------------------===//
+
+struct TracingJit::Impl {
+  std::string name;
+  TracedFunction fn;
+  /// Per signature, the source traced for it and the runtime's jit of it.
+  struct Compiled {
+    llvm::SmallString<128> path;
+    kiln_jit_t jit = nullptr;
+  };
+  std::map<std::string, Compiled> signatures;
+
+  ~Impl() {
+    for (auto &[signature, compiled] : signatures) {
+      kiln_jit_free(compiled.jit);
+      llvm::sys::fs::remove(compiled.path);
+    }
+  }
+
+  /// The jit for the signature of `args`, traced and created on first use;
+  /// null, saying why, if it cannot be.
+  kiln_jit_t jitFor(const std::vector<kiln_tensor_t> &args, std::string &why) {
+    std::string signature;
+    std::vector<Spec> specs;
+    for (kiln_tensor_t arg : args) {
+      const int64_t *shape = kiln_tensor_shape(arg);
+      specs.push_back({kiln_tensor_dtype(arg),
+                       std::vector<int64_t>(shape,
+                                            shape + kiln_tensor_rank(arg))});
+      signature += std::string(kiln_dtype_name(specs.back().dtype)) +
+                   shapeText(specs.back().shape) + ";";
+    }
+    auto found = signatures.find(signature);
+    if (found != signatures.end())
+      return found->second.jit;
+    Program program = trace(name, specs, fn);
+    if (!program.ok()) {
+      why = program.error();
+      return nullptr;
+    }
+    Compiled compiled;
+    if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+            "kiln-jit", "mlir", compiled.path)) {
+      why = "a temporary file for the program: " + error.message();
+      return nullptr;
+    }
+    {
+      std::error_code error;
+      llvm::raw_fd_ostream file(compiled.path, error);
+      file << program.text();
+    }
+    if (kiln_status_t status =
+            kiln_jit_create(compiled.path.c_str(), nullptr, &compiled.jit)) {
+      why = kiln_status_message(status);
+      kiln_status_free(status);
+      llvm::sys::fs::remove(compiled.path);
+      return nullptr;
+    }
+    return signatures.emplace(signature, compiled).first->second.jit;
+  }
+};
+
+TracingJit::TracingJit(std::string name, TracedFunction fn)
+    : impl(new Impl{std::move(name), std::move(fn), {}}) {}
+TracingJit::~TracingJit() = default;
+TracingJit::TracingJit(TracingJit &&) = default;
+
+size_t TracingJit::traces() const { return impl->signatures.size(); }
+
+std::string TracingJit::operator()(const std::vector<kiln_tensor_t> &args,
+                            std::vector<kiln_tensor_t> &results) {
+  std::string why;
+  kiln_jit_t jit = impl->jitFor(args, why);
+  if (!jit)
+    return why;
+  const char *entry = impl->name.c_str();
+  kiln_module_t module = nullptr;
+  if (kiln_status_t status =
+          kiln_jit_module(jit, entry, args.size(), args.data(), &module)) {
+    why = kiln_status_message(status);
+    kiln_status_free(status);
+    return why;
+  }
+  results.assign(kiln_module_entry_num_results(module, entry), nullptr);
+  if (kiln_status_t status = kiln_module_call(module, entry, args.size(),
+                                              args.data(), results.size(),
+                                              results.data())) {
+    why = kiln_status_message(status);
+    kiln_status_free(status);
+    results.clear();
+  }
   return why;
 }
 

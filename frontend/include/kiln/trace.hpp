@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -174,6 +175,75 @@ TracedFunction grad(TracedFunction fn, std::vector<int64_t> argnums = {0});
 /// `fn`'s results, then the gradients (`kiln.value_and_grad`).
 TracedFunction value_and_grad(TracedFunction fn,
                               std::vector<int64_t> argnums = {0});
+/// `fn` mapped over axis `in_axes[i]` of argument i (-1: not mapped; empty:
+/// all 0), its results stacked along `out_axes` (empty: all 0), as
+/// jax.vmap (`kiln.vmap`).
+TracedFunction vmap(TracedFunction fn, std::vector<int64_t> in_axes = {},
+                    std::vector<int64_t> out_axes = {});
+/// jax.lax.scan of `fn` (carries..., x...) -> (carries..., y...): called on
+/// the `num_carry` initial carries, then the xs stacked on dimension 0;
+/// returns the final carries, then the ys stacked (`kiln.scan`).
+TracedFunction scan(TracedFunction fn, int64_t num_carry, bool reverse = false);
+/// jax.checkpoint of `fn` with a remat policy of DESIGN.md
+/// ("nothing_saveable", "dots_saveable", ...; `kiln.checkpoint`).
+TracedFunction checkpoint(TracedFunction fn,
+                          std::string policy = "nothing_saveable");
+
+//===----------------------------------------------------------------------===//
+// Parameter trees
+//===----------------------------------------------------------------------===//
+
+/// Named parameters (the seeds' nnx.split / nnx.merge): a traced step takes
+/// and returns the leaves in name order.
+template <typename T> using Tree = std::map<std::string, T>;
+
+/// The leaves of `tree`, in name order.
+template <typename T> std::vector<T> flatten(const Tree<T> &tree) {
+  std::vector<T> leaves;
+  for (const auto &[name, leaf] : tree)
+    leaves.push_back(leaf);
+  return leaves;
+}
+
+/// A tree shaped like `like` of `leaves[first...]`, in name order.
+template <typename T, typename U>
+Tree<T> unflatten(const Tree<U> &like, const std::vector<T> &leaves,
+                  size_t first = 0) {
+  Tree<T> tree;
+  for (const auto &entry : like)
+    tree.emplace(entry.first, leaves.at(first++));
+  return tree;
+}
+
+//===----------------------------------------------------------------------===//
+// jit
+//===----------------------------------------------------------------------===//
+
+/// jax.jit for C++: traces `fn` into the entry `name` on the first call of
+/// each signature (the arguments' dtypes and shapes), compiles it through
+/// the runtime's jit and its compile cache (kiln_jit_*: memory and disk),
+/// and calls it.
+class TracingJit {
+public:
+  TracingJit(std::string name, TracedFunction fn);
+  ~TracingJit();
+  TracingJit(TracingJit &&);
+  /// Calls on host tensors; `results` receives new tensors the caller
+  /// frees. Why it failed (tracing, compiling or calling), or "".
+  std::string operator()(const std::vector<kiln_tensor_t> &args,
+                         std::vector<kiln_tensor_t> &results);
+  /// How many signatures were traced.
+  size_t traces() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+/// A TracingJit of `fn` (kiln::Jit is the runtime's jit of a source file).
+inline TracingJit jit(std::string name, TracedFunction fn) {
+  return TracingJit(std::move(name), std::move(fn));
+}
 
 } // namespace kiln
 

@@ -164,6 +164,116 @@ TEST(Trace, TheGradientOfALossIsTheOneDerivedByHand) {
   }
 }
 
+TEST(Trace, VmapScanAndCheckpointComputeWhatLoopsCompute) {
+  const int64_t B = 4, D = 3, L = 5;
+  // vmap over x's rows, w shared: softmax(x_i @ w) per row.
+  auto row = [](const kiln::Values &a) -> kiln::Values {
+    return {kiln::softmax(kiln::matmul(a[0], a[1]))};
+  };
+  // scan: a running sum, its value after each step stacked.
+  auto running = [](const kiln::Values &a) -> kiln::Values {
+    kiln::Traced next = a[0] + a[1];
+    return {next, next};
+  };
+  // grad of sum(tanh(w * w)) with the square rematerialized.
+  auto square = [](const kiln::Values &a) -> kiln::Values {
+    return {a[0] * a[0]};
+  };
+  auto loss = [&](const kiln::Values &a) -> kiln::Values {
+    return {kiln::sum(kiln::tanh(kiln::checkpoint(square)(a)[0]))};
+  };
+  kiln::Program program = kiln::trace(
+      "f", {{KILN_F32, {B, D}}, {KILN_F32, {D, D}}, {KILN_F32, {L, D}}},
+      [&](const kiln::Values &a) -> kiln::Values {
+        kiln::Values out = kiln::vmap(row, {0, -1})({a[0], a[1]});
+        kiln::Traced zeros = kiln::sum(a[2], {0}) * 0.0;
+        kiln::Values scanned = kiln::scan(running, 1)({zeros, a[2]});
+        kiln::Values g = kiln::grad(loss)({a[0]});
+        return {out[0], scanned[0], scanned[1], g[0]};
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  EXPECT_NE(program.text().find("kiln.vmap @vmap_fn0"), std::string::npos);
+  EXPECT_NE(program.text().find("kiln.checkpoint @checkpoint_fn"),
+            std::string::npos);
+  std::vector<float> x = ramp(B * D, 0.2f), w = ramp(D * D, 0.8f),
+                     xs = ramp(L * D, 1.4f);
+  auto out = run(program, "f",
+                 {floats({B, D}, x), floats({D, D}, w), floats({L, D}, xs)});
+  ASSERT_EQ(out.size(), 4u);
+  for (int64_t i = 0; i < B; ++i) {
+    std::vector<double> s(D);
+    double total = 0;
+    for (int64_t j = 0; j < D; ++j) {
+      for (int64_t k = 0; k < D; ++k)
+        s[j] += x[i * D + k] * w[k * D + j];
+      total += std::exp(s[j]);
+    }
+    for (int64_t j = 0; j < D; ++j)
+      EXPECT_NEAR(out[0][i * D + j], std::exp(s[j]) / total, 1e-6);
+  }
+  // The final carry is the sum of the xs; ys[t] the sum of xs[0..t].
+  std::vector<double> carry(D, 0.0);
+  for (int64_t t = 0; t < L; ++t)
+    for (int64_t j = 0; j < D; ++j) {
+      carry[j] += xs[t * D + j];
+      EXPECT_NEAR(out[2][t * D + j], carry[j], 1e-5) << "step " << t;
+    }
+  for (int64_t j = 0; j < D; ++j)
+    EXPECT_NEAR(out[1][j], carry[j], 1e-5);
+  for (size_t i = 0; i < x.size(); ++i) {
+    double t = std::tanh(double(x[i]) * x[i]);
+    EXPECT_NEAR(out[3][i], 2 * x[i] * (1 - t * t), 1e-6) << "element " << i;
+  }
+}
+
+TEST(Trace, ParameterTreesFlattenInNameOrder) {
+  kiln::Tree<kiln::Spec> specs = {{"w", {KILN_F32, {2, 3}}},
+                                  {"b", {KILN_F32, {3}}}};
+  kiln::Program program = kiln::trace(
+      "step", kiln::flatten(specs), [&](const kiln::Values &a) {
+        kiln::Tree<kiln::Traced> params = kiln::unflatten(specs, a);
+        params["w"] = params["w"] * 2.0;
+        params["b"] = params["b"] + 1.0;
+        return kiln::flatten(params);
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  // "b" comes before "w".
+  auto out = run(program, "step",
+                 {floats({3}, {1, 2, 3}), floats({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], (std::vector<float>{2, 3, 4}));
+  EXPECT_EQ(out[1], (std::vector<float>{2, 4, 6, 8, 10, 12}));
+}
+
+TEST(Trace, JitTracesEachSignatureOnce) {
+  kiln::TracingJit affine =
+      kiln::jit("affine", [](const kiln::Values &a) -> kiln::Values {
+        return {a[0] * 2.0 + 1.0};
+      });
+  for (std::vector<float> values :
+       {std::vector<float>{1, 2, 3}, std::vector<float>{0, 1, 2, 3, 4},
+        std::vector<float>{-1, 0, 1}}) {
+    kiln::Tensor x = floats({int64_t(values.size())}, values);
+    std::vector<kiln_tensor_t> results;
+    ASSERT_EQ(affine({x.get()}, results), "");
+    ASSERT_EQ(results.size(), 1u);
+    kiln::Tensor owned(results[0]);
+    const float *y = static_cast<const float *>(kiln_tensor_data(results[0]));
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_EQ(y[i], values[i] * 2 + 1);
+  }
+  EXPECT_EQ(affine.traces(), 2u);
+  kiln::TracingJit broken =
+      kiln::jit("broken", [](const kiln::Values &a) -> kiln::Values {
+        return {kiln::matmul(a[0], a[0])};
+      });
+  kiln::Tensor x = floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  std::vector<kiln_tensor_t> results;
+  EXPECT_NE(broken({x.get()}, results).find(
+                "matmul: shapes [2, 3] and [2, 3]: 3 and 2 differ"),
+            std::string::npos);
+}
+
 TEST(Trace, ShapeErrorsNameTheCallAndTheShapes) {
   int line = 0;
   kiln::Program program = kiln::trace(
