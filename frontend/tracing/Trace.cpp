@@ -797,6 +797,7 @@ std::string Program::compile(kiln_module_t *out) const {
 struct TracingJit::Impl {
   std::string name;
   TracedFunction fn;
+  std::optional<kiln_jit_options_t> options;
   /// Per signature, the source traced for it and the runtime's jit of it.
   struct Compiled {
     llvm::SmallString<128> path;
@@ -844,7 +845,8 @@ struct TracingJit::Impl {
       file << program.text();
     }
     if (kiln_status_t status =
-            kiln_jit_create(compiled.path.c_str(), nullptr, &compiled.jit)) {
+            kiln_jit_create(compiled.path.c_str(),
+                            options ? &*options : nullptr, &compiled.jit)) {
       why = kiln_status_message(status);
       kiln_status_free(status);
       llvm::sys::fs::remove(compiled.path);
@@ -854,8 +856,10 @@ struct TracingJit::Impl {
   }
 };
 
-TracingJit::TracingJit(std::string name, TracedFunction fn)
-    : impl(new Impl{std::move(name), std::move(fn), {}}) {}
+TracingJit::TracingJit(std::string name, TracedFunction fn,
+                       const kiln_jit_options_t *options)
+    : impl(new Impl{std::move(name), std::move(fn),
+                    options ? std::optional(*options) : std::nullopt, {}}) {}
 TracingJit::~TracingJit() = default;
 TracingJit::TracingJit(TracingJit &&) = default;
 

@@ -221,11 +221,13 @@ Tree<T> unflatten(const Tree<U> &like, const std::vector<T> &leaves,
 
 /// jax.jit for C++: traces `fn` into the entry `name` on the first call of
 /// each signature (the arguments' dtypes and shapes), compiles it through
-/// the runtime's jit and its compile cache (kiln_jit_*: memory and disk),
-/// and calls it.
+/// the runtime's jit and its compile cache (kiln_jit_*: memory and disk,
+/// as `options` say, copied, its strings living as long as the jit; NULL:
+/// the defaults), and calls it.
 class TracingJit {
 public:
-  TracingJit(std::string name, TracedFunction fn);
+  TracingJit(std::string name, TracedFunction fn,
+             const kiln_jit_options_t *options = nullptr);
   ~TracingJit();
   TracingJit(TracingJit &&);
   /// Calls on host tensors; `results` receives new tensors the caller
@@ -241,8 +243,9 @@ private:
 };
 
 /// A TracingJit of `fn` (kiln::Jit is the runtime's jit of a source file).
-inline TracingJit jit(std::string name, TracedFunction fn) {
-  return TracingJit(std::move(name), std::move(fn));
+inline TracingJit jit(std::string name, TracedFunction fn,
+                      const kiln_jit_options_t *options = nullptr) {
+  return TracingJit(std::move(name), std::move(fn), options);
 }
 
 } // namespace kiln

@@ -246,10 +246,12 @@ TEST(Trace, ParameterTreesFlattenInNameOrder) {
 }
 
 TEST(Trace, JitTracesEachSignatureOnce) {
-  kiln::TracingJit affine =
-      kiln::jit("affine", [](const kiln::Values &a) -> kiln::Values {
-        return {a[0] * 2.0 + 1.0};
-      });
+  kiln_jit_options_t memoryOnly{};
+  memoryOnly.cache_dir = "";
+  kiln::TracingJit affine = kiln::jit(
+      "affine",
+      [](const kiln::Values &a) -> kiln::Values { return {a[0] * 2.0 + 1.0}; },
+      &memoryOnly);
   for (std::vector<float> values :
        {std::vector<float>{1, 2, 3}, std::vector<float>{0, 1, 2, 3, 4},
         std::vector<float>{-1, 0, 1}}) {
@@ -263,10 +265,12 @@ TEST(Trace, JitTracesEachSignatureOnce) {
       EXPECT_EQ(y[i], values[i] * 2 + 1);
   }
   EXPECT_EQ(affine.traces(), 2u);
-  kiln::TracingJit broken =
-      kiln::jit("broken", [](const kiln::Values &a) -> kiln::Values {
+  kiln::TracingJit broken = kiln::jit(
+      "broken",
+      [](const kiln::Values &a) -> kiln::Values {
         return {kiln::matmul(a[0], a[0])};
-      });
+      },
+      &memoryOnly);
   kiln::Tensor x = floats({2, 3}, {1, 2, 3, 4, 5, 6});
   std::vector<kiln_tensor_t> results;
   EXPECT_NE(broken({x.get()}, results).find(
