@@ -21,7 +21,8 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<KilnDialect, shlo::StablehloDialect, sdy::SdyDialect>();
+  registry.insert<KilnDialect, shlo::StablehloDialect, chlo::ChloDialect,
+                  sdy::SdyDialect>();
   registerAllKilnRules(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -23,9 +23,10 @@ OwningOpRef<ModuleOp> parseKilnSource(llvm::SourceMgr &sourceMgr,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return nullptr;
-  // A module JAX exported (StableHLO ops, Shardy's annotations) becomes
-  // kiln IR first; the parser loads their dialects only when it meets them.
+  // A module JAX exported (StableHLO and CHLO ops, Shardy's annotations)
+  // becomes kiln IR first; the parser loads their dialects only when it meets them.
   bool exported = context.getLoadedDialect<shlo::StablehloDialect>() ||
+                  context.getLoadedDialect<chlo::ChloDialect>() ||
                   context.getLoadedDialect<sdy::SdyDialect>();
   if (exported) {
     PassManager pm(&context);

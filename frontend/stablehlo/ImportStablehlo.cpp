@@ -196,6 +196,51 @@ struct OptimizationBarrier : OpConversionPattern<shlo::OptimizationBarrierOp> {
   }
 };
 
+/// erf(x) = x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond, erf is
+/// +-1 in f32): the rational approximation XLA and Eigen use for f32,
+/// accurate to a few ulps.
+struct Erf : OpConversionPattern<chlo::ErfOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(chlo::ErfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    static constexpr double kAlpha[] = {
+        -2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+        -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+        -1.60960333262415e-02};
+    static constexpr double kBeta[] = {
+        -1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+        -7.37332916720468e-03, -1.42647390514189e-02};
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+    auto element = dyn_cast<FloatType>(type.getElementType());
+    if (!element)
+      return rewriter.notifyMatchFailure(op, "erf of a non-float");
+    auto constant = [&](double value) -> Value {
+      return kiln::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
+    };
+    Value x = kiln::MinOp::create(
+        rewriter, loc,
+        kiln::MaxOp::create(rewriter, loc, adaptor.getOperand(), constant(-4)),
+        constant(4));
+    Value square = kiln::MulOp::create(rewriter, loc, x, x);
+    auto horner = [&](ArrayRef<double> coefficients) {
+      Value acc = constant(coefficients.front());
+      for (double c : coefficients.drop_front())
+        acc = kiln::AddOp::create(
+            rewriter, loc, kiln::MulOp::create(rewriter, loc, acc, square),
+            constant(c));
+      return acc;
+    };
+    Value numerator =
+        kiln::MulOp::create(rewriter, loc, x, horner(kAlpha));
+    rewriter.replaceOpWithNewOp<kiln::DivOp>(op, numerator, horner(kBeta));
+    return success();
+  }
+};
+
 /// `clamp(lo, x, hi)` is `min(max(x, lo), hi)`.
 struct Clamp : OpConversionPattern<shlo::ClampOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -791,9 +836,10 @@ struct KilnImportStablehlo
         Binary<shlo::PowerOp, kiln::PowOp>, Binary<shlo::Atan2Op, kiln::Atan2Op>,
         Binary<shlo::AndOp, kiln::AndOp>, Binary<shlo::OrOp, kiln::OrOp>,
         Binary<shlo::XorOp, kiln::XorOp>, IsFinite, Compare, Select,
-        DotGeneral, Dot, OptimizationBarrier, Reduce>(context);
+        DotGeneral, Dot, OptimizationBarrier, Reduce, Erf>(context);
     ConversionTarget target(*context);
-    target.addIllegalDialect<shlo::StablehloDialect, sdy::SdyDialect>();
+    target.addIllegalDialect<shlo::StablehloDialect, chlo::ChloDialect,
+                             sdy::SdyDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

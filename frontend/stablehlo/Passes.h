@@ -2,6 +2,7 @@
 #ifndef KILN_FRONTEND_STABLEHLO_PASSES_H
 #define KILN_FRONTEND_STABLEHLO_PASSES_H
 
+#include "frontend/stablehlo/ChloDialect.h"
 #include "frontend/stablehlo/SdyDialect.h"
 #include "frontend/stablehlo/StablehloDialect.h"
 #include "kiln/KilnDialect.h"

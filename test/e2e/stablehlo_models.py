@@ -4,11 +4,13 @@
 # kiln-run, which imports them (kiln-import-stablehlo), and match numpy: an
 # MLP with log_softmax, layer norm with GELU, batched causal attention, an
 # RNN written with lax.scan, lax.while_loop and lax.switch, an embedding
-# lookup and its scatter-add, a sharded export (Shardy's annotations) on
-# 4 devices, and the gradient
+# lookup and its scatter-add, erf and exact GELU (chlo.erf), a sharded
+# export (Shardy's annotations) on 4 devices, and the gradient
 # of an imported loss taken in Kiln (kiln.value_and_grad of the imported
 # function) against the gradient derived by hand.
 # RUN: %numpy_python %s kiln-run
+import math
+
 import numpy as np
 
 from harness import check, finish
@@ -390,6 +392,37 @@ scores = np.array([[1, 3, 3, 0, 2], [np.nan, 1, 5, 5, -1], [0, 0, 0, 0, 0]],
                   np.float32)
 check("jnp.argmax, jnp.argmin", ARG, "main", [scores],
       [np.array([1, 0, 0], np.int32), np.array([1, 2, 2, 0, 1], np.int32)])
+# jax.scipy.special.erf and jax.nn.gelu(approximate=False): chlo.erf.
+ERF = HEADER + '''
+  func.func public @main(%arg0: tensor<64xf32>) -> tensor<64xf32> {
+    %0 = chlo.erf %arg0 : tensor<64xf32> -> tensor<64xf32>
+    return %0 : tensor<64xf32>
+  }
+}''' + LOCS
+EXACT_GELU = HEADER + '''
+  func.func public @main(%arg0: tensor<64xf32>) -> tensor<64xf32> {
+    %cst = stablehlo.constant dense<0.707106769> : tensor<64xf32>
+    %1 = stablehlo.multiply %arg0, %cst : tensor<64xf32>
+    %2 = chlo.erf %1 : tensor<64xf32> -> tensor<64xf32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<64xf32>
+    %3 = stablehlo.add %cst_0, %2 : tensor<64xf32>
+    %4 = stablehlo.multiply %arg0, %3 : tensor<64xf32>
+    %cst_1 = stablehlo.constant dense<5.000000e-01> : tensor<64xf32>
+    %5 = stablehlo.multiply %4, %cst_1 : tensor<64xf32>
+    return %5 : tensor<64xf32>
+  }
+}''' + LOCS
+points = np.concatenate([np.linspace(-6, 6, 56), [0, 1e-6, -1e-3, 0.5, 3.9,
+                                                   4.1, -30, 30]]).astype(
+    np.float32)
+exact_erf = np.vectorize(math.erf)
+check("chlo.erf", ERF, "main", [points],
+      [exact_erf(points.astype(np.float64)).astype(np.float32)],
+      rtol=2e-6, atol=1e-9)
+# 1 + erf(x) cancels in f32 for x << 0 (as in JAX): absolute tolerance.
+check("exact gelu", EXACT_GELU, "main", [points],
+      [(0.5 * points * (1 + exact_erf(points / np.sqrt(2)))).astype(
+          np.float32)], rtol=2e-6, atol=1e-6)
 flags = np.array([[0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 1, 1]], bool)
 check("jnp.any, jnp.all", ANY_ALL, "main", [flags],
       [flags.any(axis=1), flags.all(axis=0)])

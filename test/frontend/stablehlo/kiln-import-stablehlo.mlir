@@ -370,3 +370,18 @@ func.func @argmin(%arg0: tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
   }
   return %1#0, %1#1 : tensor<3xf32>, tensor<3xi32>
 }
+
+// -----
+
+// chlo.erf: x P(x^2) / Q(x^2) on x clamped to [-4, 4].
+// CHECK-LABEL: func.func @erf
+// CHECK: %[[LO:.*]] = kiln.max %arg0, %{{.*}} : tensor<3xf32>
+// CHECK: %[[X:.*]] = kiln.min %[[LO]], %{{.*}} : tensor<3xf32>
+// CHECK: %[[X2:.*]] = kiln.mul %[[X]], %[[X]] : tensor<3xf32>
+// CHECK: %[[P:.*]] = kiln.mul %[[X]], %{{.*}} : tensor<3xf32>
+// CHECK: %[[E:.*]] = kiln.div %[[P]], %{{.*}} : tensor<3xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @erf(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = chlo.erf %arg0 : tensor<3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
