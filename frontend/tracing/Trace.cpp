@@ -468,6 +468,61 @@ Traced where(const Traced &condition, const Traced &a, const Traced &b,
                                   broadcastTo(*t, b, shape, loc)));
 }
 
+Traced slice(const Traced &x, std::vector<int64_t> starts,
+             std::vector<int64_t> limits, std::vector<int64_t> strides,
+             CallSite at) {
+  Tracer *t = tracerOf({&x});
+  if (!t)
+    return {};
+  if (strides.empty())
+    strides.assign(x.rank(), 1);
+  std::vector<int64_t> shape;
+  bool fits = int64_t(starts.size()) == x.rank() &&
+              limits.size() == starts.size() && strides.size() == starts.size();
+  for (int64_t d = 0; fits && d < x.rank(); ++d) {
+    fits = starts[d] >= 0 && starts[d] <= limits[d] &&
+           limits[d] <= x.shape()[d] && strides[d] > 0;
+    shape.push_back(fits ? (limits[d] - starts[d] + strides[d] - 1) / strides[d]
+                         : 0);
+  }
+  if (!fits) {
+    t->fail(at, "slice",
+            shapeText(starts) + ":" + shapeText(limits) + ":" +
+                shapeText(strides) + " is not a slice of " +
+                shapeText(x.shape()));
+    return {};
+  }
+  auto type = RankedTensorType::get(shape, t->elementType(x.dtype()));
+  OpBuilder &b = t->builder;
+  return t->wrap(SliceOp::create(b, t->loc(at, "slice"), type,
+                                 Tracer::value(x),
+                                 b.getDenseI64ArrayAttr(starts),
+                                 b.getDenseI64ArrayAttr(limits),
+                                 b.getDenseI64ArrayAttr(strides)));
+}
+
+Traced index(const Traced &x, int64_t i, int64_t axis, CallSite at) {
+  Tracer *t = tracerOf({&x});
+  if (!t)
+    return {};
+  std::vector<int64_t> axes = {axis};
+  if (!normalizeAxes(*t, x, axes, "index", at))
+    return {};
+  int64_t size = x.shape()[axes[0]];
+  if (i < -size || i >= size) {
+    t->fail(at, "index",
+            std::to_string(i) + " is out of range for axis " +
+                std::to_string(axis) + " of " + shapeText(x.shape()));
+    return {};
+  }
+  std::vector<int64_t> starts(x.rank(), 0), limits = x.shape();
+  starts[axes[0]] = i < 0 ? i + size : i;
+  limits[axes[0]] = starts[axes[0]] + 1;
+  std::vector<int64_t> shape = x.shape();
+  shape.erase(shape.begin() + axes[0]);
+  return reshape(slice(x, starts, limits, {}, at), shape, at);
+}
+
 Traced take(const Traced &x, const Traced &indices, int64_t axis,
             CallSite at) {
   Tracer *t = tracerOf({&x, &indices});

@@ -160,6 +160,13 @@ Traced transpose(const Traced &x, std::vector<int64_t> permutation,
 /// numpy.where: elementwise choice, broadcasting all three.
 Traced where(const Traced &condition, const Traced &a, const Traced &b,
              CallSite at = CallSite::here());
+/// x[start:limit:stride] per dimension (strides empty: all 1).
+Traced slice(const Traced &x, std::vector<int64_t> starts,
+             std::vector<int64_t> limits, std::vector<int64_t> strides = {},
+             CallSite at = CallSite::here());
+/// x[i] along `axis` (negative `i` counts from the end): that axis removed.
+Traced index(const Traced &x, int64_t i, int64_t axis = 0,
+             CallSite at = CallSite::here());
 /// jnp.take(x, indices, axis) (indices clamped into range).
 Traced take(const Traced &x, const Traced &indices, int64_t axis = 0,
             CallSite at = CallSite::here());

@@ -130,6 +130,29 @@ TEST(Trace, ReductionsKeepOrDropAxes) {
   EXPECT_EQ(out[4], (std::vector<float>{1, 3, 5, -2, 4, -6}));
 }
 
+TEST(Trace, IndexingSlicesAndTakes) {
+  kiln::Program program = kiln::trace(
+      "pick", {{KILN_F32, {3, 4}}, {KILN_I32, {2}}},
+      [](const kiln::Values &a) -> kiln::Values {
+        return {kiln::index(a[0], -1), kiln::index(a[0], 2, 1),
+                kiln::slice(a[0], {0, 1}, {3, 4}, {2, 2}),
+                kiln::take(a[0], a[1], 1)};
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  kiln_tensor_t ids = nullptr;
+  int32_t idValues[] = {3, 0};
+  int64_t idShape[] = {2};
+  ASSERT_EQ(kiln_tensor_create(KILN_I32, 1, idShape, idValues, 8, &ids),
+            nullptr);
+  auto out = run(program, "pick", {floats({3, 4}, x), kiln::Tensor(ids)});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0], (std::vector<float>{8, 9, 10, 11}));
+  EXPECT_EQ(out[1], (std::vector<float>{2, 6, 10}));
+  EXPECT_EQ(out[2], (std::vector<float>{1, 3, 9, 11}));
+  EXPECT_EQ(out[3], (std::vector<float>{3, 0, 7, 4, 11, 8}));
+}
+
 TEST(Trace, TheGradientOfALossIsTheOneDerivedByHand) {
   // loss(w) = mean((x @ w - y)^2); d/dw = 2/n x^T (x @ w - y).
   const int64_t N = 5, D = 3;
