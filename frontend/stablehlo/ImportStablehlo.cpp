@@ -466,6 +466,8 @@ std::optional<bool> isArgReduction(shlo::ReduceOp op) {
   // The body's arguments: (value, index) of the accumulator and element;
   // the comparison that picks a value says which extreme it keeps.
   Block &body = op.getBody().front();
+  if (body.getNumArguments() != 4)
+    return std::nullopt;
   Value a = body.getArgument(0), b = body.getArgument(2);
   std::optional<bool> max;
   body.walk([&](shlo::CompareOp compare) {
@@ -557,11 +559,14 @@ takeDimension(RankedTensorType operand, RankedTensorType indices,
               ArrayRef<int64_t> sizes, ArrayRef<int64_t> collapsed,
               ArrayRef<int64_t> indexMap, ArrayRef<int64_t> windowDims,
               int64_t indexVectorDim, bool batched) {
-  if (batched || indexMap.size() != 1 || collapsed != indexMap)
+  int64_t rank = operand.getRank();
+  if (batched || indexMap.size() != 1 || collapsed != indexMap ||
+      int64_t(sizes.size()) != rank || indexMap.front() < 0 ||
+      indexMap.front() >= rank)
     return std::nullopt;
   int64_t d = indexMap.front();
-  int64_t rank = operand.getRank();
-  bool trailingVector = indexVectorDim == indices.getRank() - 1 &&
+  bool trailingVector = indices.getRank() > 0 &&
+                        indexVectorDim == indices.getRank() - 1 &&
                         indices.getShape().back() == 1;
   if (indexVectorDim != indices.getRank() && !trailingVector)
     return std::nullopt;

@@ -57,3 +57,24 @@ func.func @main(%arg0: tensor<10xf32>, %arg1: tensor<2x1xi32>, %arg2: tensor<2xf
   }) : (tensor<10xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<10xf32>
   return %0 : tensor<10xf32>
 }
+
+// -----
+
+// Malformed dimension numbers are refused, not read past their end.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<i32>) -> tensor<16xf32> {
+  // expected-error @+1 {{stablehlo.gather: Kiln imports gathers of whole slices along one dimension (jnp.take, x[i])}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 0>, slice_sizes = array<i64: 1>}> : (tensor<10x16xf32>, tensor<i32>) -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+// A reduction's body of the wrong arity.
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tensor<f32>, %arg3: tensor<i32>) -> tensor<f32> {
+  // expected-error @+1 {{stablehlo.reduce: Kiln imports reductions}}
+  %0:2 = "stablehlo.reduce"(%arg0, %arg1, %arg2, %arg3) <{dimensions = array<i64: 0>}> ({
+  ^bb0(%a: tensor<f32>):
+    "stablehlo.return"(%a, %a) : (tensor<f32>, tensor<f32>) -> ()
+  }) : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
+  return %0#0 : tensor<f32>
+}
