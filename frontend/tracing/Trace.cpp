@@ -523,6 +523,35 @@ Traced index(const Traced &x, int64_t i, int64_t axis, CallSite at) {
   return reshape(slice(x, starts, limits, {}, at), shape, at);
 }
 
+Traced index(const Traced &x, const Traced &i, int64_t axis, CallSite at) {
+  Tracer *t = tracerOf({&x, &i});
+  if (!t)
+    return {};
+  std::vector<int64_t> axes = {axis};
+  if (!normalizeAxes(*t, x, axes, "index", at))
+    return {};
+  if (i.rank() != 0 || (i.dtype() != KILN_I32 && i.dtype() != KILN_I64)) {
+    t->fail(at, "index",
+            std::string("the index must be an i32 or i64 scalar, got ") +
+                kiln_dtype_name(i.dtype()) + shapeText(i.shape()));
+    return {};
+  }
+  // Zeros of the index's type start every other dimension.
+  Traced zero = scalar(i, 0.0);
+  SmallVector<Value> starts;
+  std::vector<int64_t> sizes = x.shape();
+  for (int64_t d = 0; d < x.rank(); ++d)
+    starts.push_back(Tracer::value(d == axes[0] ? i : zero));
+  sizes[axes[0]] = 1;
+  auto type = RankedTensorType::get(sizes, t->elementType(x.dtype()));
+  Traced row = t->wrap(DynamicSliceOp::create(
+      t->builder, t->loc(at, "index"), type, Tracer::value(x), starts,
+      t->builder.getDenseI64ArrayAttr(sizes)));
+  std::vector<int64_t> shape = x.shape();
+  shape.erase(shape.begin() + axes[0]);
+  return reshape(row, shape, at);
+}
+
 Traced take(const Traced &x, const Traced &indices, int64_t axis,
             CallSite at) {
   Tracer *t = tracerOf({&x, &indices});
@@ -647,6 +676,33 @@ TracedFunction value_and_grad(TracedFunction fn, std::vector<int64_t> argnums) {
   return [fn = std::move(fn), argnums = std::move(argnums)](const Values &args) {
     return differentiate<ValueAndGradOp>("value_and_grad", fn, argnums, args,
                                          true);
+  };
+}
+
+TracedFunction jvp(TracedFunction fn) {
+  return [fn = std::move(fn)](const Values &args) -> Values {
+    SmallVector<Value> operands;
+    SmallVector<Type> types;
+    Tracer *t = operandsOf(args, operands, types);
+    if (!t)
+      return {};
+    size_t n = args.size() / 2;
+    if (args.size() % 2 ||
+        !std::equal(types.begin(), types.begin() + n, types.begin() + n)) {
+      t->fail("jvp: expected primals, then one tangent of each primal's "
+              "type; got " + std::to_string(args.size()) + " arguments");
+      return {};
+    }
+    Values results;
+    std::string callee = outline(*t, "jvp", fn, ArrayRef(types).take_front(n),
+                                 results);
+    if (results.empty())
+      return {};
+    SmallVector<Type> resultTypes;
+    for (int copy = 0; copy < 2; ++copy)
+      for (const Traced &result : results)
+        resultTypes.push_back(t->tensorType(result.type));
+    return transform<JvpOp>(*t, "jvp", callee, resultTypes, operands, {});
   };
 }
 

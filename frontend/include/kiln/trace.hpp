@@ -167,6 +167,10 @@ Traced slice(const Traced &x, std::vector<int64_t> starts,
 /// x[i] along `axis` (negative `i` counts from the end): that axis removed.
 Traced index(const Traced &x, int64_t i, int64_t axis = 0,
              CallSite at = CallSite::here());
+/// x[i] along `axis` for a traced integer scalar `i`, clamped into range as
+/// jax.lax.dynamic_index_in_dim does.
+Traced index(const Traced &x, const Traced &i, int64_t axis = 0,
+             CallSite at = CallSite::here());
 /// jnp.take(x, indices, axis) (indices clamped into range).
 Traced take(const Traced &x, const Traced &indices, int64_t axis = 0,
             CallSite at = CallSite::here());
@@ -182,6 +186,9 @@ TracedFunction grad(TracedFunction fn, std::vector<int64_t> argnums = {0});
 /// `fn`'s results, then the gradients (`kiln.value_and_grad`).
 TracedFunction value_and_grad(TracedFunction fn,
                               std::vector<int64_t> argnums = {0});
+/// jax.jvp: called on the primals, then one tangent per primal; returns
+/// `fn`'s results, then one tangent per result (`kiln.jvp`).
+TracedFunction jvp(TracedFunction fn);
 /// `fn` mapped over axis `in_axes[i]` of argument i (-1: not mapped; empty:
 /// all 0), its results stacked along `out_axes` (empty: all 0), as
 /// jax.vmap (`kiln.vmap`).

@@ -249,6 +249,39 @@ TEST(Trace, VmapScanAndCheckpointComputeWhatLoopsCompute) {
   }
 }
 
+TEST(Trace, JvpAndDynamicIndicesComputeWhatLoopsCompute) {
+  // jvp of f(x) = x^3 at x along t: (x^3, 3 x^2 t); row i of
+  // a matrix for a run-time i, clamped into range.
+  auto cube = [](const kiln::Values &a) -> kiln::Values {
+    return {a[0] * a[0] * a[0]};
+  };
+  kiln::Program program = kiln::trace(
+      "f", {{KILN_F32, {3}}, {KILN_F32, {3}}, {KILN_F32, {3, 2}},
+            {KILN_I32, {}}},
+      [&](const kiln::Values &a) -> kiln::Values {
+        kiln::Values out = kiln::jvp(cube)({a[0], a[1]});
+        out.push_back(kiln::index(a[2], a[3]));
+        return out;
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  std::vector<float> x = {1, -2, 0.5f}, t = {0.5f, 1, -4};
+  for (int32_t row : {1, 7}) {
+    kiln_tensor_t i = nullptr;
+    ASSERT_EQ(kiln_tensor_create(KILN_I32, 0, nullptr, &row, 4, &i), nullptr);
+    auto out = run(program, "f",
+                   {floats({3}, x), floats({3}, t),
+                    floats({3, 2}, {0, 1, 2, 3, 4, 5}), kiln::Tensor(i)});
+    ASSERT_EQ(out.size(), 3u);
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_FLOAT_EQ(out[0][k], x[k] * x[k] * x[k]);
+      EXPECT_FLOAT_EQ(out[1][k], 3 * x[k] * x[k] * t[k]);
+    }
+    int32_t clamped = std::min(row, 2);
+    EXPECT_EQ(out[2], (std::vector<float>{float(2 * clamped),
+                                          float(2 * clamped + 1)}));
+  }
+}
+
 TEST(Trace, ParameterTreesFlattenInNameOrder) {
   kiln::Tree<kiln::Spec> specs = {{"w", {KILN_F32, {2, 3}}},
                                   {"b", {KILN_F32, {3}}}};
