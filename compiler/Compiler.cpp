@@ -4,6 +4,7 @@
 #include "frontend/InputLimits.h"
 #include "frontend/SourceParser.h"
 #include "kiln/KilnDialect.h"
+#include "kiln/TypeInference.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
 #include "passes/jit/Passes.h"
@@ -60,6 +61,11 @@ LogicalResult collectSpecs(func::FuncOp fn, TypeRange types, StringRef kind,
              << " #" << i << " has type " << type
              << "; entries take and return statically shaped tensors (make "
                 "helpers private)";
+    // Declaring one is fine; an entry taking one could never be called.
+    if (!kiln::hasAddressableSize(tensor))
+      return fn.emitError("public function @")
+             << fn.getName() << "'s " << kind << " #" << i << " has type "
+             << type << ", of 2^63 bytes or more: no machine can hold it";
     specs.push_back({*dtype, std::vector<int64_t>(tensor.getShape())});
   }
   return success();
