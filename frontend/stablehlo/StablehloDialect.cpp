@@ -513,6 +513,16 @@ ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &result) {
   return parser.parseRegion(*body, arguments);
 }
 
+/// The body takes an accumulator and an element per input (what printing
+/// and importing rely on; StableHLO's own verifier checks more).
+LogicalResult ReduceOp::verify() {
+  if (getBody().front().getNumArguments() != 2 * getInputs().size())
+    return emitOpError("expected a body of ")
+           << 2 * getInputs().size() << " arguments, got "
+           << getBody().front().getNumArguments();
+  return success();
+}
+
 /// The op a reduction's body applies to its arguments in order, if that is
 /// all it does.
 static Operation *appliedOp(ReduceOp op) {
@@ -591,6 +601,15 @@ ParseResult WhileOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseRegion(*result.addRegion(), arguments))
     return failure();
   result.addTypes(types);
+  return success();
+}
+
+/// Both regions take the loop's values.
+LogicalResult WhileOp::verify() {
+  for (Region *region : {&getCond(), &getBody()})
+    if (region->front().getArgumentTypes() != getOperand().getTypes())
+      return emitOpError("expected both regions to take the loop's ")
+             << getOperand().size() << " values, of their types";
   return success();
 }
 

@@ -257,6 +257,7 @@ def Stablehlo_ReduceOp : Stablehlo_Op<"reduce", [SameVariadicOperandSize,
   let results = (outs Variadic<AnyTensor>);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 def Stablehlo_PadOp : Stablehlo_Op<"pad"> {
@@ -323,6 +324,7 @@ def Stablehlo_WhileOp : Stablehlo_Op<"while", [RecursiveMemoryEffects]> {
   let results = (outs Variadic<AnyTensor>);
   let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 def Stablehlo_IfOp : Stablehlo_Op<"if", [RecursiveMemoryEffects]> {

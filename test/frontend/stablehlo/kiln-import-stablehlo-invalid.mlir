@@ -71,10 +71,26 @@ func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<i32>) -> tensor<16xf32> 
 
 // A reduction's body of the wrong arity.
 func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>, %arg2: tensor<f32>, %arg3: tensor<i32>) -> tensor<f32> {
-  // expected-error @+1 {{stablehlo.reduce: Kiln imports reductions}}
+  // expected-error @+1 {{'stablehlo.reduce' op expected a body of 4 arguments, got 1}}
   %0:2 = "stablehlo.reduce"(%arg0, %arg1, %arg2, %arg3) <{dimensions = array<i64: 0>}> ({
   ^bb0(%a: tensor<f32>):
     "stablehlo.return"(%a, %a) : (tensor<f32>, tensor<f32>) -> ()
   }) : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
   return %0#0 : tensor<f32>
+}
+
+// -----
+
+// A loop whose regions do not take its values.
+func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
+  // expected-error @+1 {{'stablehlo.while' op expected both regions to take the loop's 1 values, of their types}}
+  %0 = "stablehlo.while"(%arg0) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %c = stablehlo.compare LT, %a, %b : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<i32>):
+    stablehlo.return %a : tensor<i32>
+  }) : (tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
 }
