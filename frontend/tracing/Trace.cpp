@@ -706,6 +706,40 @@ TracedFunction jvp(TracedFunction fn) {
   };
 }
 
+TracedFunction custom_vjp(TracedFunction fn, TracedFunction fwd,
+                          TracedFunction bwd) {
+  return [fn = std::move(fn), fwd = std::move(fwd),
+          bwd = std::move(bwd)](const Values &args) -> Values {
+    SmallVector<Value> operands;
+    SmallVector<Type> types;
+    Tracer *t = operandsOf(args, operands, types);
+    if (!t)
+      return {};
+    Values results, forward, backward;
+    std::string callee = outline(*t, "custom_vjp", fn, types, results);
+    std::string fwdName = outline(*t, "custom_vjp_fwd", fwd, types, forward);
+    if (results.empty() || forward.size() < results.size())
+      return {};
+    // bwd takes the residuals, then one cotangent per result.
+    SmallVector<Type> bwdTypes, resultTypes;
+    for (size_t i = results.size(); i < forward.size(); ++i)
+      bwdTypes.push_back(t->tensorType(forward[i].type));
+    for (const Traced &result : results) {
+      resultTypes.push_back(t->tensorType(result.type));
+      bwdTypes.push_back(resultTypes.back());
+    }
+    std::string bwdName =
+        outline(*t, "custom_vjp_bwd", bwd, bwdTypes, backward);
+    if (backward.empty())
+      return {};
+    OpBuilder &b = t->builder;
+    return transform<CustomVjpOp>(
+        *t, "custom_vjp", callee, resultTypes, operands,
+        {b.getNamedAttr("fwd", FlatSymbolRefAttr::get(&t->context, fwdName)),
+         b.getNamedAttr("bwd", FlatSymbolRefAttr::get(&t->context, bwdName))});
+  };
+}
+
 TracedFunction vmap(TracedFunction fn, std::vector<int64_t> inAxes,
                     std::vector<int64_t> outAxes) {
   return [fn = std::move(fn), inAxes = std::move(inAxes),

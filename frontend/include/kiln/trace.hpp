@@ -189,6 +189,12 @@ TracedFunction value_and_grad(TracedFunction fn,
 /// jax.jvp: called on the primals, then one tangent per primal; returns
 /// `fn`'s results, then one tangent per result (`kiln.jvp`).
 TracedFunction jvp(TracedFunction fn);
+/// jax.custom_vjp: calls `fn`, whose reverse-mode derivative is the
+/// user's: `fwd` takes the same arguments and returns `fn`'s results, then
+/// residuals; `bwd` takes the residuals, then one cotangent per result, and
+/// returns one cotangent per argument (`kiln.custom_vjp`).
+TracedFunction custom_vjp(TracedFunction fn, TracedFunction fwd,
+                          TracedFunction bwd);
 /// `fn` mapped over axis `in_axes[i]` of argument i (-1: not mapped; empty:
 /// all 0), its results stacked along `out_axes` (empty: all 0), as
 /// jax.vmap (`kiln.vmap`).

@@ -282,6 +282,37 @@ TEST(Trace, JvpAndDynamicIndicesComputeWhatLoopsCompute) {
   }
 }
 
+TEST(Trace, CustomVjpRulesReplaceTheDerivative) {
+  // square(x) = x^2 with a rule claiming d/dx = 3x (not 2x): grad of
+  // sum(square(x)) is then 3x, which only the rule gives.
+  auto square = [](const kiln::Values &a) -> kiln::Values {
+    return {a[0] * a[0]};
+  };
+  auto fwd = [](const kiln::Values &a) -> kiln::Values {
+    return {a[0] * a[0], a[0]};
+  };
+  auto bwd = [](const kiln::Values &a) -> kiln::Values {
+    return {a[1] * a[0] * 3.0};
+  };
+  auto loss = [&](const kiln::Values &a) -> kiln::Values {
+    return {kiln::sum(kiln::custom_vjp(square, fwd, bwd)(a)[0])};
+  };
+  kiln::Program program = kiln::trace(
+      "f", {{KILN_F32, {3}}}, [&](const kiln::Values &a) -> kiln::Values {
+        kiln::Values out = kiln::custom_vjp(square, fwd, bwd)(a);
+        out.push_back(kiln::grad(loss)(a)[0]);
+        return out;
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  std::vector<float> x = {1, -2, 0.5f};
+  auto out = run(program, "f", {floats({3}, x)});
+  ASSERT_EQ(out.size(), 2u);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_FLOAT_EQ(out[0][k], x[k] * x[k]);
+    EXPECT_FLOAT_EQ(out[1][k], 3 * x[k]);
+  }
+}
+
 TEST(Trace, ParameterTreesFlattenInNameOrder) {
   kiln::Tree<kiln::Spec> specs = {{"w", {KILN_F32, {2, 3}}},
                                   {"b", {KILN_F32, {3}}}};
