@@ -51,22 +51,17 @@ MPI_Comm communicator(const int64_t *group, int64_t size) {
 /// MPI counts are ints: larger blocks fail rather than wrap.
 bool fits(int64_t bytes) { return bytes >= 0 && bytes <= INT_MAX; }
 
-int allToAll(void *, const int64_t *group, int64_t size, const void *in,
+/// An MPI collective of `bytes` per member (MPI_Alltoall, MPI_Allgather)
+/// on the group's communicator.
+template <int (*Collective)(const void *, int, MPI_Datatype, void *, int,
+                            MPI_Datatype, MPI_Comm)>
+int exchange(void *, const int64_t *group, int64_t size, const void *in,
              void *out, int64_t bytes) {
   MPI_Comm comm = communicator(group, size);
   if (comm == MPI_COMM_NULL || !fits(bytes))
     return 1;
-  return MPI_Alltoall(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE,
-                      comm) != MPI_SUCCESS;
-}
-
-int allGather(void *, const int64_t *group, int64_t size, const void *in,
-              void *out, int64_t bytes) {
-  MPI_Comm comm = communicator(group, size);
-  if (comm == MPI_COMM_NULL || !fits(bytes))
-    return 1;
-  return MPI_Allgather(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE,
-                       comm) != MPI_SUCCESS;
+  return Collective(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE,
+                    comm) != MPI_SUCCESS;
 }
 
 /// Each member learns who asks for its buffer (an all-gather of the
@@ -110,7 +105,8 @@ kiln_status_t kiln_mpi_transport(const kiln_transport_t **out) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ranks = new Ranks();
-    ranks->transport = {nullptr, rank, allToAll, allGather, fetch};
+    ranks->transport = {nullptr, rank, exchange<MPI_Alltoall>,
+                        exchange<MPI_Allgather>, fetch};
   }
   *out = &ranks->transport;
   return nullptr;
