@@ -430,11 +430,12 @@ bool readArguments(int64_t numArgs,
 bool readArgumentParts(kiln_module_t module, int64_t numArgs,
                        const std::function<kiln_dtype_t(int64_t)> &dtypeOf,
                        std::vector<Tensor> &args) {
+  // Without an input, readArguments says what is missing.
+  if (options.inputPath.empty())
+    return readArguments(numArgs, dtypeOf, args);
   const char *entry = options.entryName.c_str();
   int64_t device = mpiRank->transport->device;
   for (int64_t i = 0; i < numArgs; ++i) {
-    if (options.inputPath.empty())
-      return readArguments(numArgs, dtypeOf, args);
     int64_t rank = kiln_module_entry_part(module, entry, 0, i, device, nullptr,
                                           nullptr);
     std::vector<int64_t> offsets(rank), shape(rank);
