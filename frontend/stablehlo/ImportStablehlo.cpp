@@ -123,8 +123,30 @@ struct Select : OpConversionPattern<shlo::SelectOp> {
   }
 };
 
+/// The precision a dot algorithm asks for: HIGHEST when both operands are
+/// multiplied in f32 or wider, HIGH when narrower types are split into
+/// several products (bf16 x3 and x6), DEFAULT otherwise (tf32, bf16).
+static int algorithmPrecision(shlo::DotGeneralOp op) {
+  std::optional<DictionaryAttr> algorithm = op.getAlgorithm();
+  if (!algorithm)
+    return int(shlo::Precision::DEFAULT);
+  auto wide = [&](StringRef key) {
+    auto type = dyn_cast_or_null<TypeAttr>(algorithm->get(key));
+    return type && (type.getValue().isF32() || type.getValue().isF64());
+  };
+  auto split = [&](StringRef key) {
+    auto count = dyn_cast_or_null<IntegerAttr>(algorithm->get(key));
+    return count && count.getInt() > 1;
+  };
+  if (wide("lhs_precision_type") && wide("rhs_precision_type"))
+    return int(shlo::Precision::HIGHEST);
+  if (split("lhs_component_count") || split("rhs_component_count"))
+    return int(shlo::Precision::HIGH);
+  return int(shlo::Precision::DEFAULT);
+}
+
 /// StableHLO's dimension numbers flattened into kiln's attributes; of the
-/// two operands' precisions, the higher.
+/// precisions its operands and algorithm ask for, the highest.
 struct DotGeneral : OpConversionPattern<shlo::DotGeneralOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -144,20 +166,18 @@ struct DotGeneral : OpConversionPattern<shlo::DotGeneralOp> {
         rewriter.getNamedAttr("rhs_contracting_dimensions",
                               rewriter.getDenseI64ArrayAttr(
                                   dims.getRhsContractingDimensions()))};
-    if (std::optional<ArrayAttr> precisions = op.getPrecisionConfig()) {
-      int highest = -1;
+    int highest = algorithmPrecision(op);
+    if (std::optional<ArrayAttr> precisions = op.getPrecisionConfig())
       for (Attribute precision : *precisions)
         highest = std::max(
-            highest,
-            int(cast<shlo::PrecisionAttr>(precision).getValue()));
-      // DEFAULT is kiln's default too.
-      if (highest > int(shlo::Precision::DEFAULT))
-        attrs.push_back(rewriter.getNamedAttr(
-            "precision",
-            kiln::PrecisionAttr::get(
-                getContext(), *kiln::symbolizePrecision(shlo::stringifyEnum(
-                                  shlo::Precision(highest))))));
-    }
+            highest, int(cast<shlo::PrecisionAttr>(precision).getValue()));
+    // DEFAULT is kiln's default too.
+    if (highest > int(shlo::Precision::DEFAULT))
+      attrs.push_back(rewriter.getNamedAttr(
+          "precision",
+          kiln::PrecisionAttr::get(
+              getContext(), *kiln::symbolizePrecision(shlo::stringifyEnum(
+                                shlo::Precision(highest))))));
     rewriter.replaceOpWithNewOp<kiln::DotGeneralOp>(
         op, op.getType(), adaptor.getOperands(), attrs);
     return success();
@@ -458,7 +478,7 @@ std::optional<bool> isArgReduction(shlo::ReduceOp op) {
   int64_t dim = op.getDimensions()[0];
   auto iota = op.getInputs()[1].getDefiningOp<shlo::IotaOp>();
   Attribute start, extreme;
-  if (!iota || iota.getIotaDimension() != dim ||
+  if (!iota || int64_t(iota.getIotaDimension()) != dim ||
       !matchPattern(op.getInitValues()[1], m_Constant(&start)) ||
       !splatEquals(start, 0) ||
       !matchPattern(op.getInitValues()[0], m_Constant(&extreme)))

@@ -353,8 +353,45 @@ static ParseResult parseDimsPair(OpAsmParser &parser,
                  parseList(rhs));
 }
 
+/// `<lhs_precision_type = tf32, lhs_component_count = 1,
+/// allow_imprecise_accumulation = false, ...>`, kept as a dictionary of
+/// types, integers and booleans.
+static ParseResult parseDotAlgorithm(OpAsmParser &parser,
+                                     DictionaryAttr &algorithm) {
+  Builder &builder = parser.getBuilder();
+  SmallVector<NamedAttribute> fields;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater, [&] {
+        StringRef key;
+        if (parser.parseKeyword(&key) || parser.parseEqual())
+          return failure();
+        Attribute value;
+        int64_t number;
+        if (succeeded(parser.parseOptionalKeyword("true")))
+          value = builder.getBoolAttr(true);
+        else if (succeeded(parser.parseOptionalKeyword("false")))
+          value = builder.getBoolAttr(false);
+        else if (OptionalParseResult parsed =
+                     parser.parseOptionalInteger(number);
+                 parsed.has_value()) {
+          if (failed(*parsed))
+            return failure();
+          value = builder.getI64IntegerAttr(number);
+        } else {
+          Type type;
+          if (parser.parseType(type))
+            return failure();
+          value = TypeAttr::get(type);
+        }
+        fields.push_back(builder.getNamedAttr(key, value));
+        return success();
+      }))
+    return failure();
+  algorithm = builder.getDictionaryAttr(fields);
+  return success();
+}
+
 /// `%a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1],
-/// precision = [DEFAULT, DEFAULT] : (A, B) -> R`.
+/// precision = [DEFAULT, DEFAULT], algorithm = <...> : (A, B) -> R`.
 ParseResult DotGeneralOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::UnresolvedOperand, 2> operands(2);
   if (parser.parseOperand(operands[0]) || parser.parseComma() ||
@@ -384,10 +421,16 @@ ParseResult DotGeneralOp::parse(OpAsmParser &parser, OperationState &result) {
         return failure();
       result.addAttribute("precision_config",
                           parser.getBuilder().getArrayAttr(precisions));
+    } else if (keyword == "algorithm") {
+      DictionaryAttr algorithm;
+      if (parseDotAlgorithm(parser, algorithm))
+        return failure();
+      result.addAttribute("algorithm", algorithm);
     } else {
-      return parser.emitError(loc)
-             << "expected batching_dims, contracting_dims or precision, got '"
-             << keyword << "'";
+      return parser.emitError(loc) << "expected batching_dims, "
+                                      "contracting_dims, precision or "
+                                      "algorithm, got '"
+                                   << keyword << "'";
     }
   }
   result.addAttribute("dot_dimension_numbers",
@@ -427,8 +470,33 @@ void DotGeneralOp::print(OpAsmPrinter &printer) {
     });
     printer << "]";
   }
-  printer.printOptionalAttrDict((*this)->getAttrs(),
-                                {"dot_dimension_numbers", "precision_config"});
+  if (std::optional<DictionaryAttr> algorithm = getAlgorithm()) {
+    // In the order StableHLO prints the fields (the dictionary sorts them).
+    SmallVector<NamedAttribute> fields(algorithm->getValue());
+    static constexpr StringLiteral order[] = {
+        "lhs_precision_type",  "rhs_precision_type",
+        "accumulation_type",   "lhs_component_count",
+        "rhs_component_count", "num_primitive_operations",
+        "allow_imprecise_accumulation"};
+    llvm::sort(fields, [](NamedAttribute a, NamedAttribute b) {
+      return llvm::find(order, a.getName().getValue()) <
+             llvm::find(order, b.getName().getValue());
+    });
+    printer << ", algorithm = <";
+    llvm::interleaveComma(fields, printer, [&](NamedAttribute field) {
+      printer << field.getName().getValue() << " = ";
+      if (auto type = dyn_cast<TypeAttr>(field.getValue()))
+        printer << type.getValue();
+      else if (auto flag = dyn_cast<BoolAttr>(field.getValue()))
+        printer << (flag.getValue() ? "true" : "false");
+      else
+        printer << cast<IntegerAttr>(field.getValue()).getInt();
+    });
+    printer << ">";
+  }
+  printer.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {"dot_dimension_numbers", "precision_config", "algorithm"});
   printer << " : "
           << FunctionType::get(getContext(), getOperandTypes(),
                                getResult().getType());

@@ -243,7 +243,8 @@ def Stablehlo_DotGeneralOp : Stablehlo_Op<"dot_general"> {
   let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
                    Stablehlo_DotDimensionNumbers:$dot_dimension_numbers,
                    OptionalAttr<TypedArrayAttrBase<Stablehlo_PrecisionAttr,
-                                "precisions">>:$precision_config);
+                                "precisions">>:$precision_config,
+                   OptionalAttr<DictionaryAttr>:$algorithm);
   let results = (outs AnyTensor:$result);
   let hasCustomAssemblyFormat = 1;
 }

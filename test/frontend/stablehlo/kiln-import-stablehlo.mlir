@@ -114,15 +114,23 @@ func.func @movement(%arg0: tensor<3xf32>) -> tensor<4xf32> {
 
 // -----
 
-// dot_general's dimension numbers flatten into kiln's; the higher of the
-// two precisions is kept (DEFAULT is kiln's default).
+// dot_general's dimension numbers flatten into kiln's; the highest of the
+// precisions its operands and algorithm ask for is kept (DEFAULT is kiln's
+// default): an f32 algorithm is HIGHEST, bf16 split in three is HIGH, tf32
+// is DEFAULT.
 // CHECK-LABEL: func.func @products
 // CHECK: kiln.dot_general %arg0, %arg1, batching = [0] x [0], contracting = [2] x [1], precision = HIGHEST : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
 // CHECK: kiln.dot_general %arg2, %arg2, contracting = [1] x [1] : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
-func.func @products(%arg0: tensor<2x3x4xf32>, %arg1: tensor<2x4x5xf32>, %arg2: tensor<3x4xf32>) -> (tensor<2x3x5xf32>, tensor<3x3xf32>) {
+// CHECK: kiln.dot_general %arg2, %arg2, contracting = [1] x [1], precision = HIGHEST :
+// CHECK: kiln.dot_general %arg2, %arg2, contracting = [1] x [1], precision = HIGH :
+// CHECK: kiln.dot_general %arg2, %arg2, contracting = [1] x [1] :
+func.func @products(%arg0: tensor<2x3x4xf32>, %arg1: tensor<2x4x5xf32>, %arg2: tensor<3x4xf32>) -> (tensor<2x3x5xf32>, tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x3xf32>) {
   %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1], precision = [DEFAULT, HIGHEST] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
   %1 = stablehlo.dot_general %arg2, %arg2, contracting_dims = [1] x [1] : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
-  return %0, %1 : tensor<2x3x5xf32>, tensor<3x3xf32>
+  %2 = stablehlo.dot_general %arg2, %arg2, contracting_dims = [1] x [1], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
+  %3 = stablehlo.dot_general %arg2, %arg2, contracting_dims = [1] x [1], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 3, rhs_component_count = 3, num_primitive_operations = 6, allow_imprecise_accumulation = false> : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
+  %4 = stablehlo.dot_general %arg2, %arg2, contracting_dims = [1] x [1], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x3xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x3x5xf32>, tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x3xf32>
 }
 
 // -----
