@@ -19,6 +19,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <unistd.h>
+
 using namespace mlir;
 
 using kiln::runtime::EntrySignature;
@@ -169,12 +171,27 @@ void setNvvmOptions(const kiln::CompileOptions &options,
   gpu.format = options.gpuBinary;
 }
 
+/// The bytes of memory this machine has, or 0 if unknown.
+uint64_t physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : 0;
+}
+
 /// Lowers `module` as far as `options` says.
 LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
   if (options.stopAfter == kiln::Stage::Kiln)
     return success();
   PassManager pm(module.getContext());
   kiln::addPassFailureReport(pm);
+  // Host code runs here: a tensor larger than this machine's memory would
+  // fail to allocate at run time, so it is refused now, where it is.
+  kiln::KilnCheckTensorSizesOptions sizes;
+  if (uint64_t memory = physicalMemory();
+      memory && options.target == kiln::Target::Cpu) {
+    sizes.maxBytes = memory;
+    sizes.limitReason = "the memory of this machine";
+  }
+  pm.addPass(kiln::createKilnCheckTensorSizes(sizes));
   if (options.target == kiln::Target::Nvptx) {
     kiln::KilnToNvvmPipelineOptions gpu;
     setNvvmOptions(options, gpu);

@@ -35,6 +35,8 @@ thread_local std::string failure;
 /// The bytes of the buffers compiled code holds now, in all threads, and
 /// their most since the last call began.
 std::atomic<uint64_t> liveBytes{0}, peakBytes{0};
+/// kiln_set_memory_limit's; 0 for none.
+std::atomic<uint64_t> memoryLimit{0};
 /// The peak of the last call this thread ran, above what was live before.
 thread_local uint64_t lastCallPeak = 0;
 
@@ -83,14 +85,21 @@ void *allocate(uint64_t alignment, uint64_t bytes) {
   uint64_t offset = sizeof(Header);
   while (offset < alignment)
     offset *= 2;
+  uint64_t limit = memoryLimit;
+  bool overLimit = limit && (bytes > limit || liveBytes + bytes > limit);
   void *base = nullptr;
-  if (bytes <= UINT64_MAX - offset && !(base = takeCached(offset, bytes)) &&
+  if (!overLimit && bytes <= UINT64_MAX - offset &&
+      !(base = takeCached(offset, bytes)) &&
       posix_memalign(&base, offset, offset + bytes) != 0)
     base = nullptr;
   if (!base) {
     if (activeCall)
-      kiln::runtime::abandonCall("out of memory allocating a buffer of " +
-                                 std::to_string(bytes) + " bytes");
+      kiln::runtime::abandonCall(
+          "out of memory allocating a buffer of " + std::to_string(bytes) +
+          " bytes" +
+          (overLimit ? " (past the limit of " + std::to_string(limit) +
+                           " bytes set by kiln_set_memory_limit)"
+                     : ""));
     return nullptr;
   }
   char *data = static_cast<char *>(base) + offset;
@@ -121,6 +130,10 @@ void _mlir_memref_to_llvm_free(void *data) { release(data); }
 }
 
 uint64_t kiln_last_call_peak_bytes(void) { return lastCallPeak; }
+
+void kiln_set_memory_limit(uint64_t bytes) { memoryLimit = bytes; }
+
+uint64_t kiln_memory_limit(void) { return memoryLimit; }
 
 void kiln_free_cached_buffers(void) {
   std::lock_guard<std::mutex> lock(cacheMutex);

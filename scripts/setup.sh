@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Kiln needs from Debian's archive (once), then configures and
-# builds Kiln into build/ (incrementally, through ccache).
+# builds Kiln into build/ (incrementally, through ccache). Other builds
+# (scripts/sanitize.sh) name their folder in KILN_BUILD_DIR, their CMake
+# options in KILN_CMAKE_ARGS and the targets they need in KILN_TARGETS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -29,9 +31,12 @@ fi
 export CCACHE_BASEDIR="$root"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/kiln-ccache}"
 llvm=/usr/lib/llvm-22
-if [ ! -f "$root/build/build.ninja" ]; then
-  echo "== configuring build/"
-  cmake -G Ninja -S "$root" -B "$root/build" \
+build="$root/${KILN_BUILD_DIR:-build}"
+read -r -a cmake_args <<< "${KILN_CMAKE_ARGS:-}"
+read -r -a targets <<< "${KILN_TARGETS:-all}"
+if [ ! -f "$build/build.ninja" ]; then
+  echo "== configuring $build"
+  cmake -G Ninja -S "$root" -B "$build" "${cmake_args[@]}" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER="$llvm/bin/clang" \
     -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
@@ -41,4 +46,4 @@ if [ ! -f "$root/build/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT="$llvm/bin/lit"
 fi
 echo "== building"
-cmake --build "$root/build"
+cmake --build "$build" --target "${targets[@]}"

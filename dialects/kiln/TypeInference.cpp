@@ -77,13 +77,28 @@ std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
   return count;
 }
 
+/// The bytes of one element of `type`: 1 for an element type that has no
+/// width (a dialect's own), since its count alone may overflow.
+static int64_t elementBytes(Type type) {
+  if (auto complex = dyn_cast<ComplexType>(type))
+    return 2 * elementBytes(complex.getElementType());
+  if (type.isIndex())
+    return 8;
+  if (type.isIntOrFloat())
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  return 1;
+}
+
+std::optional<int64_t> tensorBytes(RankedTensorType type) {
+  std::optional<int64_t> count = checkedNumElements(type.getShape());
+  if (!count)
+    return std::nullopt;
+  return llvm::checkedMul(*count, elementBytes(type.getElementType()));
+}
+
 bool hasAddressableSize(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return false;
-  std::optional<int64_t> count = checkedNumElements(tensor.getShape());
-  int64_t bytes = (tensor.getElementTypeBitWidth() + 7) / 8;
-  return count && llvm::checkedMul(*count, bytes).has_value();
+  return tensor && tensorBytes(tensor).has_value();
 }
 
 SmallVector<int64_t> takeShape(ArrayRef<int64_t> operand,

@@ -59,6 +59,10 @@ llvm::SmallVector<int64_t> dotGeneralShape(
 /// overflows int64.
 std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
+/// The bytes the static dimensions of `type` (a ranked tensor of any
+/// element type) take, or nullopt if 2^63 or more.
+std::optional<int64_t> tensorBytes(mlir::RankedTensorType type);
+
 /// Whether the static dimensions of `type` (a ranked tensor) take fewer
 /// than 2^63 bytes.
 bool hasAddressableSize(mlir::Type type);

@@ -25,6 +25,34 @@ def KilnCheckContract : Pass<"kiln-check-contract", "::mlir::ModuleOp"> {
   ];
 }
 
+def KilnCheckTensorSizes : Pass<"kiln-check-tensor-sizes", "::mlir::ModuleOp"> {
+  let summary = "Fail, at the op or function that has one, on a tensor too large to hold";
+  let description = [{
+    Resource limits are errors, not crashes: every tensor type in the
+    module (op results, region arguments, the arguments and results of
+    function signatures, declarations included) must take fewer than 2^63
+    bytes, since code computes byte offsets in 64 bits, and at most
+    `max-bytes`. The compiler runs it first with `max-bytes` set to the
+    memory of the machine it compiles on, so that a program whose tensors
+    could never be allocated is refused with a location instead of failing
+    in `malloc` at run time; kiln-opt and the source parser run it with the
+    64-bit limit alone. Each such type is reported, e.g.
+
+    ```
+    error: argument #0 of @f has type 'tensor<9223372036854775807x2xf32>',
+    of 2^63 bytes or more: no machine can hold it
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "uint64_t",
+           "(uint64_t(1) << 63) - 1",
+           "The largest tensor allowed, in bytes">,
+    Option<"limitReason", "limit-reason", "std::string",
+           "\"the limit given to kiln-check-tensor-sizes\"",
+           "What the limit is, for the diagnostic">
+  ];
+}
+
 def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
   let summary = "Mark public functions as entry points: read-only arguments, C interface";
   let description = [{

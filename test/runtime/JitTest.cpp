@@ -430,10 +430,13 @@ TEST(Jit, AsyncCallsRunInOrderAndEqualSyncCalls) {
 }
 
 TEST(Jit, AsyncErrorsSurfaceWhenResultsAreRead) {
+  // @huge's 16 MiB buffer is past the memory limit: its calls fail when
+  // they run.
+  kiln_set_memory_limit(1 << 20);
   Jit jit("async-errors.mlir", R"mlir(
 func.func @huge(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %b = kiln.broadcast_in_dim %a, dims = [1] : (tensor<4xf32>) -> tensor<288230376151711744x4xf32>
-  %s = kiln.reduce_sum %b, dims = [0] : (tensor<288230376151711744x4xf32>) -> tensor<4xf32>
+  %b = kiln.broadcast_in_dim %a, dims = [1] : (tensor<4xf32>) -> tensor<1048576x4xf32>
+  %s = kiln.reduce_sum %b, dims = [0] : (tensor<1048576x4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
 func.func @neg(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -447,8 +450,13 @@ func.func @neg(%a: tensor<4xf32>) -> tensor<4xf32> {
                 after = nullptr;
   std::string syncError =
       message(kiln_jit_call(jit.jit, "huge", 1, &raw, 1, &sync));
-  EXPECT_EQ(syncError, "huge: out of memory allocating a buffer of "
-                       "4611686018427387904 bytes");
+  EXPECT_EQ(syncError, "huge: out of memory allocating a buffer of 16777216 "
+                       "bytes (past the limit of 1048576 bytes set by "
+                       "kiln_set_memory_limit)");
+  kiln_set_memory_limit(0);
+  EXPECT_EQ(message(kiln_jit_call(jit.jit, "huge", 1, &raw, 1, &sync)), "ok");
+  kiln_tensor_free(sync);
+  kiln_set_memory_limit(1 << 20);
   // The call is enqueued fine; its error comes with its result, and a call
   // that reads that result fails naming it.
   ASSERT_EQ(message(kiln_jit_call_async(jit.jit, "huge", 1, &raw, 1, &failed)),
@@ -473,6 +481,7 @@ func.func @neg(%a: tensor<4xf32>) -> tensor<4xf32> {
             "arg0 dimension 0: expected 4, got 5");
   EXPECT_EQ(message(kiln_jit_call_async(jit.jit, "neg", 1, &raw, 2, &result)),
             "num_results: neg returns 1 results, got 2");
+  kiln_set_memory_limit(0);
 }
 
 TEST(Jit, DonatedArgumentsGiveTheirBuffersToResults) {

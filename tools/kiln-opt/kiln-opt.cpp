@@ -10,6 +10,7 @@
 #include "lowering/common/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
@@ -23,9 +24,11 @@ using namespace mlir;
 static LogicalResult run(StringRef inputFilename, StringRef outputFilename,
                          DialectRegistry &registry) {
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
-  // The pipeline from the command line, then a report naming any pass that
-  // fails (some upstream passes fail without a diagnostic).
+  // Tensors no machine can hold are refused first; then the pipeline from
+  // the command line, and a report naming any pass that fails (some
+  // upstream passes fail without a diagnostic).
   config.setPassPipelineSetupFn([fromCommandLine = config](PassManager &pm) {
+    pm.addPass(kiln::createKilnCheckTensorSizes());
     if (failed(fromCommandLine.setupPassPipeline(pm)))
       return failure();
     kiln::addPassFailureReport(pm);

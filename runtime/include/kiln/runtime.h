@@ -379,6 +379,15 @@ int64_t kiln_module_entry_result_donor(kiln_module_t module, const char *entry,
  * share the count and may raise it. */
 uint64_t kiln_last_call_peak_bytes(void);
 
+/* The most bytes compiled code's intermediate buffers may hold at once, in
+ * all the calls running (0, the default: as much as the system gives): an
+ * allocation past it fails its call with "out of memory allocating a
+ * buffer of N bytes (past the limit ...)", as one the system refuses does.
+ * For sharing a machine, and for testing what a program does without the
+ * memory it needs. */
+void kiln_set_memory_limit(uint64_t bytes);
+uint64_t kiln_memory_limit(void);
+
 /* How many threads compiled code's parallel loops use (a pool of blocking
  * threads the process shares; an op too small to pay for them runs on the
  * calling thread): `count` >= 1, set for every call that starts after it
