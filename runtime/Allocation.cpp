@@ -20,8 +20,10 @@
 #include <atomic>
 #include <csetjmp>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -31,6 +33,10 @@ namespace {
 thread_local std::jmp_buf *activeCall = nullptr;
 /// Why the running call was abandoned, or what failed outside any call.
 thread_local std::string failure;
+/// The buffers compiled code allocated in this thread during the running
+/// call and has not freed: an abandoned call's longjmp skips the code that
+/// would free them, so runEntry does.
+thread_local std::unordered_set<void *> *callBuffers = nullptr;
 
 /// The bytes of the buffers compiled code holds now, in all threads, and
 /// their most since the last call began.
@@ -93,17 +99,21 @@ void *allocate(uint64_t alignment, uint64_t bytes) {
       posix_memalign(&base, offset, offset + bytes) != 0)
     base = nullptr;
   if (!base) {
-    if (activeCall)
-      kiln::runtime::abandonCall(
+    if (activeCall) {
+      kiln::runtime::recordFailure(
           "out of memory allocating a buffer of " + std::to_string(bytes) +
           " bytes" +
           (overLimit ? " (past the limit of " + std::to_string(limit) +
                            " bytes set by kiln_set_memory_limit)"
                      : ""));
+      kiln::runtime::abandonCall();
+    }
     return nullptr;
   }
   char *data = static_cast<char *>(base) + offset;
   reinterpret_cast<Header *>(data)[-1] = {offset, bytes};
+  if (callBuffers)
+    callBuffers->insert(data);
   uint64_t live = liveBytes += bytes;
   for (uint64_t peak = peakBytes; peak < live &&
                                   !peakBytes.compare_exchange_weak(peak, live);)
@@ -115,6 +125,8 @@ void release(void *data) {
   if (!data)
     return;
   Header header = static_cast<Header *>(data)[-1];
+  if (callBuffers)
+    callBuffers->erase(data);
   liveBytes -= header.bytes;
   cacheOrFree(static_cast<char *>(data) - header.offset, header.offset,
               header.bytes);
@@ -144,9 +156,12 @@ void kiln_free_cached_buffers(void) {
   cacheBytes = 0;
 }
 
-void kiln::runtime::abandonCall(const std::string &why) {
+void kiln::runtime::recordFailure(const std::string &why) {
   if (failure.empty())
     failure = why;
+}
+
+void kiln::runtime::abandonCall() {
   if (activeCall)
     std::longjmp(*activeCall, 1);
 }
@@ -158,17 +173,26 @@ bool kiln::runtime::runEntry(EntryFunction function, void **args,
   CallThreads threads;
   std::jmp_buf jump;
   std::jmp_buf *outer = activeCall;
+  std::unordered_set<void *> *outerBuffers = callBuffers;
+  // On the heap: locals that change between setjmp and longjmp are
+  // indeterminate after it.
+  auto buffers = std::make_unique<std::unordered_set<void *>>();
   activeCall = &jump;
+  callBuffers = buffers.get();
   failure.clear();
   uint64_t before = liveBytes;
   peakBytes = before;
   if (setjmp(jump) != 0) {
     activeCall = outer;
+    callBuffers = outerBuffers;
+    for (void *buffer : *buffers)
+      release(buffer);
     why = takeFailure();
     return false;
   }
   function(args);
   activeCall = outer;
+  callBuffers = outerBuffers;
   lastCallPeak = peakBytes - before;
   return true;
 }

@@ -596,15 +596,19 @@ namespace {
 /// The running call's exchange; abandons the call outside a partitioned
 /// one.
 Exchange *exchange(const char *op) {
-  if (!currentExchange)
-    abandonCall(std::string(op) + " runs only in a partitioned call");
+  if (!currentExchange) {
+    recordFailure(std::string(op) + " runs only in a partitioned call");
+    abandonCall();
+  }
   return currentExchange;
 }
 
 /// Abandons the call if a collective failed.
 void check(const char *why) {
-  if (why)
-    abandonCall(why);
+  if (why) {
+    recordFailure(why);
+    abandonCall();
+  }
 }
 } // namespace
 

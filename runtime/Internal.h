@@ -164,10 +164,15 @@ using EntryFunction = void (*)(void **args);
 /// abandoned (a buffer it allocates cannot be had, a device error).
 bool runEntry(EntryFunction function, void **args, std::string &why);
 
-/// Abandons the running call because of `why`, jumping back to runEntry.
-/// Outside a call (a constructor while an artifact loads) it records `why`
-/// for takeFailure and returns.
-void abandonCall(const std::string &why);
+/// Records `why` as the running call's failure (the first one counts), or
+/// outside a call (a constructor while an artifact loads) for takeFailure.
+void recordFailure(const std::string &why);
+
+/// Abandons the running call with the failure recorded, jumping back to
+/// runEntry; returns outside a call. longjmp runs no destructors, so the
+/// frames it leaves must own nothing: record the message in a statement of
+/// its own first.
+void abandonCall();
 
 /// The first failure recorded outside a call since the last take, or "".
 std::string takeFailure();

@@ -35,13 +35,24 @@ if os.path.exists(os.path.join(cuda_home, "bin", "ptxas")):
     config.available_features.add("cuda-toolkit")
     config.substitutions.append(("%ptxas", os.path.join(cuda_home, "bin",
                                                         "ptxas")))
+# A sanitized build (scripts/sanitize.sh): tests that cap memory with
+# ulimit (ASan reserves terabytes of address space) or load Kiln's
+# libraries into an uninstrumented Python say UNSUPPORTED: asan.
+# LeakSanitizer's suppressions are passed on, which lit does not do itself.
+mpirun = "mpirun --oversubscribe"
+if "Address" in config.kiln_sanitizer:
+    config.available_features.add("asan")
+    lsan_options = os.environ.get("LSAN_OPTIONS", "")
+    config.environment["LSAN_OPTIONS"] = lsan_options
+    # Open MPI's leaks are suppressed by library, which needs whole stacks.
+    mpirun += f" -x LSAN_OPTIONS={lsan_options}:fast_unwind_on_malloc=0"
 # Multi-process runs need Open MPI's launcher and Kiln's MPI library; tests
 # of them say REQUIRES: mpi. Ranks may outnumber the cores, and the test
 # machines run as root.
 if shutil.which("mpirun") and os.path.exists(
         os.path.join(config.kiln_obj_root, "lib", "libkiln_runtime_mpi.so")):
     config.available_features.add("mpi")
-    config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+    config.substitutions.append(("%mpirun", mpirun))
     config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 # StableHLO's interpreter tests, where the user gives a copy.

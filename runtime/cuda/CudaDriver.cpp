@@ -166,9 +166,9 @@ kiln_status_t check(const char *call, CUresult code) {
 bool succeeded(kiln_status_t status) {
   if (!status)
     return true;
-  std::string message = status->message;
+  recordFailure(status->message);
   kiln_status_free(status);
-  abandonCall(message);
+  abandonCall();
   return false;
 }
 
@@ -307,9 +307,11 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool /*hostShared*/) {
   if (!cuda)
     return nullptr;
   CUresult code = cuda->cuMemAllocAsync(&address, bytes ? bytes : 1, stream);
-  if (code == 2 /*CUDA_ERROR_OUT_OF_MEMORY*/)
-    abandonCall("out of device memory allocating a buffer of " +
-                std::to_string(bytes) + " bytes");
+  if (code == 2 /*CUDA_ERROR_OUT_OF_MEMORY*/) {
+    recordFailure("out of device memory allocating a buffer of " +
+                  std::to_string(bytes) + " bytes");
+    abandonCall();
+  }
   require("cuMemAllocAsync", code);
   return reinterpret_cast<void *>(address);
 }

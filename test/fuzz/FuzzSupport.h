@@ -1,8 +1,8 @@
 //===- FuzzSupport.h - what the fuzz targets share --------------*- C++ -*-===//
 //
 // Each fuzz target defines LLVMFuzzerTestOneInput; libFuzzer drives it
-// (KILN_LIBFUZZER, scripts/fuzz.sh) or FuzzReplay.cpp runs it once per
-// file of its corpus (ctest).
+// (LLVM_USE_SANITIZE_COVERAGE, scripts/fuzz-targets.sh) or FuzzReplay.cpp
+// runs it once per file of its corpus (ctest).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TEST_FUZZ_FUZZSUPPORT_H

@@ -2,6 +2,9 @@
 // SGD through the runtime's C API drives the loss down and fits the spirals;
 // kiln.vmap gives every point's gradient norm as a loop of single-point
 // gradients does, and an ensemble's losses as numpy does.
+// The demo loads libkiln_runtime.so into Python (ctypes), which a
+// sanitized build's libraries cannot be loaded into.
+// UNSUPPORTED: asan
 // RUN: kiln-compile %kiln_src_root/scripts/demo/train.mlir -o %t.kmod
 // RUN: %numpy_python %kiln_src_root/scripts/demo/train.py %kiln_lib_dir %kiln_src_root/scripts/demo/train.mlir %t.kmod --steps 300 | FileCheck %s
 // CHECK: first step: loss 1.06{{[0-9]+}}; loss and gradients against PyTorch's autograd (f64): {{[0-9.]+}}e-{{1[0-9]}} relative in f64

@@ -461,6 +461,18 @@ struct JitApi {
   decltype(&kiln_jit_entry_arg) arg;
 };
 
+/// The jit run() compiles through: it owns the module called, so it is
+/// freed only as the process exits.
+struct ExitingJit {
+  void (*free)(kiln_jit_t) = nullptr;
+  kiln_jit_t jit = nullptr;
+  ~ExitingJit() {
+    if (jit)
+      free(jit);
+  }
+};
+ExitingJit exitingJit;
+
 /// A jit of the .mlir source at `path` with kiln-run's cache options, and
 /// its API; the jit lives until the process exits.
 kiln_status_t createJit(const std::string &path, JitApi &api,
@@ -483,7 +495,10 @@ kiln_status_t createJit(const std::string &path, JitApi &api,
     jitOptions.log = [](void *, const char *line) {
       std::fprintf(stderr, "kiln-run: cache: %s\n", line);
     };
-  return api.create(path.c_str(), &jitOptions, out);
+  load(exitingJit.free, "kiln_jit_free");
+  kiln_status_t status = api.create(path.c_str(), &jitOptions, out);
+  exitingJit.jit = *out;
+  return status;
 }
 
 /// Reads the entry's arguments as the jit's source declares them and

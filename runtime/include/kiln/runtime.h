@@ -58,8 +58,13 @@ const char *kiln_dtype_name(kiln_dtype_t dtype);
 /* Bytes per element of a dtype, or 0 for an invalid one. */
 size_t kiln_dtype_size(kiln_dtype_t dtype);
 
-/* Where tensors live and entries run. */
-typedef enum kiln_device {
+/* Where tensors live and entries run (in C++ of fixed type int, as
+ * kiln_dtype_t). */
+typedef enum kiln_device
+#ifdef __cplusplus
+    : int
+#endif
+{
   KILN_DEVICE_CPU = 0,
   /* An NVIDIA GPU through the CUDA driver (libcuda.so.1, loaded at run
    * time); device $KILN_CUDA_DEVICE, else 0. */

@@ -8,7 +8,7 @@
 # build-asan/fuzz/<target>/crash-*; fixed, it is copied to
 # test/fuzz/<target>/ under a name saying what it broke.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   scripts/fuzz-targets.sh [SECONDS] [TARGET...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-600}
@@ -20,7 +20,11 @@ export KILN_BUILD_DIR=build-asan
 export KILN_CMAKE_ARGS="-DLLVM_USE_SANITIZER=Address;Undefined -DLLVM_USE_SANITIZE_COVERAGE=ON -DKILN_BUILD_BENCHMARKS=OFF"
 export KILN_TARGETS="${targets[*]/#/kiln-fuzz-}"
 "$root/scripts/setup.sh" > /dev/null
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0"
+# allow_user_poisoning=0: LLVM's allocators poison their free memory in
+# Kiln's instrumented copies of their inline code but not in Debian's
+# uninstrumented libLLVM and libMLIR, which then hand out memory ASan
+# believes poisoned (false use-after-poison reports).
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allow_user_poisoning=0"
 export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
