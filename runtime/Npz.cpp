@@ -273,10 +273,9 @@ kiln_status_t streamMember(
 kiln_status_t extract(ZipBytes &zip, const Member &member,
                       const std::string &what, std::string &out) {
   out.clear();
-  // What the member's compressed bytes can hold, not what a corrupt
-  // header claims (streamMember refuses such a member before reading).
-  out.reserve(std::min(member.size,
-                       member.compressedSize * kMaxDeflateRatio + 1024));
+  // What the file's bytes can hold, not what a corrupt header claims
+  // (streamMember refuses such a member before reading).
+  out.reserve(std::min(member.size, zip.size() * kMaxDeflateRatio + 1024));
   return streamMember(zip, member, what,
                       std::clamp<uint64_t>(member.size, 1, 16 << 20),
                       [&](uint64_t, const char *bytes, uint64_t count) {

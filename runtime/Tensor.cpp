@@ -68,6 +68,9 @@ kiln_status_t kiln::runtime::tensorByteLength(kiln_dtype_t dtype,
     if (__builtin_mul_overflow(bytes, static_cast<size_t>(shape[i]), &bytes))
       return error(what + ": the shape's size in bytes overflows");
   }
+  // Sizes and offsets are signed 64-bit in compiled code and memrefs.
+  if (bytes > size_t(INT64_MAX))
+    return error(what + ": the shape's size in bytes overflows");
   return nullptr;
 }
 

@@ -14,6 +14,7 @@
 
 #include "kiln/runtime.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -65,6 +66,20 @@ int64_t dimension(Reader &in) {
   return byte >= 0xf0 ? kEdges[byte % 4] : byte % 6;
 }
 
+/// Whether `shape` is valid but takes more than 1 MiB: making it would
+/// test the system's allocator, not Kiln (a negative dimension, or 2^63
+/// bytes or more, must be refused, and is tried).
+bool legitButHuge(kiln_dtype_t dtype, const std::vector<int64_t> &shape) {
+  unsigned __int128 bytes = std::max<size_t>(kiln_dtype_size(dtype), 1);
+  for (int64_t size : shape) {
+    if (size < 0)
+      return false;
+    bytes = std::min<unsigned __int128>(bytes * uint64_t(size),
+                                        (unsigned __int128)1 << 64);
+  }
+  return bytes > (1 << 20) && bytes <= uint64_t(INT64_MAX);
+}
+
 /// An argument described by the input: null when it asks for one or
 /// when kiln_tensor_create refuses its shape, `previous` again when it
 /// asks for that (an argument passed twice), else a new tensor.
@@ -79,6 +94,8 @@ kiln_tensor_t tensor(Reader &in, kiln_tensor_t previous) {
   std::vector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i)
     shape.push_back(dimension(in));
+  if (legitButHuge(dtype, shape))
+    return nullptr;
   // Zero-filled, or copied from a buffer whose length may be wrong.
   uint8_t data = in.next();
   std::vector<char> bytes(data >> 1);

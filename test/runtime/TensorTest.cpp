@@ -47,6 +47,11 @@ TEST(Tensor, RejectsBadArgumentsByName) {
   int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 40};
   EXPECT_EQ(message(kiln_tensor_create(KILN_F64, 2, huge, nullptr, 0, &t)),
             "shape: the shape's size in bytes overflows");
+  // The call fuzz target's crash-byte-length-past-2-63: 2^64 - 2 bytes fit
+  // in size_t, and the zero fill wrote past a wrapped-around allocation.
+  int64_t past[] = {INT64_MAX, 2};
+  EXPECT_EQ(message(kiln_tensor_create(KILN_I1, 2, past, nullptr, 0, &t)),
+            "shape: the shape's size in bytes overflows");
   float data[3] = {};
   int64_t four[] = {4};
   EXPECT_EQ(
