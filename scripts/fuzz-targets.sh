@@ -37,7 +37,8 @@ for test in json.load(sys.stdin)["tests"]:
     print("\n".join(a for a in test["command"][1:] if not a.startswith("-")))'
 }
 
-printf '%-12s %12s %8s %8s %8s %8s\n' target executed cov ft corpus crashes
+printf '%-12s %12s %16s %8s %8s %8s\n' target executed 'cov (of edges)' ft \
+  corpus crashes
 status=0
 for target in "${targets[@]}"; do
   work="$build/fuzz/$target"
@@ -53,9 +54,11 @@ for target in "${targets[@]}"; do
   done_line=$(grep -E '^#[0-9]+' "$log" | tail -1)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$done_line")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$done_line")
+  edges=$(sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' "$log" | head -1)
   crashes=$(find "$work" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' \
     -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
-  printf '%-12s %12s %8s %8s %8s %8s\n' "$target" "${executed:-?}" \
-    "${cov:-?}" "${ft:-?}" "$(ls "$work/corpus" | wc -l)" "$crashes"
+  printf '%-12s %12s %16s %8s %8s %8s\n' "$target" "${executed:-?}" \
+    "${cov:-?} (${edges:-?})" "${ft:-?}" "$(ls "$work/corpus" | wc -l)" \
+    "$crashes"
 done
 exit $status
