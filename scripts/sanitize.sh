@@ -36,7 +36,7 @@ thread)
   export KILN_BUILD_DIR=build-tsan
   export KILN_CMAKE_ARGS="-DLLVM_USE_SANITIZER=Thread -DKILN_BUILD_BENCHMARKS=OFF"
   export KILN_TARGETS=KilnRuntimeTests
-  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/sanitizers/tsan.supp"
   "$root/scripts/setup.sh"
   cd "$root/build-tsan"
   ./test/runtime/KilnRuntimeTests
