@@ -1,7 +1,8 @@
 //===- TraceTest.cpp - programs built by tracing C++ ----------------------===//
 //
 // Programs traced with kiln/trace.hpp compile and compute what plain loops
-// over the same numbers compute; shape errors name the call site and the
+// over the same numbers compute (and, for a whole layer, what numpy
+// computed); shape errors name the call site and the
 // shapes; gradients match the ones derived by hand.
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +105,17 @@ TEST(Trace, ALayerComputesWhatLoopsCompute) {
       EXPECT_NEAR(out[0][i * C + j], logits[j] - top - std::log(total), 1e-5)
           << "row " << i << " column " << j;
   }
+  // And what numpy computes from the same float32 inputs, in float64:
+  //   h = (x - x.mean(1, keepdims=True))
+  //       / np.sqrt(x.var(1, keepdims=True) + 1e-5) * g + be
+  //   z = h @ w + b
+  //   a = 0.5 * z * (1 + np.tanh(np.sqrt(2 / np.pi) * (z + 0.044715 * z**3)))
+  //   a -= a.max(1, keepdims=True); a - np.log(np.exp(a).sum(1, keepdims=True))
+  const float numpy[] = {-1.1111389f, -1.1111004f, -1.0740572f, -1.6381014f,
+                         -0.7526207f, -1.0950553f, -0.9965737f, -0.7086633f,
+                         -1.9764800f, -1.1124429f, -1.1122529f, -1.0716945f};
+  for (int64_t i = 0; i < B * C; ++i)
+    EXPECT_NEAR(out[0][i], numpy[i], 2e-5) << "element " << i;
 }
 
 TEST(Trace, ReductionsKeepOrDropAxes) {
