@@ -15,18 +15,9 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(parse compile npz manifest cache-entry call)
-export KILN_EXTRA_PACKAGES="libclang-rt-22-dev ${KILN_EXTRA_PACKAGES:-}"
-export KILN_BUILD_DIR=build-asan
-export KILN_CMAKE_ARGS="-DLLVM_USE_SANITIZER=Address;Undefined -DLLVM_USE_SANITIZE_COVERAGE=ON -DKILN_BUILD_BENCHMARKS=OFF"
+source "$root/scripts/sanitizers/address.sh"
 export KILN_TARGETS="${targets[*]/#/kiln-fuzz-}"
 "$root/scripts/setup.sh" > /dev/null
-# allow_user_poisoning=0: LLVM's allocators poison their free memory in
-# Kiln's instrumented copies of their inline code but not in Debian's
-# uninstrumented libLLVM and libMLIR, which then hand out memory ASan
-# believes poisoned (false use-after-poison reports).
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allow_user_poisoning=0"
-export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=0"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 build="$root/build-asan"
 # Where each target's ctest entry finds its corpus (its COMMAND's folders).
