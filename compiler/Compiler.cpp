@@ -3,10 +3,12 @@
 
 #include "frontend/InputLimits.h"
 #include "frontend/SourceParser.h"
+#include "interpreter/Interpreter.h"
 #include "kiln/KilnDialect.h"
 #include "kiln/TypeInference.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
+#include "passes/expand/Passes.h"
 #include "passes/jit/Passes.h"
 #include "passes/sharding/Passes.h"
 
@@ -382,6 +384,34 @@ llvm::Error kiln::ParsedSource::compile(const CompileOptions &options,
                                         CompiledProgram &program) {
   return withDiagnostics(sourceMgr, *program.module->getContext(), path,
                          [&] { return lowerWithManifest(program, options); });
+}
+
+llvm::Error kiln::ParsedSource::interpret(ModuleOp module, llvm::StringRef entry,
+                                          llvm::ArrayRef<HostTensor> args,
+                                          std::vector<HostTensor> &results) {
+  return withDiagnostics(sourceMgr, *module.getContext(), path, [&] {
+    PassManager pm(module.getContext());
+    addPassFailureReport(pm);
+    // The interpreter holds each element in 8 bytes: a tensor that would
+    // not fit in this machine's memory so is refused before it runs.
+    KilnCheckTensorSizesOptions sizes;
+    if (uint64_t memory = physicalMemory()) {
+      sizes.maxBytes = memory / 8;
+      sizes.limitReason = "an eighth of this machine's memory, as the "
+                          "interpreter holds 8 bytes an element";
+    }
+    pm.addPass(createKilnCheckTensorSizes(sizes));
+    pm.addPass(createKilnExpandTransforms());
+    if (failed(pm.run(module)))
+      return false;
+    Interpreter interpreter;
+    llvm::SmallVector<HostTensor> values;
+    if (failed(interpreter.call(module.lookupSymbol<func::FuncOp>(entry), args,
+                                values)))
+      return false;
+    results.assign(values.begin(), values.end());
+    return true;
+  });
 }
 
 llvm::Error kiln::compileSource(MLIRContext &context, llvm::StringRef path,

@@ -28,6 +28,8 @@
 
 namespace kiln {
 
+class HostTensor;
+
 /// What code is generated for.
 enum class Target {
   /// The host CPU, through kiln-to-cpu-pipeline.
@@ -116,6 +118,13 @@ struct ParsedSource {
   /// Lowers `program.module` (from this source) as far as `options` says
   /// and fills its manifest. Runs on a large stack.
   llvm::Error compile(const CompileOptions &options, CompiledProgram &program);
+  /// Runs `entry` of `module` (from extractEntry, its shapes static) on
+  /// `args` with the reference interpreter (interpreter/Interpreter.h),
+  /// once its transformations are expanded, and sets `results`. Runs on a
+  /// large stack.
+  llvm::Error interpret(mlir::ModuleOp module, llvm::StringRef entry,
+                        llvm::ArrayRef<HostTensor> args,
+                        std::vector<HostTensor> &results);
 };
 
 /// Parses and verifies the kiln source at `path`, then lowers it as far as

@@ -2,12 +2,13 @@
 //
 // The one file that includes the umbrella registration headers: every
 // dialect, the external interface models bufferization and convert-to-llvm
-// rely on, the LLVM IR translations, and every pass and pipeline.
+// rely on, the kiln ops' rules (transformations and interpreter), the LLVM IR translations, and every pass and pipeline.
 //
 //===----------------------------------------------------------------------===//
 #include "Compiler.h"
 
 #include "frontend/stablehlo/Passes.h"
+#include "interpreter/Interpreter.h"
 #include "kiln/KilnDialect.h"
 #include "lowering/common/Passes.h"
 #include "lowering/cpu/Passes.h"
@@ -24,6 +25,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<KilnDialect, shlo::StablehloDialect, chlo::ChloDialect,
                   sdy::SdyDialect>();
   registerAllKilnRules(registry);
+  registerEvaluationRules(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);

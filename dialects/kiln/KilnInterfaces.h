@@ -146,6 +146,10 @@ public:
             llvm::SmallVectorImpl<int64_t> &yieldedDims) = 0;
 };
 
+/// An op's evaluation by the reference interpreter (EvaluateOpInterface):
+/// its operands' values and its results' (interpreter/Evaluation.h).
+class Evaluation;
+
 } // namespace kiln
 
 #include "kiln/KilnInterfaces.h.inc"

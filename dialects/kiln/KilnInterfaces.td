@@ -1,10 +1,11 @@
 //===- KilnInterfaces.td - per-op rules of the transformations -*- tablegen -*-===//
 //
-// What each transformation engine needs to know about an op, declared here
-// and implemented beside the engine as external models (passes/grad, ...),
-// so that the engines never switch over op kinds and the dialect links MLIR
-// IR only. A new op is complete when it implements every rule DESIGN.md
-// lists; test/unit/OpRulesTest.cpp checks that.
+// What each transformation engine (and the reference interpreter) needs to
+// know about an op, declared here and implemented beside the engine as
+// external models (passes/grad, interpreter/, ...), so that the engines
+// never switch over op kinds and the dialect links MLIR IR only. A new op
+// is complete when it implements every rule DESIGN.md lists;
+// test/dialects/kiln/OpRulesTest.cpp checks that.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_INTERFACES_TD
@@ -231,6 +232,25 @@ def Kiln_RematCostOpInterface : OpInterface<"RematCostOpInterface"> {
         dimensions, for the dot-saving policies.
       }],
       "::kiln::DotKind", "getDotKind">
+  ];
+}
+
+def Kiln_EvaluateOpInterface : OpInterface<"EvaluateOpInterface"> {
+  let cppNamespace = "::kiln";
+  let description = [{
+    The op's meaning on host values, for the reference interpreter
+    (interpreter/): plain C++ over the operands' elements, following
+    jax.lax and the rules the op's description states, with no lowering
+    involved, so that compiled code can be checked against it.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Computes the op's results from `evaluation`'s operands (running its
+        regions through it) and sets them in `evaluation`. Fails with an
+        error at the op when it cannot.
+      }],
+      "::mlir::LogicalResult", "evaluate",
+      (ins "::kiln::Evaluation &":$evaluation)>
   ];
 }
 

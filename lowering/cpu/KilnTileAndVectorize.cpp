@@ -3,6 +3,7 @@
 #include "lowering/linalg/LoweringUtils.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
@@ -11,6 +12,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <numeric>
 
@@ -156,6 +158,12 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
     Type resultType = operands[initOperand.getOperandNumber()].getType();
     auto tiled = cast<linalg::LinalgOp>(
         clone(rewriter, op, TypeRange{resultType}, operands));
+    // A payload that reads its position (a gather's linalg.index) reads
+    // it within the piece: shift it to the whole op's.
+    SmallVector<OpFoldResult> shift(op.getNumLoops(),
+                                    rewriter.getIndexAttr(0));
+    shift[loop] = rewriter.getIndexAttr(offset);
+    linalg::offsetIndices(rewriter, tiled, shift);
     auto [sliced, offsets, sizes, strides] =
         part(initOperand, offset, length);
     Value inserted = tensor::InsertSliceOp::create(
@@ -544,12 +552,28 @@ bool readOnlyBy(Operation *op, const DenseSet<Operation *> &ops) {
                       [&](Operation *reader) { return ops.contains(reader); });
 }
 
+/// Whether `op`'s payload computes from its operands' elements alone: not
+/// from its position (linalg.index) or from a tensor it reads from above
+/// (a gather's table), which differ between parts at different offsets.
+bool computesFromElementsOnly(linalg::GenericOp op) {
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op.getRegion(), captured);
+  bool readsPosition =
+      op.getRegion()
+          .walk([](linalg::IndexOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  return !readsPosition && llvm::all_of(captured, [](Value value) {
+           return !isa<ShapedType>(value.getType());
+         });
+}
+
 /// Where the all-parallel `narrow` computes a part of what `wide` computes
 /// (the same payload on slices of the same operands, at constant offsets
 /// within them), the offsets of that part in `wide`'s result.
 std::optional<SmallVector<int64_t>> partOf(linalg::GenericOp narrow,
                                            linalg::GenericOp wide) {
-  if (narrow.getIndexingMapsArray() != wide.getIndexingMapsArray() ||
+  if (!computesFromElementsOnly(narrow) ||
+      narrow.getIndexingMapsArray() != wide.getIndexingMapsArray() ||
       narrow.getNumDpsInputs() != wide.getNumDpsInputs() ||
       !OperationEquivalence::isRegionEquivalentTo(
           &narrow.getRegion(), &wide.getRegion(),

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "../Internal.h"
 #include "CompileCache.h"
+#include "HostTensors.h"
 #include "compiler/Compiler.h"
 #include "kiln/KilnDialect.h"
 #include "lowering/common/Passes.h"
@@ -287,6 +288,12 @@ struct kiln_jit {
   kiln_status_t lookup(llvm::StringRef entry, size_t count,
                        const kiln_tensor_t *args, kiln_module_t *out);
 
+  /// Runs `entry` on `args` with the reference interpreter
+  /// (kiln_jit_interpret).
+  kiln_status_t interpret(llvm::StringRef entry, size_t count,
+                          const kiln_tensor_t *args, size_t numResults,
+                          kiln_tensor_t *results);
+
 private:
   /// `entry` and what it calls, with the values of its static arguments
   /// (from `args`) baked in, and its key; or why there is none.
@@ -510,6 +517,50 @@ kiln_status_t kiln_jit::lookup(llvm::StringRef entry, size_t count,
   return nullptr;
 }
 
+kiln_status_t kiln_jit::interpret(llvm::StringRef entry, size_t count,
+                                  const kiln_tensor_t *args,
+                                  size_t numResults, kiln_tensor_t *results) {
+  // The source and its context are shared with compiles.
+  std::lock_guard<std::mutex> compiling(memoryCache().mutex);
+  CacheKey key;
+  mlir::OwningOpRef<mlir::ModuleOp> pruned;
+  std::vector<unsigned> statics;
+  if (llvm::Error failure = prepare(entry, count, args, pruned, key, statics))
+    return error(llvm::toString(std::move(failure)));
+  auto fn = pruned->lookupSymbol<mlir::func::FuncOp>(entry);
+  std::string name = "@" + entry.str();
+  if (count != fn.getNumArguments())
+    return error("num_args: " + name + " takes " +
+                 std::to_string(fn.getNumArguments()) + " arguments, not " +
+                 std::to_string(count));
+  if (numResults != fn.getNumResults())
+    return error("num_results: " + name + " returns " +
+                 std::to_string(fn.getNumResults()) + " results, not " +
+                 std::to_string(numResults));
+  std::vector<kiln::HostTensor> values, outputs;
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+    kiln::runtime::TensorSpec spec{
+        kiln_dtype_t(kiln::runtimeDtypeCode(tensor.getElementType())),
+        std::vector<int64_t>(tensor.getShape())};
+    if (kiln_status_t status = kiln::runtime::checkArgument(
+            args[i], spec, KILN_DEVICE_CPU, "arg" + std::to_string(i)))
+      return status;
+    values.push_back(toHostTensor(args[i], tensor));
+  }
+  if (llvm::Error failure = source.interpret(*pruned, entry, values, outputs))
+    return error(llvm::toString(std::move(failure)));
+  for (size_t i = 0; i < numResults; ++i)
+    if (kiln_status_t status = fromHostTensor(outputs[i], &results[i])) {
+      for (size_t made = 0; made < i; ++made) {
+        kiln_tensor_free(results[made]);
+        results[made] = nullptr;
+      }
+      return status;
+    }
+  return nullptr;
+}
+
 const std::vector<kiln_jit::Argument> *
 kiln_jit::arguments(llvm::StringRef entry) {
   std::unique_lock<std::shared_mutex> lock(mutex);
@@ -616,6 +667,32 @@ kiln_status_t kiln_jit_entry_arg(kiln_jit_t jit, const char *entry,
   *shape = argument.shape.data();
   *is_static = argument.isStatic;
   return nullptr;
+}
+
+int64_t kiln_jit_entry_num_results(kiln_jit_t jit, const char *entry) {
+  if (!jit || !entry)
+    return -1;
+  auto fn = jit->source.module->lookupSymbol<mlir::func::FuncOp>(entry);
+  return fn && fn.isPublic() && !fn.isExternal() ? int64_t(fn.getNumResults())
+                                                 : -1;
+}
+
+kiln_status_t kiln_jit_interpret(kiln_jit_t jit, const char *entry,
+                                 size_t num_args, const kiln_tensor_t *args,
+                                 size_t num_results, kiln_tensor_t *results) {
+  if (!jit)
+    return error("jit: must not be null");
+  if (!entry)
+    return error("entry: must not be null");
+  if (num_args && !args)
+    return error("args: must not be null when num_args is " +
+                 std::to_string(num_args));
+  if (num_results && !results)
+    return error("results: must not be null when num_results is " +
+                 std::to_string(num_results));
+  for (size_t i = 0; i < num_results; ++i)
+    results[i] = nullptr;
+  return jit->interpret(entry, num_args, args, num_results, results);
 }
 
 kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,

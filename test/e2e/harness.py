@@ -132,34 +132,45 @@ def _bundle(name, program, entry, args, expected, rtol, atol):
         f.write(json.dumps(case) + "\n")
 
 
-def check(name, program, entry, args, expected, rtol=0.0, atol=0.0):
-    """Runs and compares every result with `expected` (NaN equals NaN);
-    records a failure instead of stopping."""
+# Each checked program runs compiled, then interpreted by the reference
+# interpreter (kiln-run --interpret), both against the same reference.
+_MODES = (("", ()), (" (interpreted)", ("--interpret",)))
+
+
+def check(name, program, entry, args, expected, rtol=0.0, atol=0.0,
+          interpret=True):
+    """Runs compiled and (if `interpret`) interpreted and compares every
+    result with `expected` (NaN equals NaN); records a failure instead of
+    stopping."""
     if os.environ.get("KILN_GPU_BUNDLE"):
         _bundle(name, program, entry, args, expected, rtol, atol)
-    results, stderr, status = run(program, entry, args)
-    if status != 0:
-        _failures.append(f"{name}: kiln-run failed ({status}):\n{stderr}")
-        return
-    compare(name, results, expected, rtol, atol)
+    for mode, flags in _MODES[:2 if interpret else 1]:
+        results, stderr, status = run(program, entry, args, flags)
+        if status != 0:
+            _failures.append(f"{name}{mode}: kiln-run failed ({status}):\n"
+                             f"{stderr}")
+            continue
+        compare(name + mode, results, expected, rtol, atol)
 
 
 def check_pairs(name, program, entry, args, rtol=0.0, atol=0.0):
-    """Runs `entry`, whose results come in pairs (a value, then its
-    reference computed another way), and compares each pair; records a
-    failure instead of stopping."""
-    results, stderr, status = run(program, entry, args)
-    if status != 0:
-        _failures.append(f"{name}: kiln-run failed ({status}):\n{stderr}")
-        return
-    if os.environ.get("KILN_GPU_BUNDLE"):
-        # The GPU must agree with the CPU path, up to the order in which
-        # it sums.
-        _bundle(name, program, entry, args, results, max(rtol, 1e-4),
-                max(atol, 1e-5))
-    for k in range(0, len(results), 2):
-        compare(f"{name} (pair {k // 2})", [results[k]], [results[k + 1]],
-                rtol, atol)
+    """Runs `entry` compiled and interpreted, whose results come in pairs
+    (a value, then its reference computed another way), and compares each
+    pair; records a failure instead of stopping."""
+    for mode, flags in _MODES:
+        results, stderr, status = run(program, entry, args, flags)
+        if status != 0:
+            _failures.append(f"{name}{mode}: kiln-run failed ({status}):\n"
+                             f"{stderr}")
+            continue
+        if os.environ.get("KILN_GPU_BUNDLE") and not flags:
+            # The GPU must agree with the CPU path, up to the order in which
+            # it sums.
+            _bundle(name, program, entry, args, results, max(rtol, 1e-4),
+                    max(atol, 1e-5))
+        for k in range(0, len(results), 2):
+            compare(f"{name}{mode} (pair {k // 2})", [results[k]],
+                    [results[k + 1]], rtol, atol)
 
 
 def compare(name, results, expected, rtol=0.0, atol=0.0):

@@ -221,10 +221,7 @@ class Program:
         if to == "i1":
             ref, err, exact = x.ref != 0, 0.0, True
         elif to in INTS:
-            info = np.iinfo(NP[to])
-            ref = np.clip(np.trunc(x.ref.astype(np.float64)), info.min,
-                          info.max)
-            ref, err, exact = np.nan_to_num(ref, nan=0), 0.0, True
+            ref, err, exact = saturate(x.ref, to), 0.0, True
         else:
             ref = x.ref.astype(np.float64)
             rounded = Value("", to, ref).ref.astype(np.float64)
@@ -478,13 +475,33 @@ def int_binary(op, x, y, dtype):
         safe = np.where(y == 0, 1, y)
         overflow = (x == info.min) & (y == -1)
         safe = np.where(overflow, 1, safe)
-        quotient = np.trunc(x.astype(np.float64) / safe).astype(NP[dtype])
+        # Rounded toward zero in integers (a float64 quotient is inexact
+        # past 2^53).
+        rem = np.fmod(x, safe)
+        quotient = (x - rem) // safe
         if op == "div":
             out = np.where(y == 0, -1, np.where(overflow, info.min, quotient))
         else:
-            rem = x - quotient * safe
             out = np.where(y == 0, x, np.where(overflow, 0, rem))
         return out.astype(NP[dtype])
+
+
+def saturate(x, dtype):
+    """`x` converted to the integer `dtype` as kiln.convert does: floats
+    rounded toward zero, saturating (infinities too), NaN to 0. numpy's
+    own cast of a float past the range is undefined, so values at the
+    bounds are chosen in integers."""
+    info = np.iinfo(NP[dtype])
+    a = np.asarray(x)
+    if a.dtype.kind in "iub":
+        return a.astype(NP[dtype])
+    a = a.astype(np.float64)
+    inside = np.where(np.isfinite(a) & (a > float(info.min)) &
+                      (a < float(info.max)), np.trunc(a), 0)
+    out = inside.astype(NP[dtype])
+    out = np.where(a >= float(info.max), info.max, out)
+    out = np.where(a <= float(info.min), info.min, out)
+    return out.astype(NP[dtype])
 
 
 def pad_reference(x, value, low, high, interior):
@@ -522,9 +539,10 @@ def program(seed, num_ops=8):
     return text, p.inputs, expected
 
 
-def check(kiln_run, seed, num_ops=8):
-    """Runs program `seed` through kiln-run; None if every result matches
-    the reference, else (why, program text)."""
+def check(kiln_run, seed, num_ops=8, extra=()):
+    """Runs program `seed` through kiln-run (with `extra` flags:
+    --interpret); None if every result matches the reference, else (why,
+    program text)."""
     text, inputs, expected = program(seed, num_ops)
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "program.mlir")
@@ -535,7 +553,8 @@ def check(kiln_run, seed, num_ops=8):
         done = subprocess.run(
             [kiln_run, source, "--entry", "f", "--input",
              os.path.join(tmp, "in.npz"), "--output",
-             os.path.join(tmp, "out.npz")], capture_output=True, text=True)
+             os.path.join(tmp, "out.npz"), *extra], capture_output=True,
+            text=True)
         if done.returncode != 0:
             return f"kiln-run failed ({done.returncode}): {done.stderr}", text
         with np.load(os.path.join(tmp, "out.npz")) as out:

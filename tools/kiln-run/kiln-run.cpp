@@ -3,6 +3,7 @@
 // kiln-run FILE --entry NAME [--input IN.npz] [--output OUT.npz] [--print]
 //          [--bench N] [--device cpu|cuda] [--check-grads]
 //          [--check-vmap [--in-axes A,B,...]] [--report=memory]
+//          [--interpret]
 //
 // FILE is a .mlir source (compiled in process for --device, the CPU by
 // default) or an artifact from kiln-compile (which says where it runs).
@@ -13,6 +14,9 @@
 // results back once; --bench times the calls alone. --check-grads checks
 // the entry's derivatives at the arguments, --check-vmap its kiln.vmap on a
 // batch of arguments, instead of printing its results (EntryChecks.h).
+// --interpret runs a .mlir source's entry with the reference interpreter
+// (interpreter/) instead of compiled code, to tell a miscompile from a
+// wrong program.
 //
 // kiln-run links only the runtime core: it opens the compiler
 // (libkiln_runtime_jit.so, beside libkiln_runtime.so) only for a .mlir
@@ -49,7 +53,7 @@ using kiln::Tensor;
 struct Options {
   std::string inputFile, entryName, inputPath, outputPath;
   bool printResults = false, checkGrads = false, checkVmap = false,
-       reportMemory = false;
+       reportMemory = false, interpret = false;
   /// --check-vmap's batch axis of each argument (empty: all 0).
   std::vector<int64_t> inAxes;
   unsigned benchCalls = 0;
@@ -78,7 +82,7 @@ const char *const kUsage =
     "                [--check-vmap [--in-axes A,B,...]] [--report=memory]\n"
     "                [--threads N] [--cache-dir DIR] [--no-disk-cache]\n"
     "                [--explain-cache] [--cpu-options 'NAME=VALUE ...']\n"
-    "                [--devices N] [--show-sharding]\n"
+    "                [--devices N] [--show-sharding] [--interpret]\n"
     "Run a function of a kiln program (.mlir source or artifact).\n"
     "A .mlir source's entry is compiled for the CPU once per signature and\n"
     "kept in a disk cache (--cache-dir, default $KILN_CACHE_DIR, else\n"
@@ -99,6 +103,9 @@ const char *const kUsage =
     "(arguments and results not included).\n"
     "--check-grads: compare the entry's jvp with finite differences and its\n"
     "vjp with its jvp at the arguments (a .mlir source on the CPU).\n"
+    "--interpret: run a .mlir source's entry with Kiln's reference\n"
+    "interpreter (plain C++, op by op, no code generation) instead of\n"
+    "compiled code: slow, for telling a miscompile from a wrong program.\n"
     "--check-vmap: compare the entry's kiln.vmap over a batch of arguments\n"
     "(batched along --in-axes, -1 for none; all 0 by default) with a loop\n"
     "of calls on each slice (a .mlir source on the CPU).\n";
@@ -166,6 +173,8 @@ bool parseCommandLine(int argc, char **argv) {
       options.checkGrads = true;
     } else if (arg == "--check-vmap") {
       options.checkVmap = true;
+    } else if (arg == "--interpret") {
+      options.interpret = true;
     } else if (arg == "--no-disk-cache") {
       options.diskCache = false;
     } else if (arg == "--show-sharding") {
@@ -632,18 +641,107 @@ bool moveTo(std::vector<Tensor> &tensors, kiln_device_t device) {
   return true;
 }
 
+/// The flag that makes the call a timing, a check or a report, if one
+/// does: each runs alone, on one process.
+const char *modeFlag() {
+  return options.benchCalls     ? "--bench"
+         : options.checkGrads   ? "--check-grads"
+         : options.checkVmap    ? "--check-vmap"
+         : options.reportMemory ? "--report=memory"
+                                : nullptr;
+}
+
+/// Prints (--print) and writes (--output) `results`, bf16 ones as f32, if
+/// this process `speaks` for the ranks; 0, or 1 when it failed (reported).
+int writeResults(std::vector<Tensor> &results, bool speaks) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < results.size(); ++i) {
+    names.push_back("out" + std::to_string(i));
+    if (kiln_tensor_dtype(results[i].get()) == KILN_BF16 &&
+        !(results[i] = convertFloat(results[i].get(), KILN_F32)))
+      return 1;
+    if (options.printResults && speaks)
+      std::cout << names[i] << " = " << kiln::formatTensor(results[i].get())
+                << "\n";
+  }
+  if (!options.outputPath.empty() && speaks) {
+    std::vector<const char *> cNames;
+    std::vector<kiln_tensor_t> rawResults;
+    for (size_t i = 0; i < results.size(); ++i) {
+      cNames.push_back(names[i].c_str());
+      rawResults.push_back(results[i].get());
+    }
+    if (failed(kiln_npz_write(options.outputPath.c_str(), results.size(),
+                              cNames.data(), rawResults.data(),
+                              /*compress=*/1)))
+      return 1;
+  }
+  return 0;
+}
+
+/// Runs the entry of the .mlir source `file` with the reference
+/// interpreter (--interpret); 0, or 1 when it failed (reported).
+int interpretEntry(const std::string &file) {
+  const char *clash = modeFlag();
+  if (!clash && options.device != KILN_DEVICE_CPU)
+    clash = "--device cuda";
+  if (clash) {
+    std::cerr << "kiln-run: error: --interpret runs the interpreter alone: "
+                 "drop "
+              << clash << "\n";
+    return 1;
+  }
+  if (file.size() < 5 || file.compare(file.size() - 5, 5, ".mlir") != 0) {
+    std::cerr << "kiln-run: error: --interpret needs a .mlir source, not the "
+                 "artifact "
+              << file << "\n";
+    return 1;
+  }
+  JitApi api;
+  kiln_jit_t jit = nullptr;
+  if (failed(createJit(file, api, &jit)))
+    return 1;
+  auto numResults = reinterpret_cast<decltype(&kiln_jit_entry_num_results)>(
+      compilerFunction("kiln_jit_entry_num_results", file));
+  auto interpret = reinterpret_cast<decltype(&kiln_jit_interpret)>(
+      compilerFunction("kiln_jit_interpret", file));
+  const char *entry = options.entryName.c_str();
+  int64_t numArgs = api.numArgs(jit, entry);
+  // No such entry: the jit's lookup names the entries there are.
+  if (numArgs < 0) {
+    kiln_module_t module;
+    failed(api.module(jit, entry, 0, nullptr, &module));
+    return 1;
+  }
+  auto dtypeOf = [&](int64_t i) {
+    kiln_dtype_t dtype;
+    int64_t rank;
+    const int64_t *shape;
+    int isStatic;
+    failed(api.arg(jit, entry, i, &dtype, &rank, &shape, &isStatic));
+    return dtype;
+  };
+  std::vector<Tensor> args, results;
+  if (!readArguments(numArgs, dtypeOf, args))
+    return 1;
+  std::vector<kiln_tensor_t> rawArgs, rawResults(numResults(jit, entry));
+  for (Tensor &arg : args)
+    rawArgs.push_back(arg.get());
+  if (failed(interpret(jit, entry, rawArgs.size(), rawArgs.data(),
+                       rawResults.size(), rawResults.data())))
+    return 1;
+  for (kiln_tensor_t result : rawResults)
+    results.emplace_back(result);
+  return writeResults(results, /*speaks=*/true);
+}
+
 } // namespace
 
 /// Whether the ranks an MPI launcher started are the devices of `file`'s
 /// mesh (`devices` of them) and the options are those that run under it;
 /// prints why not.
 bool checkRanks(const std::string &file, int64_t devices) {
-  const char *alone = options.benchCalls      ? "--bench"
-                      : options.checkGrads    ? "--check-grads"
-                      : options.checkVmap     ? "--check-vmap"
-                      : options.reportMemory  ? "--report=memory"
-                                              : nullptr;
-  if (alone) {
+  if (const char *alone = options.interpret ? "--interpret" : modeFlag()) {
     std::cerr << "kiln-run: error: " << alone
               << " runs on one process: run it without mpirun\n";
     return false;
@@ -665,6 +763,8 @@ int run() {
   if (options.threads && failed(kiln_set_num_threads(options.threads)))
     return 1;
   const std::string &file = options.inputFile;
+  if (options.interpret && !mpiRank)
+    return interpretEntry(file);
   kiln_module_t module = nullptr;
   bool isSource = file.size() >= 5 && file.compare(file.size() - 5, 5, ".mlir") == 0;
   bool jit = isSource && options.device == KILN_DEVICE_CPU;
@@ -746,29 +846,7 @@ int run() {
   if (!call(module, rawArgs, results) || !moveTo(results, KILN_DEVICE_CPU))
     return 1;
 
-  std::vector<std::string> names;
-  for (size_t i = 0; i < results.size(); ++i) {
-    names.push_back("out" + std::to_string(i));
-    if (kiln_tensor_dtype(results[i].get()) == KILN_BF16 &&
-        !(results[i] = convertFloat(results[i].get(), KILN_F32)))
-      return 1;
-    if (options.printResults && speaks)
-      std::cout << names[i] << " = " << kiln::formatTensor(results[i].get())
-                << "\n";
-  }
-  if (!options.outputPath.empty() && speaks) {
-    std::vector<const char *> cNames;
-    std::vector<kiln_tensor_t> rawResults;
-    for (size_t i = 0; i < results.size(); ++i) {
-      cNames.push_back(names[i].c_str());
-      rawResults.push_back(results[i].get());
-    }
-    if (failed(kiln_npz_write(options.outputPath.c_str(), results.size(),
-                              cNames.data(), rawResults.data(),
-                              /*compress=*/1)))
-      return 1;
-  }
-  return 0;
+  return writeResults(results, speaks);
 }
 
 int main(int argc, char **argv) {

@@ -330,6 +330,22 @@ kiln_status_t kiln_jit_entry_arg(kiln_jit_t jit, const char *entry,
                                  int64_t *rank, const int64_t **shape,
                                  int *is_static);
 
+/* The number of results of `entry` as the source declares it, or -1 if
+ * the source has no such entry. */
+int64_t kiln_jit_entry_num_results(kiln_jit_t jit, const char *entry);
+
+/* Runs `entry` on `args` with Kiln's reference interpreter instead of
+ * compiled code: plain C++ over the elements, op by op, following each
+ * op's documented semantics (floats computed in double and rounded to
+ * their dtype after each op, sums accumulated in double), with no lowering
+ * or code generation involved. For checking compiled results and telling
+ * a miscompile from a wrong program; much slower than kiln_jit_call.
+ * Checks the arguments as a call does; `num_results` must be the entry's
+ * count, and `results` receive new host tensors. */
+kiln_status_t kiln_jit_interpret(kiln_jit_t jit, const char *entry,
+                                 size_t num_args, const kiln_tensor_t *args,
+                                 size_t num_results, kiln_tensor_t *results);
+
 /* kiln_jit_module, then kiln_module_call. After the first call of a
  * signature, a call costs a lookup more than kiln_module_call. */
 kiln_status_t kiln_jit_call(kiln_jit_t jit, const char *entry,

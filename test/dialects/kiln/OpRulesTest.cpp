@@ -169,6 +169,8 @@ TEST_F(OpRulesTest, EveryPrimitiveHasEachRuleOnceItsEngineExists) {
             std::vector<std::string>());
   EXPECT_EQ(missing<kiln::RematCostOpInterface>(all),
             std::vector<std::string>());
+  EXPECT_EQ(missing<kiln::EvaluateOpInterface>(all),
+            std::vector<std::string>());
 }
 
 TEST_F(OpRulesTest, TheLinearListNamesRealOps) {

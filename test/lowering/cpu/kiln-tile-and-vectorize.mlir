@@ -240,3 +240,37 @@ func.func @narrow_columns(%a: tensor<64x40xf32>, %b: tensor<40x10xf32>, %c: tens
   %0 = linalg.matmul ins(%a, %b : tensor<64x40xf32>, tensor<40x10xf32>) outs(%c : tensor<64x10xf32>) -> tensor<64x10xf32>
   return %0 : tensor<64x10xf32>
 }
+
+// -----
+
+// A gather (the payload reads its position and a table from above) split
+// into 64 whole columns and 26 more: the second piece reads columns 64 to
+// 89, its position shifted by 64 (found by scripts/fuzz.py, seed 1005677:
+// it read columns 0 to 25).
+// CHECK-DAG: #[[SHIFT:.+]] = affine_map<()[s0] -> (s0 + 64)>
+// CHECK-LABEL: func.func @gather_row
+// CHECK: scf.for
+// CHECK: linalg.index 0
+// CHECK-NOT: #[[SHIFT]]
+// CHECK: tensor.extract %{{.*}} : tensor<1x90xf64>
+// CHECK: scf.for
+// CHECK: %[[LOCAL:.+]] = affine.apply #{{.+}}(%{{.+}})[%{{.+}}]
+// CHECK: %[[COLUMN:.+]] = affine.apply #[[SHIFT]]()[%[[LOCAL]]]
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[COLUMN]]] : tensor<1x90xf64>
+#scalar = affine_map<(d0) -> ()>
+#id = affine_map<(d0) -> (d0)>
+func.func @gather_row(%table: tensor<1x90xf64>, %i: tensor<i32>) -> tensor<90xf64> {
+  %c0 = arith.constant 0 : index
+  %empty = tensor.empty() : tensor<90xf64>
+  %0 = linalg.generic {indexing_maps = [#scalar, #id], iterator_types = ["parallel"]}
+      ins(%i : tensor<i32>) outs(%empty : tensor<90xf64>) {
+  ^bb0(%in: i32, %out: f64):
+    %col = linalg.index 0 : index
+    %raw = arith.index_cast %in : i32 to index
+    %low = arith.maxsi %raw, %c0 : index
+    %row = arith.minsi %low, %c0 : index
+    %x = tensor.extract %table[%row, %col] : tensor<1x90xf64>
+    linalg.yield %x : f64
+  } -> tensor<90xf64>
+  return %0 : tensor<90xf64>
+}
