@@ -3,12 +3,18 @@
 compiled (kiln-compile) and run, and run by Kiln's reference interpreter
 (kiln_jit_interpret); the compiled and the interpreted results are each
 checked against progen's independent numpy reference within its error
-bound, and against each other.
+bound, and against each other. Each program is also batched with kiln.vmap
+over two slices (random in_axes and out_axes, some arguments unbatched):
+the first slice holds the program's inputs, the second random ones; the
+interpreted vmap must equal the interpreted program on each slice (vmap
+equals the loop), and the compiled vmap's first slice the numpy
+reference.
 
 Programs are compiled --batch to a module (one function each) to share the
-compiler's fixed costs; each batch runs in its own process, so a crash
-loses only that batch, which is kept with the reason. Failing programs are
-written to --keep (default ./fuzz-failures).
+compiler's fixed costs (a module the compiler fails on is compiled program
+by program, to name the ones it fails on); each batch runs in its own
+process, so a crash loses only that batch, which is kept with the reason.
+Failing programs are written to --keep (default ./fuzz-failures).
 
 Run it with Debian's interpreter, which has numpy:
   /usr/bin/python3 scripts/fuzz.py [--count N] [--ops N] [--seed S] [--jobs J]
@@ -112,85 +118,182 @@ class Runtime:
                 self.lib.kiln_tensor_free(results[i])
 
 
-def differences(runtime, module, jit, entry, program):
-    """Why the compiled or interpreted results of `entry` differ from the
-    reference or from each other, or None."""
-    _, inputs, expected = program
-    tensors = [runtime.tensor(v.ref, v.dtype) for v in inputs]
-    try:
-        outputs = {}
-        for kind, call, handle in [
-                ("compiled", runtime.lib.kiln_module_call, module),
-                ("interpreted", runtime.lib.kiln_jit_interpret, jit)]:
+class Checker:
+    """Calls of a batch's entries, compiled (`module`) or interpreted
+    (`jit`), on numpy arrays."""
+
+    def __init__(self, runtime, module, jit):
+        self.runtime, self.module, self.jit = runtime, module, jit
+
+    def call(self, interpreted, entry, arrays, dtypes, count):
+        lib = self.runtime.lib
+        call, handle = (lib.kiln_jit_interpret, self.jit) if interpreted \
+            else (lib.kiln_module_call, self.module)
+        tensors = [self.runtime.tensor(a, d) for a, d in zip(arrays, dtypes)]
+        try:
+            return self.runtime.run(call, handle, entry, tensors, count)
+        finally:
+            for t in tensors:
+                lib.kiln_tensor_free(t)
+
+    def differences(self, case):
+        """Why the compiled or interpreted results of `case` differ from
+        the reference or from each other, or its vmap from the loop over
+        its slices; None if they agree."""
+        dtypes = [v.dtype for v in case.args]
+        first = [v.ref for v in case.args]
+        count = len(case.expected)
+        results = {}
+        for kind in ("compiled", "interpreted"):
             try:
-                outputs[kind] = runtime.run(call, handle, entry, tensors,
-                                            len(expected))
+                results[kind] = self.call(kind == "interpreted", case.entry,
+                                          first, dtypes, count)
             except RuntimeError as e:
                 return f"{kind}: {e}"
-    finally:
-        for t in tensors:
-            runtime.lib.kiln_tensor_free(t)
-    for i, want in enumerate(expected):
-        for kind in ("compiled", "interpreted"):
-            why = progen.compare(outputs[kind][i], want)
+        for i, want in enumerate(case.expected):
+            for kind in ("compiled", "interpreted"):
+                why = progen.compare(results[kind][i], want)
+                if why:
+                    return f"{kind} out{i} vs numpy: {why}"
+            # Each is within the bound of the exact value: of each other,
+            # twice.
+            why = progen.compare(results["compiled"][i],
+                                 (results["interpreted"][i], 2 * want[1],
+                                  want[2]))
             if why:
-                return f"{kind} out{i} vs numpy: {why}"
-        ref, err, dtype = want
-        # Each is within the bound of the exact value: of each other, twice.
-        why = progen.compare(outputs["compiled"][i],
-                             (outputs["interpreted"][i], 2 * err, dtype))
-        if why:
-            return f"compiled out{i} vs interpreted: {why}"
-    return None
+                return f"compiled out{i} vs interpreted: {why}"
+        return self.vmap_differences(case, results["interpreted"])
+
+    def vmap_differences(self, case, first_results):
+        """Why `case`'s vmap differs from its program on each slice (the
+        compiled one on the first, with its reference), or None."""
+        dtypes = [v.dtype for v in case.args]
+        count = len(case.expected)
+        batched = [v.ref if axis < 0 else np.stack([v.ref, second], axis)
+                   for v, second, axis in
+                   zip(case.args, case.second, case.in_axes)]
+        try:
+            second_results = self.call(True, case.entry, case.second, dtypes,
+                                       count)
+            compiled = self.call(False, case.vmap_entry, batched, dtypes,
+                                 count)
+            interpreted = self.call(True, case.vmap_entry, batched, dtypes,
+                                    count)
+        except RuntimeError as e:
+            return f"vmap: {e}"
+        for i, (want, axis) in enumerate(zip(case.expected, case.out_axes)):
+            why = progen.compare(np.take(compiled[i], 0, axis), want)
+            if why:
+                return f"compiled vmap out{i} slice 0 vs numpy: {why}"
+            for b, loop in enumerate((first_results, second_results)):
+                # The same ops on the same elements: equal up to the
+                # rounding of sums accumulated in double.
+                why = progen.compare(np.take(interpreted[i], b, axis),
+                                     (loop[i], 0.0, want[2]))
+                if why:
+                    return (f"interpreted vmap out{i} slice {b} vs the "
+                            f"program on it: {why}")
+        return None
 
 
-def batch_programs(first, count, ops):
-    """Programs `first` to `first + count - 1`: (seed, entry, text,
-    inputs, expected), `inputs` as progen Values."""
-    programs = []
-    for seed in range(first, first + count):
+class Case:
+    """Program `seed`: its function `@p<seed>` and `@vp<seed>`, kiln.vmap
+    of it over two slices; its arguments (progen Values), the second
+    slice's arguments, and the expected results with their bounds."""
+
+    def __init__(self, seed, ops):
         p = progen.Program(seed)
         text, results = p.build(ops)
-        entry = f"p{seed}"
-        programs.append((seed, entry, text.replace("@f(", f"@{entry}(", 1),
-                         (text, p.args,
-                          [(r.ref, r.err, r.dtype) for r in results])))
-    return programs
+        self.seed, self.entry, self.vmap_entry = seed, f"p{seed}", f"vp{seed}"
+        self.args = p.args
+        self.expected = [(r.ref, r.err, r.dtype) for r in results]
+        rng = np.random.default_rng([seed, 1])
+        self.second = [p.random_array(v.shape, v.dtype) for v in p.args]
+        self.in_axes = [-1 if rng.random() < 0.2 else
+                        int(rng.integers(0, v.ref.ndim + 1)) for v in p.args]
+        if all(axis < 0 for axis in self.in_axes):
+            self.in_axes[0] = 0
+        # An unbatched argument is the same in both slices.
+        self.second = [v.ref if axis < 0 else second for v, second, axis in
+                       zip(p.args, self.second, self.in_axes)]
+        self.out_axes = [int(rng.integers(0, np.ndim(r.ref) + 1))
+                         for r in results]
+        self.text = text.replace("@f(", f"@{self.entry}(", 1) + \
+            self.vmap_text(results)
+
+    def vmap_text(self, results):
+        def batched(shape, dtype, axis):
+            shape = list(shape)
+            if axis >= 0:
+                shape.insert(axis, 2)
+            return progen.ttype(shape, dtype)
+
+        args = [batched(v.shape, v.dtype, a)
+                for v, a in zip(self.args, self.in_axes)]
+        outs = [batched(np.shape(r.ref), r.dtype, a)
+                for r, a in zip(results, self.out_axes)]
+        names = ", ".join(f"%b{i}" for i in range(len(args)))
+        params = ", ".join(f"%b{i}: {t}" for i, t in enumerate(args))
+        returned = ", ".join(f"%r#{i}" for i in range(len(outs)))
+        axes = (f"{{in_axes = array<i64: {', '.join(map(str, self.in_axes))}>"
+                f", out_axes = array<i64: "
+                f"{', '.join(map(str, self.out_axes))}>}}")
+        return (f"func.func @{self.vmap_entry}({params}) -> "
+                f"({', '.join(outs)}) {{\n"
+                f"  %r:{len(outs)} = kiln.vmap @{self.entry}({names}) {axes}"
+                f" : ({', '.join(args)}) -> ({', '.join(outs)})\n"
+                f"  return {returned} : {', '.join(outs)}\n}}\n")
 
 
 def run_batch(args):
     """Worker: compiles and checks one batch, printing a JSON line per
     failing program and a last line with the count."""
     runtime = Runtime(args.build)
-    programs = batch_programs(args.worker, args.batch, args.ops)
+    cases = [Case(seed, args.ops)
+             for seed in range(args.worker, args.worker + args.batch)]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "batch.mlir")
         artifact = os.path.join(tmp, "batch.so")
-        compile_cmd = [os.path.join(args.build, "bin", "kiln-compile"),
-                       source, "-o", artifact]
-        with open(source, "w") as f:
-            f.write("".join(p[2] for p in programs))
-        done = subprocess.run(compile_cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            failures.append({"seed": args.worker, "why":
-                             f"kiln-compile failed ({done.returncode}): "
-                             f"{done.stderr[-2000:]}"})
-        else:
+
+        def compiles(some):
+            """Whether `some` cases compile as one module (into
+            `artifact`); else kiln-compile's error."""
+            with open(source, "w") as f:
+                f.write("".join(case.text for case in some))
+            done = subprocess.run(
+                [os.path.join(args.build, "bin", "kiln-compile"), source,
+                 "-o", artifact], capture_output=True, text=True)
+            return None if done.returncode == 0 else \
+                f"kiln-compile failed ({done.returncode}): " \
+                f"{done.stderr[-2000:]}"
+
+        if compiles(cases):
+            # Each case alone finds those the compiler fails on; the rest
+            # run together.
+            for case in list(cases):
+                why = compiles([case])
+                if why:
+                    failures.append({"seed": case.seed, "why": why})
+                    cases.remove(case)
+            if cases and compiles(cases):
+                cases = []
+        if cases:
             module, jit = ctypes.c_void_p(), ctypes.c_void_p()
             runtime.check(runtime.lib.kiln_module_load(
                 artifact.encode(), ctypes.byref(module)))
             runtime.check(runtime.lib.kiln_jit_create(
                 source.encode(), None, ctypes.byref(jit)))
-            for seed, entry, _, program in programs:
-                why = differences(runtime, module, jit, entry, program)
+            checker = Checker(runtime, module, jit)
+            for case in cases:
+                why = checker.differences(case)
                 if why:
-                    failures.append({"seed": seed, "why": why})
+                    failures.append({"seed": case.seed, "why": why})
             runtime.lib.kiln_jit_free(jit)
             runtime.lib.kiln_module_free(module)
     for failure in failures:
         print(json.dumps(failure), flush=True)
-    print(json.dumps({"done": len(programs)}), flush=True)
+    print(json.dumps({"done": args.batch}), flush=True)
     return 0
 
 
@@ -241,8 +344,8 @@ def main():
                  if line.startswith("{")]
         if process.returncode != 0 or not lines or "done" not in lines[-1]:
             failures += 1
-            text = "".join(p[2] for p in batch_programs(first, args.batch,
-                                                        args.ops))
+            text = "".join(Case(seed, args.ops).text for seed in
+                           range(first, first + args.batch))
             path = keep(args.keep, f"batch{first}.mlir",
                         f"batch crashed ({process.returncode}): "
                         f"{err[-2000:]}", text)
@@ -253,7 +356,7 @@ def main():
             for failure in lines[:-1]:
                 failures += 1
                 seed = failure["seed"]
-                text = batch_programs(seed, 1, args.ops)[0][2]
+                text = Case(seed, args.ops).text
                 path = keep(args.keep, f"seed{seed}.mlir", failure["why"],
                             text)
                 print(f"seed {seed}: {failure['why'].splitlines()[0]} "

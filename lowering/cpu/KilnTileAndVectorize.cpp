@@ -786,6 +786,12 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
         if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(producer.getOwner()) ||
             slice.getSourceType() == slice.getResultType())
           return std::nullopt;
+        // A producer with an empty loop (a sum over a size-0 dimension)
+        // computes nothing per tile, and tiling it crashes upstream
+        // (found by scripts/fuzz.py, seed 2013336).
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(producer.getOwner());
+        if (linalgOp && llvm::is_contained(linalgOp.getStaticLoopRanges(), 0))
+          return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
   // Slices of a reshape (a reduction's [rows, groups, lanes] view) or of

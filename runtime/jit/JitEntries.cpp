@@ -625,12 +625,11 @@ kiln_status_t kiln_jit_create(const char *path,
 
 void kiln_jit_free(kiln_jit_t jit) { delete jit; }
 
-kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
-                              size_t num_args, const kiln_tensor_t *args,
-                              kiln_module_t *module) {
-  if (!module)
-    return error("module: must not be null");
-  *module = nullptr;
+namespace {
+/// The error of a jit call whose jit, entry or arguments are missing, or
+/// null.
+kiln_status_t checkCall(kiln_jit_t jit, const char *entry, size_t num_args,
+                        const kiln_tensor_t *args) {
   if (!jit)
     return error("jit: must not be null");
   if (!entry)
@@ -638,6 +637,18 @@ kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
   if (num_args && !args)
     return error("args: must not be null when num_args is " +
                  std::to_string(num_args));
+  return nullptr;
+}
+} // namespace
+
+kiln_status_t kiln_jit_module(kiln_jit_t jit, const char *entry,
+                              size_t num_args, const kiln_tensor_t *args,
+                              kiln_module_t *module) {
+  if (!module)
+    return error("module: must not be null");
+  *module = nullptr;
+  if (kiln_status_t status = checkCall(jit, entry, num_args, args))
+    return status;
   return jit->lookup(entry, num_args, args, module);
 }
 
@@ -680,13 +691,8 @@ int64_t kiln_jit_entry_num_results(kiln_jit_t jit, const char *entry) {
 kiln_status_t kiln_jit_interpret(kiln_jit_t jit, const char *entry,
                                  size_t num_args, const kiln_tensor_t *args,
                                  size_t num_results, kiln_tensor_t *results) {
-  if (!jit)
-    return error("jit: must not be null");
-  if (!entry)
-    return error("entry: must not be null");
-  if (num_args && !args)
-    return error("args: must not be null when num_args is " +
-                 std::to_string(num_args));
+  if (kiln_status_t status = checkCall(jit, entry, num_args, args))
+    return status;
   if (num_results && !results)
     return error("results: must not be null when num_results is " +
                  std::to_string(num_results));

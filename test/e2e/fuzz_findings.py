@@ -55,4 +55,18 @@ check("seed1002205 and seed1007893", SATURATE, "f",
       [np.array([high, low, 0], np.int64),
        np.array([-3074457345618258602, 3074457345618258602], np.int64),
        np.array([-2, -2], np.int64)])
+# seed2013336: a sum over an empty dimension, read through a slice, crashed
+# the compiler when fused into its reader.
+for dtype, np_dtype in (("f32", np.float32), ("bf16", np.float32)):
+    EMPTY_SUM = f"""
+func.func @f(%x: tensor<7x0x17x{dtype}>) -> tensor<16x{dtype}> {{
+  %s = kiln.reduce_sum %x, dims = [0, 1] : (tensor<7x0x17x{dtype}>) -> tensor<17x{dtype}>
+  %h = kiln.constant dense<0.5> : tensor<{dtype}>
+  %p = kiln.pad %s, %h, low = [-1], high = [0], interior = [0] : (tensor<17x{dtype}>, tensor<{dtype}>) -> tensor<16x{dtype}>
+  %n = kiln.neg %p : tensor<16x{dtype}>
+  return %n : tensor<16x{dtype}>
+}}
+"""
+    check(f"seed2013336 ({dtype})", EMPTY_SUM, "f",
+          [np.zeros((7, 0, 17), np_dtype)], [np.full(16, -0.0, np_dtype)])
 finish()

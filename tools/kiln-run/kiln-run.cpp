@@ -510,6 +510,19 @@ kiln_status_t createJit(const std::string &path, JitApi &api,
   return status;
 }
 
+/// The dtype of each argument of `entry` as the jit's source declares it.
+std::function<kiln_dtype_t(int64_t)>
+declaredDtypes(const JitApi &api, kiln_jit_t jit, const char *entry) {
+  return [&api, jit, entry](int64_t i) {
+    kiln_dtype_t dtype;
+    int64_t rank;
+    const int64_t *shape;
+    int isStatic;
+    failed(api.arg(jit, entry, i, &dtype, &rank, &shape, &isStatic));
+    return dtype;
+  };
+}
+
 /// Reads the entry's arguments as the jit's source declares them and
 /// compiles the entry for them (or finds it in the cache): the values of
 /// static arguments are part of the code.
@@ -532,14 +545,7 @@ bool jitEntry(const std::string &path, std::vector<Tensor> &args,
       return true;
     kiln_status_free(status);
   }
-  auto dtypeOf = [&](int64_t i) {
-    kiln_dtype_t dtype;
-    int64_t rank;
-    const int64_t *shape;
-    int isStatic;
-    failed(api.arg(jit, entry, i, &dtype, &rank, &shape, &isStatic));
-    return dtype;
-  };
+  auto dtypeOf = declaredDtypes(api, jit, entry);
   if (!readArguments(numArgs, dtypeOf, args))
     return false;
   std::vector<kiln_tensor_t> raw;
@@ -713,14 +719,7 @@ int interpretEntry(const std::string &file) {
     failed(api.module(jit, entry, 0, nullptr, &module));
     return 1;
   }
-  auto dtypeOf = [&](int64_t i) {
-    kiln_dtype_t dtype;
-    int64_t rank;
-    const int64_t *shape;
-    int isStatic;
-    failed(api.arg(jit, entry, i, &dtype, &rank, &shape, &isStatic));
-    return dtype;
-  };
+  auto dtypeOf = declaredDtypes(api, jit, entry);
   std::vector<Tensor> args, results;
   if (!readArguments(numArgs, dtypeOf, args))
     return 1;

@@ -334,3 +334,32 @@ func.func @not_epilogues(%arg0: tensor<256x128xf32>, %arg1: tensor<128x512xf32>,
   } -> tensor<256x10xf32>
   return %2, %3, %8 : tensor<256x512xf32>, tensor<256x512xf32>, tensor<256x10xf32>
 }
+
+// -----
+
+// A sum over an empty dimension (its loop has no iterations) read through a
+// slice stays whole: it is not fused into the reader (tiling it crashed
+// upstream; scripts/fuzz.py, seed 2013336).
+// CHECK-LABEL: func.func @empty_sum_then_slice
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<7x0x17xf32>)
+// CHECK: scf.for
+// CHECK: arith.negf
+#map = affine_map<(d0) -> (d0)>
+func.func @empty_sum_then_slice(%x: tensor<7x0x17xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e17 = tensor.empty() : tensor<17xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e17 : tensor<17xf32>) -> tensor<17xf32>
+  %sum = linalg.reduce ins(%x : tensor<7x0x17xf32>) outs(%init : tensor<17xf32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %part = tensor.extract_slice %sum[1] [16] [1] : tensor<17xf32> to tensor<16xf32>
+  %e16 = tensor.empty() : tensor<16xf32>
+  %neg = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%part : tensor<16xf32>) outs(%e16 : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<16xf32>
+  return %neg : tensor<16xf32>
+}
