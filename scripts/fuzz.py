@@ -8,7 +8,11 @@ over two slices (random in_axes and out_axes, some arguments unbatched):
 the first slice holds the program's inputs, the second random ones; the
 interpreted vmap must equal the interpreted program on each slice (vmap
 equals the loop), and the compiled vmap's first slice the numpy
-reference.
+reference. And each program is the body of a kiln.scan of 3 steps
+(random reverse and unroll; an argument whose type a result has is the
+carry, the others are stacked xs): the interpreted scan must equal the
+chain of interpreted calls, and the compiled scan's step on the program's
+inputs the numpy reference.
 
 Programs are compiled --batch to a module (one function each) to share the
 compiler's fixed costs (a module the compiler fails on is compiled program
@@ -162,7 +166,8 @@ class Checker:
                                   want[2]))
             if why:
                 return f"compiled out{i} vs interpreted: {why}"
-        return self.vmap_differences(case, results["interpreted"])
+        return self.vmap_differences(case, results["interpreted"]) or \
+            self.scan_differences(case)
 
     def vmap_differences(self, case, first_results):
         """Why `case`'s vmap differs from its program on each slice (the
@@ -196,6 +201,54 @@ class Checker:
         return None
 
 
+    def scan_differences(self, case):
+        """Why `case`'s scan differs from the chain of calls of its
+        program (the compiled one at the step on the program's inputs,
+        from the reference), or None."""
+        dtypes = [v.dtype for v in case.args]
+        count = len(case.expected)
+        j, k = case.carry if case.carry else (None, None)
+        xs = [i for i in range(len(case.args)) if i != j]
+        ys = [i for i in range(count) if i != k]
+        carry = [case.args[j].ref] if case.carry else []
+        scan_args = carry + [np.stack(case.step_args[i]) for i in xs]
+        scan_dtypes = [dtypes[i] for i in ([j] if case.carry else []) + xs]
+        order = range(case.steps - 1, -1, -1) if case.reverse else \
+            range(case.steps)
+        try:
+            compiled, interpreted = (
+                self.call(interpret, case.scan_entry, scan_args, scan_dtypes,
+                          len(carry) + len(ys)) for interpret in (False, True))
+            chain, steps = carry, {}
+            for t in order:
+                args = [chain[0] if i == j else case.step_args[i][t]
+                        for i in range(len(case.args))]
+                steps[t] = self.call(True, case.entry, args, dtypes, count)
+                if case.carry:
+                    chain = [steps[t][k]]
+        except RuntimeError as e:
+            return f"scan: {e}"
+        loop = chain + [np.stack([steps[t][i] for t in range(case.steps)])
+                        for i in ys]
+        dtypes_out = [case.expected[i][2]
+                      for i in ([k] if case.carry else []) + ys]
+        for n, (got, want, dtype) in enumerate(zip(interpreted, loop,
+                                                   dtypes_out)):
+            why = progen.compare(got, (want, 0.0, dtype))
+            if why:
+                return f"interpreted scan out{n} vs the chain of calls: {why}"
+        for n, i in enumerate(ys):
+            why = progen.compare(compiled[len(chain) + n][case.first_step],
+                                 case.expected[i])
+            if why:
+                return (f"compiled scan y{n} at step {case.first_step} vs "
+                        f"numpy: {why}")
+        return None
+
+
+SCAN_STEPS = 3
+
+
 class Case:
     """Program `seed`: its function `@p<seed>` and `@vp<seed>`, kiln.vmap
     of it over two slices; its arguments (progen Values), the second
@@ -218,8 +271,70 @@ class Case:
                        zip(p.args, self.second, self.in_axes)]
         self.out_axes = [int(rng.integers(0, np.ndim(r.ref) + 1))
                          for r in results]
+        self.scan_case(p, results, rng)
         self.text = text.replace("@f(", f"@{self.entry}(", 1) + \
-            self.vmap_text(results)
+            self.vmap_text(results) + self.scan_text(results)
+
+    def scan_case(self, p, results, rng):
+        """A scan of the program: its carry (argument, result) if an
+        argument's type is a result's, the steps' inputs (the program's at
+        the step that runs first, random at the others)."""
+        self.scan_entry, self.steps = f"sp{self.seed}", SCAN_STEPS
+        self.reverse = bool(rng.integers(0, 2))
+        self.unroll = int(rng.integers(1, SCAN_STEPS + 1))
+        pairs = [(j, k) for j, a in enumerate(p.args)
+                 for k, r in enumerate(results)
+                 if a.type == r.type]
+        self.carry = pairs[int(rng.integers(len(pairs)))] if pairs else None
+        self.first_step = SCAN_STEPS - 1 if self.reverse else 0
+        self.step_args = [
+            [v.ref if t == self.first_step else p.random_array(v.shape,
+                                                                v.dtype)
+             for t in range(SCAN_STEPS)] for v in p.args]
+
+    def scan_text(self, results):
+        """`@sb<seed>`, the program as a step (carry first), and
+        `@sp<seed>`, kiln.scan of it."""
+        j, k = self.carry if self.carry else (None, None)
+        xs = [i for i in range(len(self.args)) if i != j]
+        ys = [i for i in range(len(results)) if i != k]
+        carry_types = [self.args[j].type] if self.carry else []
+        x_types = [self.args[i].type for i in xs]
+        y_types = [results[i].type for i in ys]
+        stacked = [progen.ttype((SCAN_STEPS,) + self.args[i].shape,
+                                self.args[i].dtype) for i in xs]
+        stacked_ys = [progen.ttype((SCAN_STEPS,) + np.shape(results[i].ref),
+                                   results[i].dtype) for i in ys]
+        params = [f"%c: {t}" for t in carry_types] + \
+            [f"%x{i}: {t}" for i, t in zip(xs, x_types)]
+        call_args = ", ".join("%c" if i == j else f"%x{i}"
+                              for i in range(len(self.args)))
+        n = len(results)
+        step_results = [f"%o#{k}"] if self.carry else []
+        step_results += [f"%o#{i}" for i in ys]
+        step_types = carry_types + y_types
+        scan_types = carry_types + stacked_ys
+        names = ", ".join(f"%s{i}" for i in range(len(params)))
+        scan_params = ", ".join(
+            f"%s{i}: {t}" for i, t in enumerate(carry_types + stacked))
+        return (
+            f"func.func private @sb{self.seed}({', '.join(params)}) -> "
+            f"({', '.join(step_types)}) {{\n"
+            f"  %o:{n} = func.call @{self.entry}({call_args}) : "
+            f"({', '.join(a.type for a in self.args)}) -> "
+            f"({', '.join(r.type for r in results)})\n"
+            f"  return {', '.join(step_results)} : {', '.join(step_types)}\n"
+            f"}}\n"
+            f"func.func @{self.scan_entry}({scan_params}) -> "
+            f"({', '.join(scan_types)}) {{\n"
+            f"  %r:{len(scan_types)} = kiln.scan @sb{self.seed}({names}) "
+            f"{{num_carry = {len(carry_types)} : i64, length = "
+            f"{SCAN_STEPS} : i64, reverse = {str(self.reverse).lower()}, "
+            f"unroll = {self.unroll} : i64}} : "
+            f"({', '.join(carry_types + stacked)}) -> "
+            f"({', '.join(scan_types)})\n"
+            f"  return {', '.join(f'%r#{i}' for i in range(len(scan_types)))}"
+            f" : {', '.join(scan_types)}\n}}\n")
 
     def vmap_text(self, results):
         def batched(shape, dtype, axis):
