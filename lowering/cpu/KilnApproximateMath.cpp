@@ -1,6 +1,8 @@
 //===- KilnApproximateMath.cpp - the kiln-approximate-math pass -----------===//
 #include "Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -30,11 +32,40 @@ struct KilnApproximateMathPass
       return !name.ends_with("rsqrt") && name != "math.sin" &&
              name != "math.cos";
     };
-    populateMathF32ExpansionPatterns(patterns, expanded);
+    // Expansions first: they make the exponentials that are guarded next.
+    RewritePatternSet expansions(&getContext());
+    populateMathF32ExpansionPatterns(expansions, expanded);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(expansions))))
+      return signalPassFailure();
+    getOperation()->walk([](Operation *op) {
+      if (isa<math::ExpOp, math::ExpM1Op>(op))
+        guardNaN(op);
+    });
     populateMathPolynomialApproximationPatterns(patterns, approximated);
     kiln::populateSinCosApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+
+  /// The exponentials' approximations convert their clamped argument to
+  /// an integer exponent, and the clamps keep a NaN: the conversion of a
+  /// NaN is poison in LLVM, which folding then spreads (a result computed
+  /// from constants was never stored; scripts/fuzz.py, seed 4015143). So
+  /// `op` computes on 0 where its operand is NaN, and gives the NaN.
+  static void guardNaN(Operation *op) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value x = op->getOperand(0);
+    Value isNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    Value zero = arith::ConstantOp::create(
+        b, loc, x.getType(), b.getZeroAttr(x.getType()));
+    Value safe = arith::SelectOp::create(b, loc, isNaN, zero, x);
+    op->setOperand(0, safe);
+    b.setInsertionPointAfter(op);
+    Value result = op->getResult(0);
+    auto select = arith::SelectOp::create(b, loc, isNaN, x, result);
+    result.replaceAllUsesExcept(select, select);
   }
 };
 } // namespace
