@@ -126,6 +126,10 @@ void addReader(kiln_tensor_t tensor, std::shared_ptr<Completion> reader);
 /// or a result): it lives until the call lets go of it with
 /// kiln_tensor_free, even if its owner frees it first.
 void addAsyncUse(kiln_tensor_t tensor);
+/// Checks that `image`, the bytes of the file at `path`, is a whole 64-bit
+/// ELF shared object (headers and segments within it) before the system
+/// loader maps it: a truncated file would fault (SIGBUS) inside the loader.
+kiln_status_t checkSharedObject(const std::string &image, const char *path);
 /// Checks one argument against its spec and the entry's `device`; `what`
 /// is "arg1" etc.
 kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,

@@ -112,13 +112,10 @@ namespace {
 bool within(uint64_t offset, uint64_t size, uint64_t fileSize) {
   return offset <= fileSize && size <= fileSize - offset;
 }
+} // namespace
 
-/// Checks that `path` is a whole 64-bit ELF shared object before dlopen
-/// maps it: a truncated file would fault (SIGBUS) inside the loader.
-kiln_status_t checkSharedObject(const char *path) {
-  std::string image;
-  if (kiln_status_t status = readFile(path, image))
-    return status;
+kiln_status_t kiln::runtime::checkSharedObject(const std::string &image,
+                                               const char *path) {
   std::string what = std::string(path) + " is not a Kiln artifact: ";
   Elf64_Ehdr header;
   if (image.size() < sizeof(header) ||
@@ -146,7 +143,6 @@ kiln_status_t checkSharedObject(const char *path) {
   }
   return nullptr;
 }
-} // namespace
 
 kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   if (!out)
@@ -157,7 +153,10 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
   // dlopen searches the library path for names without a slash; an
   // artifact is always a file path.
   std::string file = std::strchr(path, '/') ? path : std::string("./") + path;
-  if (kiln_status_t status = checkSharedObject(file.c_str()))
+  std::string image;
+  if (kiln_status_t status = readFile(file.c_str(), image))
+    return status;
+  if (kiln_status_t status = checkSharedObject(image, file.c_str()))
     return status;
   exportRuntimeSymbols();
   takeFailure();
