@@ -85,4 +85,19 @@ func.func @f(%x: tensor<0x1x5xf32>) -> (tensor<1x5xf32>, tensor<1x5xf32>) {{
           [np.zeros((0, 1, 5), np.float32)],
           [np.full((1, 5), np.nan, np.float32),
            np.full((1, 5), np.inf, np.float32)])
+# seed8035439: pads that crop everything of their operand (a 0 x 1 one to
+# 1 x 1, then that to 2 x 2) left a vector write wider than its 1 x 1
+# destination unlowered: the compile failed. Every element is the padding.
+CROPPED_PADS = """
+func.func @f(%a: tensor<0x1xi64>) -> tensor<2x2xi64> {
+  %three = kiln.constant dense<3> : tensor<i64>
+  %p = kiln.pad %a, %three, low = [1, 1], high = [0, -1], interior = [0, 0] : (tensor<0x1xi64>, tensor<i64>) -> tensor<1x1xi64>
+  %m = kiln.max %p, %p : tensor<1x1xi64>
+  %n = kiln.and %m, %p : tensor<1x1xi64>
+  %q = kiln.pad %n, %three, low = [-1, 2], high = [2, -1], interior = [0, 0] : (tensor<1x1xi64>, tensor<i64>) -> tensor<2x2xi64>
+  return %q : tensor<2x2xi64>
+}
+"""
+check("seed8035439", CROPPED_PADS, "f", [np.zeros((0, 1), np.int64)],
+      [np.full((2, 2), 3, np.int64)])
 finish()

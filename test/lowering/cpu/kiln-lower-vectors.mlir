@@ -115,3 +115,18 @@ func.func @transpose_block(%v: vector<16x16xf32>) -> vector<16x16xf32> {
   %t = vector.transpose %v, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
   return %t : vector<16x16xf32>
 }
+
+// -----
+
+// A 1-D write that may run past its buffer (a vector<2> into a 1 x 1 slice,
+// as canonicalization folded it) becomes a masked store of the lanes that
+// fit (it was left unlowered; scripts/fuzz.py, seed 8035439).
+// CHECK-LABEL: func.func @write_past_the_slice
+// CHECK: %[[MASK:.+]] = arith.constant dense<[true, false]> : vector<2xi1>
+// CHECK: vector.maskedstore %{{.+}}, %[[MASK]], %{{.+}} : memref<1x1xi64, strided<[3, 1], offset: 2>>, vector<2xi1>, vector<2xi64>
+// CHECK-NOT: vector.transfer_write
+func.func @write_past_the_slice(%v: vector<2xi64>, %m: memref<1x1xi64, strided<[3, 1], offset: 2>>) {
+  %c0 = arith.constant 0 : index
+  vector.transfer_write %v, %m[%c0, %c0] : vector<2xi64>, memref<1x1xi64, strided<[3, 1], offset: 2>>
+  return
+}
