@@ -13,7 +13,11 @@ first slice the numpy reference; and as the body of a 3-step kiln.scan
 (random reverse and unroll; an argument whose type a result has is the
 carry, the others stacked xs), the interpreted scan must equal the chain
 of interpreted calls and the compiled scan's step on the program's inputs
-the numpy reference.
+the numpy reference; and, for a smooth program (no floor, compare,
+convert, ...) with an f64 first result, kiln.grad of half the sum of
+squares of that result by its f64 arguments,
+interpreted, against central finite differences along a random direction,
+and compiled against interpreted.
 
 Programs are compiled --batch to a module (one function each) to share the
 compiler's fixed costs (a module the compiler fails on is compiled program
@@ -170,7 +174,7 @@ class Checker:
         if not case.has_identities():
             return None
         return self.vmap_differences(case, results["interpreted"]) or \
-            self.scan_differences(case)
+            self.scan_differences(case) or self.grad_differences(case)
 
     def vmap_differences(self, case, first_results):
         """Why `case`'s vmap differs from its program on each slice (the
@@ -203,6 +207,50 @@ class Checker:
                             f"program on it: {why}")
         return None
 
+
+    def grad_differences(self, case):
+        """Why `case`'s gradient (interpreted) differs from central finite
+        differences of its loss along a random direction, or the compiled
+        gradient from the interpreted one; None (also for a program
+        without a gradient check)."""
+        if not case.grad_args:
+            return None
+        dtypes = [v.dtype for v in case.args]
+        x = [v.ref for v in case.args]
+        rng = np.random.default_rng([case.seed, 2])
+        direction = {i: rng.standard_normal(x[i].shape)
+                     for i in case.grad_args}
+        step = 1e-6
+
+        def loss(sign):
+            moved = [a + sign * step * direction[i] if i in direction else a
+                     for i, a in enumerate(x)]
+            return float(self.call(True, "l" + case.entry, moved, dtypes,
+                                   1)[0])
+
+        count = len(case.grad_args)
+        try:
+            interpreted = self.call(True, "g" + case.entry, x, dtypes, count)
+            compiled = self.call(False, "g" + case.entry, x, dtypes, count)
+            finite = (loss(1) - loss(-1)) / (2 * step)
+        except RuntimeError as e:
+            return f"grad: {e}"
+        if not np.isfinite(finite):
+            # A loss with an infinity in it (the minimum of nothing) has no
+            # finite difference to check against.
+            return None
+        terms = [g * direction[i] for g, i in zip(interpreted,
+                                                  case.grad_args)]
+        along = sum(float(t.sum()) for t in terms)
+        scale = 1 + abs(finite) + sum(float(np.abs(t).sum()) for t in terms)
+        if not abs(along - finite) <= 1e-6 * scale:
+            return (f"interpreted grad along a direction {along!r} vs "
+                    f"finite differences {finite!r}")
+        for n, (c, i) in enumerate(zip(compiled, interpreted)):
+            bound = 1e-9 * (1 + float(np.max(np.abs(i), initial=0)))
+            if not np.all(np.abs(c - i) <= bound):
+                return f"compiled grad {n} vs interpreted: beyond {bound:.3g}"
+        return None
 
     def scan_differences(self, case):
         """Why `case`'s scan differs from the chain of calls of its
@@ -251,6 +299,10 @@ class Checker:
 
 SCAN_STEPS = 3
 IDENTITIES_EVERY = 4
+# Ops whose results jump or carry no derivative: a program with one has no
+# gradient check (finite differences mean nothing across a jump).
+GRAD_BANNED = ("floor", "ceil", "sign", "compare", "select", "convert",
+               "rem", "and", "or", "xor")
 
 
 class Case:
@@ -279,11 +331,50 @@ class Case:
         self.text = text.replace("@f(", f"@{self.entry}(", 1)
         if self.has_identities():
             self.text += self.vmap_text(results) + self.scan_text(results)
+            self.text += self.grad_text(text, results)
 
     def has_identities(self):
         """Whether the program's vmap and scan are checked too: one in
         IDENTITIES_EVERY (they cost the program's compile three times)."""
         return self.seed % IDENTITIES_EVERY == 0
+
+    def grad_text(self, text, results):
+        """For a smooth program (no GRAD_BANNED op) whose first result is
+        f64: `@lp<seed>`, half the sum of squares of that result, and
+        `@gp<seed>`, kiln.grad of it by every f64 argument; "" for another
+        program."""
+        self.grad_args = [i for i, v in enumerate(self.args)
+                          if v.dtype == "f64"]
+        smooth = not any(f"kiln.{op} " in text for op in GRAD_BANNED)
+        # Without conversions an f64 value depends on f64 arguments only
+        # (and indices): the others are held constant.
+        if not (smooth and self.grad_args and results[0].dtype == "f64"):
+            self.grad_args = []
+            return ""
+        types = [v.type for v in self.args]
+        params = ", ".join(f"%g{i}: {t}" for i, t in enumerate(types))
+        names = ", ".join(f"%g{i}" for i in range(len(types)))
+        first = results[0]
+        dims = ", ".join(map(str, range(first.ref.ndim)))
+        grads = ", ".join(types[i] for i in self.grad_args)
+        argnums = ", ".join(map(str, self.grad_args))
+        return (
+            f"func.func @lp{self.seed}({params}) -> tensor<f64> {{\n"
+            f"  %o:{len(results)} = func.call @{self.entry}({names}) : "
+            f"({', '.join(types)}) -> "
+            f"({', '.join(r.type for r in results)})\n"
+            f"  %s = kiln.mul %o#0, %o#0 : {first.type}\n"
+            f"  %t = kiln.reduce_sum %s, dims = [{dims}] : ({first.type}) -> "
+            f"tensor<f64>\n"
+            f"  %h = kiln.constant dense<0.5> : tensor<f64>\n"
+            f"  %l = kiln.mul %t, %h : tensor<f64>\n"
+            f"  return %l : tensor<f64>\n}}\n"
+            f"func.func @gp{self.seed}({params}) -> ({grads}) {{\n"
+            f"  %r:{len(self.grad_args)} = kiln.grad @lp{self.seed}({names}) "
+            f"{{argnums = array<i64: {argnums}>}} : ({', '.join(types)}) -> "
+            f"({grads})\n"
+            f"  return {', '.join(f'%r#{i}' for i in range(len(self.grad_args)))}"
+            f" : {grads}\n}}\n")
 
     def scan_case(self, p, results, rng):
         """A scan of the program: its carry (argument, result) if an
