@@ -27,6 +27,21 @@ SmallVector<int64_t> otherDims(int64_t rank,
   return dims;
 }
 
+/// Calls `body` with each index of `operand` (and its flat position) and
+/// the flat position in `result` it reduces into, `dims` removed.
+void forEachReduced(
+    const HostTensor &operand, const HostTensor &result, ArrayRef<int64_t> dims,
+    llvm::function_ref<void(ArrayRef<int64_t> index, int64_t flat, int64_t into)>
+        body) {
+  SmallVector<int64_t> kept = otherDims(operand.shape().size(), {dims});
+  SmallVector<int64_t> strides = result.strides(), to(kept.size());
+  forEachIndex(operand.shape(), [&](ArrayRef<int64_t> index, int64_t flat) {
+    for (auto [k, d] : llvm::enumerate(kept))
+      to[k] = index[d];
+    body(index, flat, flatIndex(to, strides));
+  });
+}
+
 /// Sets every element of `result` from the accumulators of its kind.
 void setAll(HostTensor &result, ArrayRef<double> floats,
             ArrayRef<int64_t> ints) {
@@ -94,18 +109,6 @@ struct Reduction {
   int64_t (*combineInts)(int64_t, int64_t);
 };
 
-double sumFloats(double a, double b) { return a + b; }
-double productFloats(double a, double b) { return a * b; }
-double maxFloats(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
-}
-double minFloats(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
-}
-int64_t sumInts(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
-int64_t productInts(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }
-int64_t maxInts(int64_t a, int64_t b) { return std::max(a, b); }
-int64_t minInts(int64_t a, int64_t b) { return std::min(a, b); }
 int64_t zero(Type) { return 0; }
 int64_t one(Type) { return 1; }
 /// The smallest and largest values of the integer type.
@@ -116,10 +119,10 @@ int64_t lowest(Type type) {
 int64_t highest(Type type) { return ~lowest(type); }
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-constexpr Reduction kSum{0.0, sumFloats, zero, sumInts};
-constexpr Reduction kProduct{1.0, productFloats, one, productInts};
-constexpr Reduction kMax{-kInfinity, maxFloats, lowest, maxInts};
-constexpr Reduction kMin{kInfinity, minFloats, highest, minInts};
+constexpr Reduction kSum{0.0, floatAdd, zero, wrapAdd};
+constexpr Reduction kProduct{1.0, floatMul, one, wrapMul};
+constexpr Reduction kMax{-kInfinity, floatMax, lowest, intMax};
+constexpr Reduction kMin{kInfinity, floatMin, highest, intMin};
 
 /// The operand's elements combined over the op's `dimensions`.
 template <const Reduction &how>
@@ -131,12 +134,8 @@ LogicalResult reduce(Evaluation &evaluation) {
   HostTensor &result = evaluation.result(0);
   std::vector<double> floats(result.size(), how.floatInit);
   std::vector<int64_t> ints(result.size(), how.intInit(result.elementType()));
-  SmallVector<int64_t> kept = otherDims(operand.shape().size(), {dims});
-  SmallVector<int64_t> strides = result.strides(), to(kept.size());
-  forEachIndex(operand.shape(), [&](ArrayRef<int64_t> index, int64_t flat) {
-    for (auto [k, d] : llvm::enumerate(kept))
-      to[k] = index[d];
-    int64_t i = flatIndex(to, strides);
+  forEachReduced(operand, result, dims, [&](ArrayRef<int64_t>, int64_t flat,
+                                             int64_t i) {
     if (operand.isFloat())
       floats[i] = how.combineFloats(floats[i], operand.getFloat(flat));
     else
@@ -151,12 +150,8 @@ LogicalResult argmax(Evaluation &evaluation) {
   const HostTensor &operand = evaluation.operand(0);
   HostTensor &result = evaluation.result(0);
   std::vector<double> best(result.size());
-  SmallVector<int64_t> kept = otherDims(operand.shape().size(), {{dim}});
-  SmallVector<int64_t> strides = result.strides(), to(kept.size());
-  forEachIndex(operand.shape(), [&](ArrayRef<int64_t> index, int64_t flat) {
-    for (auto [k, d] : llvm::enumerate(kept))
-      to[k] = index[d];
-    int64_t i = flatIndex(to, strides);
+  forEachReduced(operand, result, {dim}, [&](ArrayRef<int64_t> index,
+                                             int64_t flat, int64_t i) {
     double value = operand.asDouble(flat);
     // The first largest; a NaN is larger than anything but an earlier NaN.
     bool better = index[dim] == 0 ||
@@ -232,7 +227,7 @@ LogicalResult scatterAdd(Evaluation &evaluation) {
                              if (operand.isFloat())
                                floats[to] += updates.getFloat(from);
                              else
-                               ints[to] = sumInts(ints[to],
+                               ints[to] = wrapAdd(ints[to],
                                                   updates.getInt(from));
                            })))
     return failure();

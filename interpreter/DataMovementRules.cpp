@@ -30,6 +30,17 @@ gather(Evaluation &evaluation, const HostTensor &operand,
   return success();
 }
 
+/// Writes `part` into `result` with its origin at `offsets`.
+void insertAt(HostTensor &result, const HostTensor &part,
+              ArrayRef<int64_t> offsets) {
+  SmallVector<int64_t> strides = result.strides(), to(offsets.size());
+  forEachIndex(part.shape(), [&](ArrayRef<int64_t> index, int64_t flat) {
+    for (size_t d = 0; d < index.size(); ++d)
+      to[d] = offsets[d] + index[d];
+    result.copyElement(flatIndex(to, strides), part, flat);
+  });
+}
+
 LogicalResult identity(Evaluation &evaluation) {
   evaluation.result(0) = evaluation.operand(0);
   return success();
@@ -149,28 +160,17 @@ LogicalResult dynamicUpdateSlice(Evaluation &evaluation) {
   SmallVector<int64_t> starts =
       clampedStarts(evaluation, 2, operand.shape(), update.shape());
   HostTensor &result = evaluation.result(0) = operand;
-  SmallVector<int64_t> strides = result.strides(), to;
-  forEachIndex(update.shape(), [&](ArrayRef<int64_t> index, int64_t flat) {
-    to.clear();
-    for (size_t d = 0; d < index.size(); ++d)
-      to.push_back(starts[d] + index[d]);
-    result.copyElement(flatIndex(to, strides), update, flat);
-  });
+  insertAt(result, update, starts);
   return success();
 }
 
 LogicalResult concatenate(Evaluation &evaluation) {
   int64_t dim = cast<ConcatenateOp>(evaluation.getOp()).getDimension();
   HostTensor &result = evaluation.result(0);
-  SmallVector<int64_t> strides = result.strides(), to;
-  int64_t offset = 0;
+  SmallVector<int64_t> offsets(result.shape().size(), 0);
   for (const HostTensor &input : evaluation.getOperands()) {
-    forEachIndex(input.shape(), [&](ArrayRef<int64_t> index, int64_t flat) {
-      to.assign(index.begin(), index.end());
-      to[dim] += offset;
-      result.copyElement(flatIndex(to, strides), input, flat);
-    });
-    offset += input.shape()[dim];
+    insertAt(result, input, offsets);
+    offsets[dim] += input.shape()[dim];
   }
   return success();
 }

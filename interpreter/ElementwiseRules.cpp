@@ -24,11 +24,8 @@ using IntUnary = int64_t (*)(int64_t);
 using FloatBinary = double (*)(double, double);
 using IntBinary = int64_t (*)(int64_t, int64_t);
 
-// Integer arithmetic goes through uint64_t, which wraps; setInt then wraps
-// to the element's width, which commutes with +, - and *.
-int64_t wrapAdd(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
+// Wrapping as wrapAdd (Rules.h).
 int64_t wrapSub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }
-int64_t wrapMul(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }
 int64_t wrapNeg(int64_t a) { return int64_t(0 - uint64_t(a)); }
 
 int64_t intAbs(int64_t a) { return a < 0 ? wrapNeg(a) : a; }
@@ -45,8 +42,6 @@ int64_t intRem(int64_t a, int64_t b) {
     return a;
   return b == -1 ? 0 : a % b;
 }
-int64_t intMax(int64_t a, int64_t b) { return std::max(a, b); }
-int64_t intMin(int64_t a, int64_t b) { return std::min(a, b); }
 int64_t intPow(int64_t base, int64_t exponent) {
   if (exponent < 0)
     return base == 1;
@@ -77,18 +72,9 @@ double floatCos(double x) { return std::cos(x); }
 double floatFloor(double x) { return std::floor(x); }
 double floatCeil(double x) { return std::ceil(x); }
 
-double floatAdd(double a, double b) { return a + b; }
 double floatSub(double a, double b) { return a - b; }
-double floatMul(double a, double b) { return a * b; }
 double floatDiv(double a, double b) { return a / b; }
 double floatRem(double a, double b) { return std::fmod(a, b); }
-// NaN if either is NaN, as jax.lax.max and min.
-double floatMax(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
-}
-double floatMin(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
-}
 double floatPow(double a, double b) { return std::pow(a, b); }
 double floatAtan2(double a, double b) { return std::atan2(a, b); }
 

@@ -5,6 +5,9 @@
 #include "interpreter/Evaluation.h"
 #include "kiln/KilnDialect.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace kiln {
 
 /// An op family's evaluation: computes the results of `evaluation`.
@@ -23,6 +26,28 @@ struct EvaluationModel
 template <EvaluationRule rule, typename... Ops>
 void attachRule(mlir::MLIRContext *context) {
   (Ops::template attachInterface<EvaluationModel<Ops, rule>>(*context), ...);
+}
+
+// Scalar operations more than one family computes with (elementwise ops
+// and reductions). Integer arithmetic goes through uint64_t, which wraps;
+// HostTensor::setInt then wraps to the element's width, which commutes
+// with + and *.
+inline int64_t wrapAdd(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) + uint64_t(b));
+}
+inline int64_t wrapMul(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) * uint64_t(b));
+}
+inline int64_t intMax(int64_t a, int64_t b) { return std::max(a, b); }
+inline int64_t intMin(int64_t a, int64_t b) { return std::min(a, b); }
+inline double floatAdd(double a, double b) { return a + b; }
+inline double floatMul(double a, double b) { return a * b; }
+/// NaN if either is NaN, as jax.lax.max and min.
+inline double floatMax(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
+}
+inline double floatMin(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
 }
 
 /// Each op family's rules (ElementwiseRules.cpp, ...).

@@ -113,6 +113,13 @@ std::vector<unsigned> staticArguments(mlir::func::FuncOp fn) {
   return indices;
 }
 
+/// What a call's argument of `type` must be, as checkArgument takes it
+/// (-1 stays for a dynamic size).
+kiln::runtime::TensorSpec specOf(mlir::RankedTensorType type) {
+  return {kiln_dtype_t(kiln::runtimeDtypeCode(type.getElementType())),
+          std::vector<int64_t>(type.getShape())};
+}
+
 /// The bytes of host tensor `tensor`.
 llvm::StringRef bytesOf(kiln_tensor_t tensor) {
   return llvm::StringRef(static_cast<const char *>(tensor->data.get()),
@@ -372,9 +379,7 @@ llvm::Error kiln_jit::specialize(mlir::ModuleOp pruned, mlir::func::FuncOp fn,
       return llvm::createStringError(name + ": is null");
     // Checked as a call checks them, the declared sizes standing for
     // themselves and the dynamic ones taking what is given.
-    kiln::runtime::TensorSpec spec{
-        kiln_dtype_t(kiln::runtimeDtypeCode(declared.getElementType())),
-        std::vector<int64_t>(declared.getShape())};
+    kiln::runtime::TensorSpec spec = specOf(declared);
     if (spec.shape.size() == args[i]->shape.size())
       for (auto [size, given] : llvm::zip(spec.shape, args[i]->shape))
         if (mlir::ShapedType::isDynamic(size))
@@ -540,11 +545,9 @@ kiln_status_t kiln_jit::interpret(llvm::StringRef entry, size_t count,
   std::vector<kiln::HostTensor> values, outputs;
   for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
     auto tensor = mlir::cast<mlir::RankedTensorType>(type);
-    kiln::runtime::TensorSpec spec{
-        kiln_dtype_t(kiln::runtimeDtypeCode(tensor.getElementType())),
-        std::vector<int64_t>(tensor.getShape())};
     if (kiln_status_t status = kiln::runtime::checkArgument(
-            args[i], spec, KILN_DEVICE_CPU, "arg" + std::to_string(i)))
+            args[i], specOf(tensor), KILN_DEVICE_CPU,
+            "arg" + std::to_string(i)))
       return status;
     values.push_back(toHostTensor(args[i], tensor));
   }

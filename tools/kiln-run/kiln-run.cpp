@@ -647,6 +647,11 @@ bool moveTo(std::vector<Tensor> &tensors, kiln_device_t device) {
   return true;
 }
 
+/// Whether `file` is a .mlir source (else an artifact).
+bool isSource(const std::string &file) {
+  return file.size() >= 5 && file.compare(file.size() - 5, 5, ".mlir") == 0;
+}
+
 /// The flag that makes the call a timing, a check or a report, if one
 /// does: each runs alone, on one process.
 const char *modeFlag() {
@@ -697,7 +702,7 @@ int interpretEntry(const std::string &file) {
               << clash << "\n";
     return 1;
   }
-  if (file.size() < 5 || file.compare(file.size() - 5, 5, ".mlir") != 0) {
+  if (!isSource(file)) {
     std::cerr << "kiln-run: error: --interpret needs a .mlir source, not the "
                  "artifact "
               << file << "\n";
@@ -765,11 +770,11 @@ int run() {
   if (options.interpret && !mpiRank)
     return interpretEntry(file);
   kiln_module_t module = nullptr;
-  bool isSource = file.size() >= 5 && file.compare(file.size() - 5, 5, ".mlir") == 0;
-  bool jit = isSource && options.device == KILN_DEVICE_CPU;
+  bool source = isSource(file);
+  bool jit = source && options.device == KILN_DEVICE_CPU;
   std::vector<Tensor> args, results;
   if (jit ? !jitEntry(file, args, &module)
-          : failed(isSource ? compileSource(file, options.device, &module)
+          : failed(source ? compileSource(file, options.device, &module)
                             : kiln_module_load(file.c_str(), &module)))
     return 1;
   // A jit's module is the jit's.
@@ -827,7 +832,7 @@ int run() {
     rawArgs.push_back(arg.get());
   if (options.checkGrads || options.checkVmap) {
     const char *flag = options.checkGrads ? "--check-grads" : "--check-vmap";
-    if (!isSource || device != KILN_DEVICE_CPU) {
+    if (!source || device != KILN_DEVICE_CPU) {
       std::cerr << "kiln-run: error: " << flag
                 << " needs a .mlir source run on the CPU: the transformed "
                    "entry is compiled from it\n";
