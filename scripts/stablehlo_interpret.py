@@ -43,7 +43,8 @@ def joined_checks(text):
     lines = []
     for line in text.splitlines():
         if lines and lines[-1].lstrip().startswith("check.") and (
-                lines[-1].count("<") > lines[-1].count(">")):
+                lines[-1].count("<") > lines[-1].count(">") or
+                lines[-1].rstrip().endswith(",")):
             lines[-1] += " " + line.strip()
         else:
             lines.append(line)

@@ -1,8 +1,10 @@
 //===- ChloOps.td - the CHLO ops Kiln imports -----------------*- tablegen -*-===//
 //
 // The `chlo` ops JAX emits for ordinary models beside StableHLO's (Kiln's
-// own definition, as for StableHLO): erf, for jax.nn.gelu's exact form and
-// jax.scipy.special.erf.
+// own definition, as for StableHLO): the elementwise functions of jax.lax
+// that XLA expands (erf for jax.nn.gelu's exact form, erf_inv for
+// truncated normal initializers, the hyperbolic and inverse trigonometric
+// functions).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_STABLEHLO_CHLOOPS_TD
@@ -16,13 +18,21 @@ def Chlo_Dialect : Dialect {
   let summary = "CHLO ops as JAX exports them, read by Kiln's importer";
 }
 
-def Chlo_ErfOp : Op<Chlo_Dialect, "erf", [Elementwise]> {
-  let summary = "the error function";
+class Chlo_UnaryOp<string mnemonic>
+    : Op<Chlo_Dialect, mnemonic, [Elementwise]> {
+  let summary = "an elementwise function of one tensor";
   let arguments = (ins AnyTensor:$operand);
   let results = (outs AnyTensor:$result);
   let assemblyFormat = [{
     $operand attr-dict `:` type($operand) `->` type($result)
   }];
 }
+
+// [mnemonic, C++ name]
+foreach op = [["erf", "Erf"], ["erf_inv", "ErfInv"], ["tan", "Tan"],
+              ["sinh", "Sinh"], ["cosh", "Cosh"], ["atan", "Atan"],
+              ["asin", "Asin"], ["acos", "Acos"], ["asinh", "Asinh"],
+              ["acosh", "Acosh"], ["atanh", "Atanh"]] in
+  def Chlo_#op[1]#Op : Chlo_UnaryOp<op[0]>;
 
 #endif // KILN_FRONTEND_STABLEHLO_CHLOOPS_TD

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/Passes.h"
+#include "frontend/stablehlo/ImportPatterns.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
@@ -18,12 +19,24 @@ namespace kiln {
 
 using namespace mlir;
 using namespace kiln;
+using namespace kiln::stablehlo_import;
 
-namespace {
-
-bool isBoolTensor(Type type) {
+bool kiln::stablehlo_import::isBoolTensor(Type type) {
   return cast<TensorType>(type).getElementType().isInteger(1);
 }
+
+Operation *kiln::stablehlo_import::appliedOp(Region &body) {
+  Block &block = body.front();
+  if (!llvm::hasSingleElement(block.without_terminator()))
+    return nullptr;
+  Operation &combine = block.front();
+  if (combine.getOperands() != ValueRange(block.getArguments()) ||
+      block.getTerminator()->getOperands() != ValueRange(combine.getResults()))
+    return nullptr;
+  return &combine;
+}
+
+namespace {
 
 /// A stablehlo op that is `To` with the same operands, results and
 /// attributes.
@@ -123,6 +136,26 @@ struct Select : OpConversionPattern<shlo::SelectOp> {
   }
 };
 
+} // namespace
+
+kiln::PrecisionAttr
+kiln::stablehlo_import::precisionOf(MLIRContext *context,
+                                    std::optional<ArrayAttr> precisions,
+                                    int least) {
+  int highest = least;
+  if (precisions)
+    for (Attribute precision : *precisions)
+      highest = std::max(
+          highest, int(cast<shlo::PrecisionAttr>(precision).getValue()));
+  if (highest == int(shlo::Precision::DEFAULT))
+    return {};
+  return kiln::PrecisionAttr::get(
+      context, *kiln::symbolizePrecision(
+                   shlo::stringifyEnum(shlo::Precision(highest))));
+}
+
+namespace {
+
 /// The precision a dot algorithm asks for: HIGHEST when both operands are
 /// multiplied in f32 or wider, HIGH when narrower types are split into
 /// several products (bf16 x3 and x6), DEFAULT otherwise (tf32, bf16).
@@ -166,18 +199,9 @@ struct DotGeneral : OpConversionPattern<shlo::DotGeneralOp> {
         rewriter.getNamedAttr("rhs_contracting_dimensions",
                               rewriter.getDenseI64ArrayAttr(
                                   dims.getRhsContractingDimensions()))};
-    int highest = algorithmPrecision(op);
-    if (std::optional<ArrayAttr> precisions = op.getPrecisionConfig())
-      for (Attribute precision : *precisions)
-        highest = std::max(
-            highest, int(cast<shlo::PrecisionAttr>(precision).getValue()));
-    // DEFAULT is kiln's default too.
-    if (highest > int(shlo::Precision::DEFAULT))
-      attrs.push_back(rewriter.getNamedAttr(
-          "precision",
-          kiln::PrecisionAttr::get(
-              getContext(), *kiln::symbolizePrecision(shlo::stringifyEnum(
-                                shlo::Precision(highest))))));
+    if (kiln::PrecisionAttr precision = precisionOf(
+            getContext(), op.getPrecisionConfig(), algorithmPrecision(op)))
+      attrs.push_back(rewriter.getNamedAttr("precision", precision));
     rewriter.replaceOpWithNewOp<kiln::DotGeneralOp>(
         op, op.getType(), adaptor.getOperands(), attrs);
     return success();
@@ -212,51 +236,6 @@ struct OptimizationBarrier : OpConversionPattern<shlo::OptimizationBarrierOp> {
   matchAndRewrite(shlo::OptimizationBarrierOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, adaptor.getOperand());
-    return success();
-  }
-};
-
-/// erf(x) = x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond, erf is
-/// +-1 in f32): the rational approximation XLA and Eigen use for f32,
-/// accurate to a few ulps.
-struct Erf : OpConversionPattern<chlo::ErfOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(chlo::ErfOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    static constexpr double kAlpha[] = {
-        -2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
-        -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
-        -1.60960333262415e-02};
-    static constexpr double kBeta[] = {
-        -1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
-        -7.37332916720468e-03, -1.42647390514189e-02};
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
-    auto element = dyn_cast<FloatType>(type.getElementType());
-    if (!element)
-      return rewriter.notifyMatchFailure(op, "erf of a non-float");
-    auto constant = [&](double value) -> Value {
-      return kiln::ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
-    };
-    Value x = kiln::MinOp::create(
-        rewriter, loc,
-        kiln::MaxOp::create(rewriter, loc, adaptor.getOperand(), constant(-4)),
-        constant(4));
-    Value square = kiln::MulOp::create(rewriter, loc, x, x);
-    auto horner = [&](ArrayRef<double> coefficients) {
-      Value acc = constant(coefficients.front());
-      for (double c : coefficients.drop_front())
-        acc = kiln::AddOp::create(
-            rewriter, loc, kiln::MulOp::create(rewriter, loc, acc, square),
-            constant(c));
-      return acc;
-    };
-    Value numerator =
-        kiln::MulOp::create(rewriter, loc, x, horner(kAlpha));
-    rewriter.replaceOpWithNewOp<kiln::DivOp>(op, numerator, horner(kBeta));
     return success();
   }
 };
@@ -357,17 +336,6 @@ struct Return : OpConversionPattern<shlo::ReturnOp> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-/// What a reduction's body does to its accumulator and element, as kiln
-/// writes it.
-struct Combiner {
-  /// The reduction over dimensions, and the elementwise op that folds in
-  /// an init value.
-  Value (*reduce)(OpBuilder &, Location, Type, Value, DenseI64ArrayAttr);
-  Value (*combine)(OpBuilder &, Location, Value, Value);
-  /// Whether a constant init value leaves the result alone.
-  bool (*isIdentity)(Attribute);
-};
-
 template <typename ReduceOp>
 Value reduceWith(OpBuilder &b, Location loc, Type type, Value input,
                  DenseI64ArrayAttr dims) {
@@ -424,11 +392,10 @@ bool splatIs(Attribute value, bool expected) {
          splat.getSplatValue<bool>() == expected;
 }
 
-/// The kiln form of a reduction whose body applies `body` (an op of the
-/// stablehlo dialect) to its accumulator and element, if Kiln has one;
-/// on booleans (`isBool`) `or` and `and` (which add and maximum, multiply
-/// and minimum are there).
-std::optional<Combiner> combinerOf(Operation *body, bool isBool) {
+} // namespace
+
+std::optional<Combiner> kiln::stablehlo_import::combinerOf(Operation *body,
+                                                          bool isBool) {
   if (isBool && isa<shlo::OrOp, shlo::AddOp, shlo::MaximumOp>(body))
     return Combiner{reduceBoolsWith<kiln::ReduceMaxOp>, combineWith<kiln::OrOp>,
                     [](Attribute v) { return splatIs(v, false); }};
@@ -453,18 +420,7 @@ std::optional<Combiner> combinerOf(Operation *body, bool isBool) {
   return std::nullopt;
 }
 
-/// The op a body (of a reduction or scatter of one tensor) applies to its
-/// arguments in order, returning its result, or null.
-Operation *appliedOp(Region &body) {
-  Block &block = body.front();
-  if (!llvm::hasSingleElement(block.without_terminator()))
-    return nullptr;
-  Operation &combine = block.front();
-  if (combine.getOperands() != ValueRange(block.getArguments()) ||
-      block.getTerminator()->getOperands() != ValueRange(combine.getResults()))
-    return nullptr;
-  return &combine;
-}
+namespace {
 
 /// Whether a reduction of (values, indices) is jnp.argmax (`max`) or
 /// jnp.argmin of its values: over one dimension, its indices an iota along
@@ -565,150 +521,6 @@ struct Reduce : OpConversionPattern<shlo::ReduceOp> {
   }
 };
 
-//===----------------------------------------------------------------------===//
-// Gathers and scatters of whole slices along one dimension
-//===----------------------------------------------------------------------===//
-
-/// The operand dimension `d` that a gather or scatter indexes, one index
-/// per slice, if it takes or writes whole slices along `d` with the batch
-/// dimensions of the indices in `d`'s place (jnp.take, x[i], x.at[i].add):
-/// kiln.take's and kiln.scatter_add's layout. `sizes` are the slice sizes
-/// (for a scatter, the operand's sizes with 1 at `d`).
-std::optional<int64_t>
-takeDimension(RankedTensorType operand, RankedTensorType indices,
-              ArrayRef<int64_t> sizes, ArrayRef<int64_t> collapsed,
-              ArrayRef<int64_t> indexMap, ArrayRef<int64_t> windowDims,
-              int64_t indexVectorDim, bool batched) {
-  int64_t rank = operand.getRank();
-  if (batched || indexMap.size() != 1 || collapsed != indexMap ||
-      int64_t(sizes.size()) != rank || indexMap.front() < 0 ||
-      indexMap.front() >= rank)
-    return std::nullopt;
-  int64_t d = indexMap.front();
-  bool trailingVector = indices.getRank() > 0 &&
-                        indexVectorDim == indices.getRank() - 1 &&
-                        indices.getShape().back() == 1;
-  if (indexVectorDim != indices.getRank() && !trailingVector)
-    return std::nullopt;
-  for (int64_t i = 0; i < rank; ++i)
-    if (sizes[i] != (i == d ? 1 : operand.getDimSize(i)))
-      return std::nullopt;
-  int64_t batchRank = indices.getRank() - (trailingVector ? 1 : 0);
-  SmallVector<int64_t> expected;
-  for (int64_t i = 0; i + 1 < rank; ++i)
-    expected.push_back(i < d ? i : i + batchRank);
-  if (windowDims != ArrayRef<int64_t>(expected))
-    return std::nullopt;
-  return d;
-}
-
-std::optional<int64_t> takeDimension(shlo::GatherOp op) {
-  shlo::GatherDimensionNumbersAttr dims = op.getDimensionNumbers();
-  auto operand = cast<RankedTensorType>(op.getOperand().getType());
-  return takeDimension(
-      operand, cast<RankedTensorType>(op.getStartIndices().getType()),
-      op.getSliceSizes(), dims.getCollapsedSliceDims(),
-      dims.getStartIndexMap(), dims.getOffsetDims(),
-      dims.getIndexVectorDim(),
-      !dims.getOperandBatchingDims().empty() ||
-          !dims.getStartIndicesBatchingDims().empty());
-}
-
-std::optional<int64_t> takeDimension(shlo::ScatterOp op) {
-  if (op.getInputs().size() != 1)
-    return std::nullopt;
-  shlo::ScatterDimensionNumbersAttr dims = op.getScatterDimensionNumbers();
-  auto operand = cast<RankedTensorType>(op.getInputs()[0].getType());
-  ArrayRef<int64_t> map = dims.getScatterDimsToOperandDims();
-  if (map.size() != 1)
-    return std::nullopt;
-  SmallVector<int64_t> sizes(operand.getShape());
-  sizes[map.front()] = 1;
-  return takeDimension(
-      operand, cast<RankedTensorType>(op.getScatterIndices().getType()), sizes,
-      dims.getInsertedWindowDims(), map, dims.getUpdateWindowDims(),
-      dims.getIndexVectorDim(),
-      !dims.getInputBatchingDims().empty() ||
-          !dims.getScatterIndicesBatchingDims().empty());
-}
-
-/// The indices without their trailing index vector dimension of size 1.
-Value batchIndices(OpBuilder &b, Location loc, Value indices,
-                   int64_t indexVectorDim) {
-  auto type = cast<RankedTensorType>(indices.getType());
-  if (indexVectorDim == type.getRank())
-    return indices;
-  return kiln::ReshapeOp::create(b, loc, type.clone(type.getShape().drop_back()),
-                                 indices);
-}
-
-struct Gather : OpConversionPattern<shlo::GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(shlo::GatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<int64_t> d = takeDimension(op);
-    if (!d)
-      return rewriter.notifyMatchFailure(op, "not a take along a dimension");
-    Value indices =
-        batchIndices(rewriter, op.getLoc(), adaptor.getStartIndices(),
-                     op.getDimensionNumbers().getIndexVectorDim());
-    rewriter.replaceOpWithNewOp<kiln::TakeOp>(op, op.getType(),
-                                              adaptor.getOperand(), indices,
-                                              rewriter.getI64IntegerAttr(*d));
-    return success();
-  }
-};
-
-/// StableHLO drops updates whose index is out of range, where
-/// kiln.scatter_add clamps it: those updates become zeros first.
-struct Scatter : OpConversionPattern<shlo::ScatterOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(shlo::ScatterOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<int64_t> d = takeDimension(op);
-    if (!d)
-      return rewriter.notifyMatchFailure(op, "not an add along a dimension");
-    Location loc = op.getLoc();
-    Value operand = adaptor.getInputs()[0];
-    Value updates = adaptor.getUpdates()[0];
-    Value indices = batchIndices(
-        rewriter, loc, adaptor.getScatterIndices(),
-        op.getScatterDimensionNumbers().getIndexVectorDim());
-    auto indexType = cast<RankedTensorType>(indices.getType());
-    auto updateType = cast<RankedTensorType>(updates.getType());
-    auto bound = [&](int64_t value) -> Value {
-      return kiln::ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(
-              indexType,
-              rewriter.getIntegerAttr(indexType.getElementType(), value)));
-    };
-    int64_t size = cast<RankedTensorType>(operand.getType()).getDimSize(*d);
-    Value inRange = kiln::AndOp::create(
-        rewriter, loc,
-        kiln::CompareOp::create(rewriter, loc, kiln::ComparisonDirection::GE,
-                                indices, bound(0)),
-        kiln::CompareOp::create(rewriter, loc, kiln::ComparisonDirection::LT,
-                                indices, bound(size)));
-    SmallVector<int64_t> batchDims;
-    for (int64_t i = 0; i < indexType.getRank(); ++i)
-      batchDims.push_back(*d + i);
-    Value mask = kiln::BroadcastInDimOp::create(
-        rewriter, loc, updateType.clone(rewriter.getI1Type()), inRange,
-        rewriter.getDenseI64ArrayAttr(batchDims), Value());
-    Value zeros = kiln::ConstantOp::create(
-        rewriter, loc, cast<ElementsAttr>(rewriter.getZeroAttr(updateType)));
-    Value kept = kiln::SelectOp::create(rewriter, loc, updateType, mask,
-                                        updates, zeros);
-    rewriter.replaceOpWithNewOp<kiln::ScatterAddOp>(
-        op, operand.getType(), operand, indices, kept,
-        rewriter.getI64IntegerAttr(*d));
-    return success();
-  }
-};
-
 /// Why `op` cannot be imported, if Kiln knows before trying.
 std::optional<std::string> unsupported(Operation *op) {
   if (auto call = dyn_cast<shlo::CustomCallOp>(op))
@@ -725,18 +537,11 @@ std::optional<std::string> unsupported(Operation *op) {
                          "or minimum (or, and of booleans), and jnp.argmax "
                          "and jnp.argmin (of floats)");
   }
-  if (auto gather = dyn_cast<shlo::GatherOp>(op); gather &&
-                                                 !takeDimension(gather))
-    return std::string("stablehlo.gather: Kiln imports gathers of whole "
-                       "slices along one dimension (jnp.take, x[i])");
-  if (auto scatter = dyn_cast<shlo::ScatterOp>(op)) {
-    Operation *body = appliedOp(scatter.getUpdateComputation());
-    if (!takeDimension(scatter) || !body || !isa<shlo::AddOp>(body) ||
-        isBoolTensor(scatter.getType(0)))
-      return std::string("stablehlo.scatter: Kiln imports scatters that add "
-                         "whole slices along one dimension (x.at[i].add)");
-  }
-  return std::nullopt;
+  if (std::optional<std::string> why = unsupportedMath(op))
+    return why;
+  if (std::optional<std::string> why = unsupportedWindows(op))
+    return why;
+  return unsupportedGatherScatter(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -850,7 +655,7 @@ struct KilnImportStablehlo
         Rename<shlo::DynamicSliceOp, kiln::DynamicSliceOp>,
         Rename<shlo::DynamicUpdateSliceOp, kiln::DynamicUpdateSliceOp>, Clamp,
         MoveRegions<shlo::WhileOp, kiln::WhileOp>,
-        MoveRegions<shlo::IfOp, kiln::CondOp>, Case, Return, Gather, Scatter, Mesh, ShardingConstraint,
+        MoveRegions<shlo::IfOp, kiln::CondOp>, Case, Return, Mesh, ShardingConstraint,
         Binary<shlo::AddOp, kiln::AddOp, kiln::OrOp>,
         Binary<shlo::SubtractOp, kiln::SubOp>,
         Binary<shlo::MultiplyOp, kiln::MulOp, kiln::AndOp>,
@@ -861,7 +666,10 @@ struct KilnImportStablehlo
         Binary<shlo::PowerOp, kiln::PowOp>, Binary<shlo::Atan2Op, kiln::Atan2Op>,
         Binary<shlo::AndOp, kiln::AndOp>, Binary<shlo::OrOp, kiln::OrOp>,
         Binary<shlo::XorOp, kiln::XorOp>, IsFinite, Compare, Select,
-        DotGeneral, Dot, OptimizationBarrier, Reduce, Erf>(context);
+        DotGeneral, Dot, OptimizationBarrier, Reduce>(context);
+    populateGatherScatterPatterns(patterns);
+    populateMathPatterns(patterns);
+    populateWindowPatterns(patterns);
     ConversionTarget target(*context);
     target.addIllegalDialect<shlo::StablehloDialect, chlo::ChloDialect,
                              sdy::SdyDialect>();

@@ -2,16 +2,20 @@
 //
 // StableHLO's custom syntax, as JAX prints it: one type for elementwise ops
 // whose operands and result agree, `dims = [1, 0]`, bare enum keywords,
-// `contracting_dims = [1] x [0]`, and reductions written
+// `contracting_dims = [1] x [0]`, reductions written
 // `stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions =
-// [1]` or with a `reducer` region.
+// [1]` or with a `reducer` region, and convolutions' layouts and windows
+// (`dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {...}`).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/StablehloDialect.h"
 #include "kiln/AsmDirectives.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <array>
 
 using namespace mlir;
 using namespace kiln;
@@ -336,6 +340,21 @@ void ScatterDimensionNumbersAttr::print(AsmPrinter &printer) const {
                        getIndexVectorDim());
 }
 
+/// `{attrs} : (A, B) -> R` after an op's operands, resolving them.
+static ParseResult
+parseAttrsAndFunctionType(OpAsmParser &parser,
+                          ArrayRef<OpAsmParser::UnresolvedOperand> operands,
+                          OperationState &result) {
+  FunctionType type;
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type) ||
+      parser.resolveOperands(operands, type.getInputs(),
+                             parser.getCurrentLocation(), result.operands))
+    return failure();
+  result.addTypes(type.getResults());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // stablehlo.dot_general
 //===----------------------------------------------------------------------===//
@@ -437,14 +456,7 @@ ParseResult DotGeneralOp::parse(OpAsmParser &parser, OperationState &result) {
                       DotDimensionNumbersAttr::get(parser.getContext(),
                                                    lhsBatch, rhsBatch,
                                                    lhsContract, rhsContract));
-  FunctionType type;
-  if (parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseColonType(type) ||
-      parser.resolveOperands(operands, type.getInputs(),
-                             parser.getCurrentLocation(), result.operands))
-    return failure();
-  result.addTypes(type.getResults());
-  return success();
+  return parseAttrsAndFunctionType(parser, operands, result);
 }
 
 void DotGeneralOp::print(OpAsmPrinter &printer) {
@@ -699,6 +711,250 @@ void WhileOp::print(OpAsmPrinter &printer) {
   // The body's arguments print under the names the header gave.
   printer.shadowRegionArgs(getBody(), cond.getArguments());
   printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// stablehlo.convolution
+//===----------------------------------------------------------------------===//
+
+/// One layout, `[b, 0, 1, f]`: the positions of the dimensions named
+/// `names[0]` and `names[1]` and of spatial dimensions 0, 1, ...
+static ParseResult parseConvLayout(AsmParser &parser,
+                                   std::array<StringRef, 2> names,
+                                   std::array<int64_t, 2> &named,
+                                   SmallVectorImpl<int64_t> &spatial) {
+  named = {-1, -1};
+  SmallVector<std::pair<int64_t, int64_t>> numbered; // (index, position)
+  int64_t position = 0;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+            int64_t index;
+            OptionalParseResult number = parser.parseOptionalInteger(index);
+            if (number.has_value()) {
+              numbered.push_back({index, position++});
+              return *number;
+            }
+            StringRef name;
+            llvm::SMLoc at = parser.getCurrentLocation();
+            if (parser.parseKeyword(&name))
+              return failure();
+            const StringRef *found = llvm::find(names, name);
+            if (found == names.end() || named[found - names.begin()] >= 0)
+              return parser.emitError(at)
+                     << "expected '" << names[0] << "', '" << names[1]
+                     << "' or a spatial dimension, each once, got '" << name
+                     << "'";
+            named[found - names.begin()] = position++;
+            return success();
+          }))
+    return failure();
+  if (named[0] < 0 || named[1] < 0)
+    return parser.emitError(loc)
+           << "expected '" << names[0] << "' and '" << names[1] << "'";
+  spatial.assign(numbered.size(), -1);
+  for (auto [index, at] : numbered) {
+    if (index < 0 || index >= int64_t(numbered.size()) || spatial[index] >= 0)
+      return parser.emitError(loc) << "expected spatial dimensions 0 to "
+                                   << numbered.size() - 1 << ", each once";
+    spatial[index] = at;
+  }
+  return success();
+}
+
+/// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`.
+static Attribute parseConvLayouts(AsmParser &parser) {
+  std::array<int64_t, 2> input, kernel, output;
+  SmallVector<int64_t> inputSpatial, kernelSpatial, outputSpatial;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parseConvLayout(parser, {"b", "f"}, input, inputSpatial) ||
+      parser.parseKeyword("x") ||
+      parseConvLayout(parser, {"i", "o"}, kernel, kernelSpatial) ||
+      parser.parseArrow() ||
+      parseConvLayout(parser, {"b", "f"}, output, outputSpatial))
+    return {};
+  if (inputSpatial.size() != kernelSpatial.size() ||
+      inputSpatial.size() != outputSpatial.size()) {
+    parser.emitError(loc) << "expected layouts of as many spatial dimensions";
+    return {};
+  }
+  return ConvDimensionNumbersAttr::get(
+      parser.getContext(), input[0], input[1], inputSpatial, kernel[0],
+      kernel[1], kernelSpatial, output[0], output[1], outputSpatial);
+}
+
+static void printConvLayout(AsmPrinter &printer, std::array<char, 2> names,
+                            std::array<int64_t, 2> named,
+                            ArrayRef<int64_t> spatial) {
+  SmallVector<std::string> entries(spatial.size() + 2);
+  for (int k = 0; k < 2; ++k)
+    if (named[k] >= 0 && named[k] < int64_t(entries.size()))
+      entries[named[k]] = std::string(1, names[k]);
+  for (auto [index, at] : llvm::enumerate(spatial))
+    if (at >= 0 && at < int64_t(entries.size()))
+      entries[at] = std::to_string(index);
+  printer << "[";
+  llvm::interleaveComma(entries, printer);
+  printer << "]";
+}
+
+static void printConvLayouts(AsmPrinter &printer,
+                             ConvDimensionNumbersAttr dims) {
+  printConvLayout(printer, {'b', 'f'},
+                  {dims.getInputBatchDimension(),
+                   dims.getInputFeatureDimension()},
+                  dims.getInputSpatialDimensions());
+  printer << "x";
+  printConvLayout(printer, {'i', 'o'},
+                  {dims.getKernelInputFeatureDimension(),
+                   dims.getKernelOutputFeatureDimension()},
+                  dims.getKernelSpatialDimensions());
+  printer << "->";
+  printConvLayout(printer, {'b', 'f'},
+                  {dims.getOutputBatchDimension(),
+                   dims.getOutputFeatureDimension()},
+                  dims.getOutputSpatialDimensions());
+}
+
+Attribute ConvDimensionNumbersAttr::parse(AsmParser &parser, Type) {
+  Attribute dims;
+  if (parser.parseLess() || !(dims = parseConvLayouts(parser)) ||
+      parser.parseGreater())
+    return {};
+  return dims;
+}
+
+void ConvDimensionNumbersAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printConvLayouts(printer, *this);
+  printer << ">";
+}
+
+/// `window = {stride = [2, 2], pad = [[0, 1], [0, 1]], lhs_dilate = [1, 1],
+/// rhs_dilate = [1, 1], reverse = [false, false]}`, into `result`'s
+/// attributes.
+static ParseResult parseConvWindow(OpAsmParser &parser,
+                                   OperationState &result) {
+  Builder &b = parser.getBuilder();
+  auto parseInts = [&](SmallVectorImpl<int64_t> &values) {
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+      if (succeeded(parser.parseOptionalKeyword("true")))
+        values.push_back(1);
+      else if (succeeded(parser.parseOptionalKeyword("false")))
+        values.push_back(0);
+      else
+        return parser.parseInteger(values.emplace_back());
+      return success();
+    });
+  };
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+        StringRef key;
+        llvm::SMLoc loc = parser.getCurrentLocation();
+        if (parser.parseKeyword(&key) || parser.parseEqual())
+          return failure();
+        SmallVector<int64_t> values;
+        if (key == "pad") {
+          int64_t rows = 0;
+          if (parser.parseCommaSeparatedList(
+                  AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                    size_t before = values.size();
+                    if (parseInts(values))
+                      return failure();
+                    ++rows;
+                    if (values.size() - before != 2)
+                      return parser.emitError(loc) << "expected pairs";
+                    return success();
+                  }))
+            return failure();
+          result.addAttribute(
+              "padding",
+              DenseIntElementsAttr::get(
+                  RankedTensorType::get({rows, 2}, b.getI64Type()), values));
+          return success();
+        }
+        if (parseInts(values))
+          return failure();
+        if (key == "reverse") {
+          SmallVector<bool> flags(values.begin(), values.end());
+          result.addAttribute("window_reversal", b.getDenseBoolArrayAttr(flags));
+          return success();
+        }
+        StringRef name = llvm::StringSwitch<StringRef>(key)
+                             .Case("stride", "window_strides")
+                             .Case("lhs_dilate", "lhs_dilation")
+                             .Case("rhs_dilate", "rhs_dilation")
+                             .Default("");
+        if (name.empty())
+          return parser.emitError(loc)
+                 << "expected stride, pad, lhs_dilate, rhs_dilate or "
+                    "reverse, got '"
+                 << key << "'";
+        result.addAttribute(name, b.getDenseI64ArrayAttr(values));
+        return success();
+      });
+}
+
+/// `(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+/// window = {...} {feature_group_count = 1 : i64, ...} : (X, K) -> R`.
+ParseResult ConvolutionOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 2> operands;
+  Attribute dims;
+  if (parser.parseOperandList(operands, 2, AsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("dim_numbers") || parser.parseEqual() ||
+      !(dims = parseConvLayouts(parser)))
+    return failure();
+  result.addAttribute("dimension_numbers", dims);
+  if (succeeded(parser.parseOptionalComma()) &&
+      (parser.parseKeyword("window") || parser.parseEqual() ||
+       parseConvWindow(parser, result)))
+    return failure();
+  return parseAttrsAndFunctionType(parser, operands, result);
+}
+
+void ConvolutionOp::print(OpAsmPrinter &printer) {
+  printer << "(" << getLhs() << ", " << getRhs() << ") dim_numbers = ";
+  printConvLayouts(printer, getDimensionNumbers());
+  SmallVector<std::string> window;
+  auto list = [](auto values) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "[";
+    llvm::interleaveComma(values, os);
+    os << "]";
+    return text;
+  };
+  if (auto strides = getWindowStridesAttr())
+    window.push_back("stride = " + list(strides.asArrayRef()));
+  if (auto padding = getPaddingAttr()) {
+    SmallVector<std::string> pairs;
+    SmallVector<int64_t> values(padding.getValues<int64_t>());
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      pairs.push_back(list(ArrayRef<int64_t>{values[i], values[i + 1]}));
+    window.push_back("pad = " + list(pairs));
+  }
+  if (auto dilation = getLhsDilationAttr())
+    window.push_back("lhs_dilate = " + list(dilation.asArrayRef()));
+  if (auto dilation = getRhsDilationAttr())
+    window.push_back("rhs_dilate = " + list(dilation.asArrayRef()));
+  if (auto reversal = getWindowReversalAttr()) {
+    SmallVector<StringRef> flags;
+    for (bool flag : reversal.asArrayRef())
+      flags.push_back(flag ? "true" : "false");
+    window.push_back("reverse = " + list(flags));
+  }
+  if (!window.empty()) {
+    printer << ", window = {";
+    llvm::interleaveComma(window, printer);
+    printer << "}";
+  }
+  printer.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {"dimension_numbers", "window_strides", "padding", "lhs_dilation",
+       "rhs_dilation", "window_reversal"});
+  printer << " : ";
+  printer.printFunctionalType(*this);
 }
 
 #define GET_ATTRDEF_CLASSES

@@ -102,6 +102,22 @@ def Stablehlo_ScatterDimensionNumbers
   let hasCustomAssemblyFormat = 1;
 }
 
+def Stablehlo_ConvDimensionNumbers
+    : AttrDef<Stablehlo_Dialect, "ConvDimensionNumbers"> {
+  let mnemonic = "conv";
+  let summary = "stablehlo.convolution's layouts: `[b, 0, 1, f]x[0, 1, i, o]"
+                "->[b, 0, 1, f]`";
+  let parameters = (ins
+    "int64_t":$inputBatchDimension, "int64_t":$inputFeatureDimension,
+    OptionalArrayRefParameter<"int64_t">:$inputSpatialDimensions,
+    "int64_t":$kernelInputFeatureDimension,
+    "int64_t":$kernelOutputFeatureDimension,
+    OptionalArrayRefParameter<"int64_t">:$kernelSpatialDimensions,
+    "int64_t":$outputBatchDimension, "int64_t":$outputFeatureDimension,
+    OptionalArrayRefParameter<"int64_t">:$outputSpatialDimensions);
+  let hasCustomAssemblyFormat = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
@@ -151,6 +167,9 @@ foreach op = [["abs", "Abs"], ["negate", "Negate"],
               ["log", "Log"], ["log_plus_one", "LogPlusOne"],
               ["tanh", "Tanh"], ["logistic", "Logistic"], ["sqrt", "Sqrt"],
               ["rsqrt", "Rsqrt"], ["sine", "Sine"], ["cosine", "Cosine"],
+              ["tan", "Tan"], ["cbrt", "Cbrt"],
+              ["round_nearest_afz", "RoundNearestAfz"],
+              ["round_nearest_even", "RoundNearestEven"],
               ["floor", "Floor"], ["ceil", "Ceil"], ["not", "Not"],
               ["sign", "Sign"], ["convert", "Convert"],
               ["is_finite", "IsFinite"]] in
@@ -259,6 +278,49 @@ def Stablehlo_ReduceOp : Stablehlo_Op<"reduce", [SameVariadicOperandSize,
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+}
+
+def Stablehlo_ReduceWindowOp : Stablehlo_Op<"reduce_window", [
+    SameVariadicOperandSize, RecursiveMemoryEffects]> {
+  let summary = "reduces windows with a body (pooling; generic syntax only)";
+  let arguments = (ins Variadic<AnyTensor>:$inputs,
+                   Variadic<AnyTensor>:$init_values,
+                   DenseI64ArrayAttr:$window_dimensions,
+                   OptionalAttr<DenseI64ArrayAttr>:$window_strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$base_dilations,
+                   OptionalAttr<DenseI64ArrayAttr>:$window_dilations,
+                   OptionalAttr<I64ElementsAttr>:$padding);
+  let results = (outs Variadic<AnyTensor>);
+  let regions = (region SizedRegion<1>:$body);
+}
+
+def Stablehlo_SelectAndScatterOp : Stablehlo_Op<"select_and_scatter",
+    [RecursiveMemoryEffects]> {
+  let summary = "scatters into the element each window selects (the "
+                "gradient of max pooling; generic syntax only)";
+  let arguments = (ins AnyTensor:$operand, AnyTensor:$source,
+                   AnyTensor:$init_value,
+                   OptionalAttr<DenseI64ArrayAttr>:$window_dimensions,
+                   OptionalAttr<DenseI64ArrayAttr>:$window_strides,
+                   OptionalAttr<I64ElementsAttr>:$padding);
+  let results = (outs AnyTensor:$result);
+  let regions = (region SizedRegion<1>:$select, SizedRegion<1>:$scatter);
+}
+
+def Stablehlo_ConvolutionOp : Stablehlo_Op<"convolution"> {
+  let summary = "a convolution (jax.lax.conv_general_dilated)";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
+                   OptionalAttr<DenseI64ArrayAttr>:$window_strides,
+                   OptionalAttr<I64ElementsAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$lhs_dilation,
+                   OptionalAttr<DenseI64ArrayAttr>:$rhs_dilation,
+                   OptionalAttr<DenseBoolArrayAttr>:$window_reversal,
+                   Stablehlo_ConvDimensionNumbers:$dimension_numbers,
+                   I64Attr:$feature_group_count, I64Attr:$batch_group_count,
+                   OptionalAttr<TypedArrayAttrBase<Stablehlo_PrecisionAttr,
+                                "precisions">>:$precision_config);
+  let results = (outs AnyTensor:$result);
+  let hasCustomAssemblyFormat = 1;
 }
 
 def Stablehlo_PadOp : Stablehlo_Op<"pad"> {

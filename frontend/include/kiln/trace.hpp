@@ -18,10 +18,15 @@
 #include "kiln/runtime.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace kiln {
@@ -213,26 +218,145 @@ TracedFunction checkpoint(TracedFunction fn,
 // Parameter trees
 //===----------------------------------------------------------------------===//
 
-/// Named parameters (the seeds' nnx.split / nnx.merge): a traced step takes
-/// and returns the leaves in name order.
-template <typename T> using Tree = std::map<std::string, T>;
+/// A tree of parameters (jax's pytrees; the seeds' nnx.split / nnx.merge
+/// state): a leaf, a map of named subtrees or a list of subtrees, nested as
+/// a model's layers are. A traced step takes and returns the leaves in
+/// jax.tree_util's order: depth first, a map's names in order, a list's
+/// items in order. A C++ struct of parameters is a map of its fields:
+/// `Tree<Spec> specs = {{"layers", Tree<Spec>::list({layer, layer})},
+/// {"scale", scalar}}`.
+template <typename T> class Tree {
+public:
+  using Map = std::map<std::string, Tree>;
+  using List = std::vector<Tree>;
 
-/// The leaves of `tree`, in name order.
+  /// An empty map.
+  Tree() : node(Map{}) {}
+  Tree(T leaf) : node(std::move(leaf)) {}
+  /// A map: `{{"w", w}, {"b", b}}`.
+  Tree(std::initializer_list<typename Map::value_type> children)
+      : node(Map(children)) {}
+  static Tree map(Map children) { return Tree(Node(std::move(children))); }
+  static Tree list(List items) { return Tree(Node(std::move(items))); }
+
+  bool isLeaf() const { return std::holds_alternative<T>(node); }
+  /// The map's or list's children; null if this is not one.
+  const Map *children() const { return std::get_if<Map>(&node); }
+  const List *items() const { return std::get_if<List>(&node); }
+
+  /// The leaf (a leaf converts to it, so `params["w"] * 2.0` reads it).
+  const T &leaf() const { return *must(std::get_if<T>(&node), "a leaf"); }
+  operator const T &() const { return leaf(); }
+  /// The child `name` of a map, made if missing.
+  Tree &operator[](const std::string &name) {
+    return (*must(std::get_if<Map>(&node), "a map"))[name];
+  }
+  Tree &operator[](const char *name) { return (*this)[std::string(name)]; }
+  const Tree &operator[](const std::string &name) const {
+    const Map &named = *must(children(), "a map");
+    auto found = named.find(name);
+    return *must(found == named.end() ? nullptr : &found->second,
+                 "a map holding that name");
+  }
+  const Tree &operator[](const char *name) const {
+    return (*this)[std::string(name)];
+  }
+  /// Item `i` of a list.
+  Tree &operator[](size_t i) {
+    List &items = *must(std::get_if<List>(&node), "a list");
+    return *must(i < items.size() ? &items[i] : nullptr, "a longer list");
+  }
+  const Tree &operator[](size_t i) const {
+    const List &all = *must(items(), "a list");
+    return *must(i < all.size() ? &all[i] : nullptr, "a longer list");
+  }
+  // (An int literal would be as close to a name as to a size_t.)
+  Tree &operator[](int i) { return (*this)[size_t(i)]; }
+  const Tree &operator[](int i) const { return (*this)[size_t(i)]; }
+
+private:
+  using Node = std::variant<T, Map, List>;
+  explicit Tree(Node node) : node(std::move(node)) {}
+  /// `p`, which the caller's use of the tree needs to be non-null: a
+  /// programming error otherwise, reported before stopping.
+  template <typename P> static P *must(P *p, const char *expected) {
+    if (!p) {
+      std::fprintf(stderr, "kiln::Tree: expected %s\n", expected);
+      std::abort();
+    }
+    return p;
+  }
+  Node node;
+};
+
+/// Calls `visit` on each leaf of `tree`, in jax.tree_util's order.
+template <typename T, typename F>
+void forEachLeaf(const Tree<T> &tree, const F &visit) {
+  if (tree.isLeaf())
+    return visit(tree.leaf());
+  if (const auto *children = tree.children())
+    for (const auto &entry : *children)
+      forEachLeaf(entry.second, visit);
+  else
+    for (const Tree<T> &item : *tree.items())
+      forEachLeaf(item, visit);
+}
+
+/// The leaves of `tree`, in order.
 template <typename T> std::vector<T> flatten(const Tree<T> &tree) {
   std::vector<T> leaves;
-  for (const auto &[name, leaf] : tree)
-    leaves.push_back(leaf);
+  forEachLeaf(tree, [&](const T &leaf) { leaves.push_back(leaf); });
   return leaves;
 }
 
-/// A tree shaped like `like` of `leaves[first...]`, in name order.
+/// A tree of `like`'s structure whose leaf at each position is `leaf(x)` of
+/// `like`'s leaf `x` there (jax.tree_util.tree_map).
+template <typename U, typename F>
+auto map(const Tree<U> &like, const F &leaf)
+    -> Tree<std::decay_t<decltype(leaf(std::declval<const U &>()))>> {
+  using T = std::decay_t<decltype(leaf(std::declval<const U &>()))>;
+  if (like.isLeaf())
+    return Tree<T>(leaf(like.leaf()));
+  if (const auto *children = like.children()) {
+    typename Tree<T>::Map mapped;
+    for (const auto &entry : *children)
+      mapped.emplace(entry.first, map(entry.second, leaf));
+    return Tree<T>::map(std::move(mapped));
+  }
+  typename Tree<T>::List mapped;
+  for (const Tree<U> &item : *like.items())
+    mapped.push_back(map(item, leaf));
+  return Tree<T>::list(std::move(mapped));
+}
+
+/// A tree of `like`'s structure holding `leaves[first...]` in order; the
+/// leaves must be at least as many as `like`'s.
 template <typename T, typename U>
 Tree<T> unflatten(const Tree<U> &like, const std::vector<T> &leaves,
                   size_t first = 0) {
-  Tree<T> tree;
-  for (const auto &entry : like)
-    tree.emplace(entry.first, leaves.at(first++));
-  return tree;
+  return map(like, [&](const U &) -> T {
+    if (first >= leaves.size()) {
+      std::fprintf(stderr, "kiln::unflatten: %zu leaves for a larger tree\n",
+                   leaves.size());
+      std::abort();
+    }
+    return leaves[first++];
+  });
+}
+
+/// The tree of `f(a, b)` of the leaves of two trees of one structure at
+/// each position (jax.tree_util.tree_map of two trees: an SGD step is
+/// `kiln::map(params, grads, [](auto w, auto g) { return w - 0.1 * g; })`).
+template <typename T, typename U, typename F>
+auto map(const Tree<T> &a, const Tree<U> &b, const F &f) {
+  std::vector<U> right = flatten(b);
+  if (right.size() != flatten(a).size()) {
+    std::fprintf(stderr, "kiln::map: trees of %zu and %zu leaves\n",
+                 flatten(a).size(), right.size());
+    std::abort();
+  }
+  size_t next = 0;
+  return map(a, [&](const T &x) { return f(x, right[next++]); });
 }
 
 //===----------------------------------------------------------------------===//

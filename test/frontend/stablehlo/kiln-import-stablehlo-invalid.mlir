@@ -39,30 +39,73 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<4xi1> {
 
 // -----
 
-// A gather of partial slices (lax.dynamic_slice in a vmap) is not a take.
-func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<5x8xf32> {
-  // expected-error @+1 {{stablehlo.gather: Kiln imports gathers of whole slices along one dimension (jnp.take, x[i])}}
-  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 8>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x8xf32>
-  return %0 : tensor<5x8xf32>
+// A scatter into two tensors at once (a variadic scatter).
+func.func @main(%arg0: tensor<10xf32>, %arg1: tensor<2x1xi32>, %arg2: tensor<2xf32>) -> tensor<10xf32> {
+  // expected-error @+1 {{stablehlo.scatter: Kiln imports scatters into one ranked tensor, with integer indices and a body of two scalars}}
+  %0:2 = "stablehlo.scatter"(%arg0, %arg0, %arg1, %arg2, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>, %d: tensor<f32>):
+    stablehlo.return %b, %d : tensor<f32>, tensor<f32>
+  }) : (tensor<10xf32>, tensor<10xf32>, tensor<2x1xi32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<10xf32>, tensor<10xf32>)
+  return %0#0 : tensor<10xf32>
 }
 
 // -----
 
-// x.at[i].set(u) replaces rather than adds.
+// A scatter's body takes scalars of the operand's element type.
 func.func @main(%arg0: tensor<10xf32>, %arg1: tensor<2x1xi32>, %arg2: tensor<2xf32>) -> tensor<10xf32> {
-  // expected-error @+1 {{stablehlo.scatter: Kiln imports scatters that add whole slices along one dimension (x.at[i].add)}}
+  // expected-error @+1 {{stablehlo.scatter: Kiln imports scatters into one ranked tensor, with integer indices and a body of two scalars}}
   %0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    stablehlo.return %b : tensor<f32>
+  ^bb0(%a: tensor<2xf32>, %b: tensor<2xf32>):
+    stablehlo.return %b : tensor<2xf32>
   }) : (tensor<10xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<10xf32>
   return %0 : tensor<10xf32>
 }
 
 // -----
 
+// Index vectors of two components for one indexed dimension.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x2xi32>) -> tensor<5x16xf32> {
+  // expected-error @+1 {{stablehlo.gather: index vectors of 2 components for 1 indexed dimensions}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 16>}> : (tensor<10x16xf32>, tensor<5x2xi32>) -> tensor<5x16xf32>
+  return %0 : tensor<5x16xf32>
+}
+
+// -----
+
+// A result whose window does not have the slice's sizes.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<5x16xf32> {
+  // expected-error @+1 {{stablehlo.gather: window dimensions that differ from the slice sizes}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 8>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x16xf32>
+  return %0 : tensor<5x16xf32>
+}
+
+// -----
+
+// Slices larger than the operand.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<5x20xf32> {
+  // expected-error @+1 {{stablehlo.gather: slices larger than the operand}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 20>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x20xf32>
+  return %0 : tensor<5x20xf32>
+}
+
+// -----
+
+// Batching dimensions of different sizes.
+func.func @main(%arg0: tensor<4x5x3xf32>, %arg1: tensor<6x1xi32>, %arg2: tensor<6x3xf32>) -> tensor<4x5x3xf32> {
+  // expected-error @+1 {{stablehlo.scatter: batching dimensions of different sizes}}
+  %0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4x5x3xf32>, tensor<6x1xi32>, tensor<6x3xf32>) -> tensor<4x5x3xf32>
+  return %0 : tensor<4x5x3xf32>
+}
+
+// -----
+
 // Malformed dimension numbers are refused, not read past their end.
 func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<i32>) -> tensor<16xf32> {
-  // expected-error @+1 {{stablehlo.gather: Kiln imports gathers of whole slices along one dimension (jnp.take, x[i])}}
+  // expected-error @+1 {{stablehlo.gather: slice sizes not one per operand dimension}}
   %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 0>, slice_sizes = array<i64: 1>}> : (tensor<10x16xf32>, tensor<i32>) -> tensor<16xf32>
   return %0 : tensor<16xf32>
 }
@@ -93,4 +136,97 @@ func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
     stablehlo.return %a : tensor<i32>
   }) : (tensor<i32>) -> tensor<i32>
   return %0 : tensor<i32>
+}
+
+// -----
+
+// Functions kiln writes with its ops take floats.
+func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{chlo.sinh: Kiln imports it on ranked tensors of floats, its result of the operand's type}}
+  %0 = chlo.sinh %arg0 : tensor<4xi32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// Convolutions grouped by batch (the kernel gradient of a depthwise
+// convolution) are not imported.
+func.func @main(%arg0: tensor<2x5x5x4xf32>, %arg1: tensor<3x3x4x4xf32>) -> tensor<1x3x3x4xf32> {
+  // expected-error @+1 {{stablehlo.convolution: Kiln imports convolutions of batch_group_count 1}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 2 : i64, feature_group_count = 1 : i64} : (tensor<2x5x5x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x3x3x4xf32>
+  return %0 : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+// A result of the wrong shape for its window.
+func.func @main(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<3x3x2x4xf32>) -> tensor<1x5x5x4xf32> {
+  // expected-error @+1 {{stablehlo.convolution: a window that does not give the result's shape}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x5x5x4xf32>
+  return %0 : tensor<1x5x5x4xf32>
+}
+
+// -----
+
+// Feature groups must divide the features.
+func.func @main(%arg0: tensor<1x5x5x3xf32>, %arg1: tensor<3x3x1x4xf32>) -> tensor<1x3x3x4xf32> {
+  // expected-error @+1 {{stablehlo.convolution: feature groups that do not divide the features}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x5x5x3xf32>, tensor<3x3x1x4xf32>) -> tensor<1x3x3x4xf32>
+  return %0 : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+// Layouts name each spatial dimension once.
+func.func @main(%arg0: tensor<1x5x5x3xf32>, %arg1: tensor<3x3x3x4xf32>) -> tensor<1x3x3x4xf32> {
+  // expected-error @+1 {{expected spatial dimensions 0 to 1, each once}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return %0 : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+// A windowed reduction's body must be one kiln combines with.
+func.func @main(%arg0: tensor<4xf32>) -> tensor<2xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  // expected-error @+1 {{stablehlo.reduce_window: Kiln imports windowed reductions of one tensor whose body applies add, multiply, maximum or minimum (or, and of booleans)}}
+  %0 = "stablehlo.reduce_window"(%arg0, %c) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.subtract %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<4xf32>, tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Window attributes one per dimension.
+func.func @main(%arg0: tensor<4x4xf32>) -> tensor<2x2xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  // expected-error @+1 {{stablehlo.reduce_window: window attributes not one per dimension}}
+  %0 = "stablehlo.reduce_window"(%arg0, %c) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<4x4xf32>, tensor<f32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// A select_and_scatter whose selection is more than one comparison.
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<2xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  // expected-error @+1 {{stablehlo.select_and_scatter: Kiln imports selections by one comparison of the two values and scatters that add, of numbers}}
+  %0 = "stablehlo.select_and_scatter"(%arg0, %arg1, %c) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %n = stablehlo.negate %a : tensor<f32>
+    %k = stablehlo.compare GE, %n, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %k : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

@@ -281,11 +281,12 @@ func.func @branches(%arg0: tensor<i32>, %arg1: tensor<f32>, %arg2: tensor<f32>, 
 // CHECK: %[[C:.*]] = kiln.take %arg0[%arg2], dim = 1 : (tensor<10x16xf32>, tensor<3x2xi32>) -> tensor<10x3x2xf32>
 // CHECK: %[[J:.*]] = kiln.reshape %arg1 : (tensor<5x1xi32>) -> tensor<5xi32>
 // CHECK: %[[GE:.*]] = kiln.compare  GE, %[[J]], %{{.*}} : tensor<5xi32>
-// CHECK: %[[LT:.*]] = kiln.compare  LT, %[[J]], %{{.*}} : tensor<5xi32>
-// CHECK: %[[IN:.*]] = kiln.and %[[GE]], %[[LT]] : tensor<5xi1>
+// CHECK: %[[LE:.*]] = kiln.compare  LE, %[[J]], %{{.*}} : tensor<5xi32>
+// CHECK: %[[IN:.*]] = kiln.and %[[GE]], %[[LE]] : tensor<5xi1>
 // CHECK: %[[M:.*]] = kiln.broadcast_in_dim %[[IN]], dims = [0] : (tensor<5xi1>) -> tensor<5x16xi1>
 // CHECK: %[[U:.*]] = kiln.select %[[M]], %[[T]], %{{.*}} : tensor<5x16xi1>, tensor<5x16xf32>
-// CHECK: kiln.scatter_add %arg0[%[[J]]], %[[U]], dim = 0 : (tensor<10x16xf32>, tensor<5xi32>, tensor<5x16xf32>) -> tensor<10x16xf32>
+// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<5x1xi32>) -> tensor<5xi32>
+// CHECK: kiln.scatter_add %arg0[%[[K]]], %[[U]], dim = 0 : (tensor<10x16xf32>, tensor<5xi32>, tensor<5x16xf32>) -> tensor<10x16xf32>
 func.func @indexing(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>, %arg2: tensor<3x2xi32>) -> (tensor<10x3x2xf32>, tensor<10x16xf32>) {
   %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 16>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x16xf32>
   %1 = "stablehlo.gather"(%arg0, %arg2) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 2>, slice_sizes = array<i64: 10, 1>}> : (tensor<10x16xf32>, tensor<3x2xi32>) -> tensor<10x3x2xf32>
@@ -295,6 +296,59 @@ func.func @indexing(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>, %arg2: ten
     stablehlo.return %s : tensor<f32>
   }) : (tensor<10x16xf32>, tensor<5x1xi32>, tensor<5x16xf32>) -> tensor<10x16xf32>
   return %1, %2 : tensor<10x3x2xf32>, tensor<10x16xf32>
+}
+
+// -----
+
+// Other gathers (here x[i, j]) take elements of the flattened operand at
+// positions computed from the clamped start indices, iotas over the
+// slice and the operand's strides.
+// CHECK-LABEL: func.func @points
+// CHECK: %[[I:.*]] = kiln.slice %arg1 [0:6, 0:1]
+// CHECK: %[[I64:.*]] = kiln.convert %{{.*}} : (tensor<6xi32>) -> tensor<6xi64>
+// CHECK: %[[LO:.*]] = kiln.max %[[I64]], %{{.*}} : tensor<6xi64>
+// CHECK: %[[CI:.*]] = kiln.min %[[LO]], %{{.*}} : tensor<6xi64>
+// CHECK: %[[ROW:.*]] = kiln.broadcast_in_dim %[[CI]], dims = [0] : (tensor<6xi64>) -> tensor<6x4xi64>
+// CHECK: kiln.slice %arg1 [0:6, 1:2]
+// CHECK: %[[COL:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [0] : (tensor<6xi64>) -> tensor<6x4xi64>
+// CHECK: %[[K:.*]] = kiln.iota dim = 1 : tensor<6x4xi64>
+// CHECK: %[[FOUR:.*]] = kiln.constant dense<4> : tensor<6x4xi64>
+// CHECK: %[[C:.*]] = kiln.mul %[[COL]], %[[FOUR]]
+// CHECK: %[[KC:.*]] = kiln.add %[[K]], %[[C]]
+// CHECK: %[[STRIDE:.*]] = kiln.constant dense<28> : tensor<6x4xi64>
+// CHECK: %[[R:.*]] = kiln.mul %[[ROW]], %[[STRIDE]]
+// CHECK: %[[P:.*]] = kiln.add %[[KC]], %[[R]]
+// CHECK: %[[FLAT:.*]] = kiln.reshape %arg0 : (tensor<5x7x4xf32>) -> tensor<140xf32>
+// CHECK: kiln.take %[[FLAT]][%[[P]]], dim = 0 : (tensor<140xf32>, tensor<6x4xi64>) -> tensor<6x4xf32>
+func.func @points(%arg0: tensor<5x7x4xf32>, %arg1: tensor<6x2xi32>) -> tensor<6x4xf32> {
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1, 4>}> : (tensor<5x7x4xf32>, tensor<6x2xi32>) -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+
+// -----
+
+// x.at[i].set(u) (a body other than add) applies the body to one element
+// at a time, in order, in a kiln.while; updates out of range keep the old
+// value.
+// CHECK-LABEL: func.func @set
+// CHECK: %[[FITS:.*]] = kiln.and
+// CHECK: kiln.while(%{{.*}}, %arg0) : tensor<i64>, tensor<10xf32> cond {
+// CHECK: kiln.compare  LT, %{{.*}}, %{{.*}} : tensor<i64>
+// CHECK: } do {
+// CHECK-NEXT: ^bb0(%[[N:.*]]: tensor<i64>, %[[ACC:.*]]: tensor<10xf32>):
+// CHECK: %[[AT:.*]] = kiln.reshape %{{.*}} : (tensor<1xi64>) -> tensor<i64>
+// CHECK: %[[OLD:.*]] = kiln.reshape %{{.*}} : (tensor<1xf32>) -> tensor<f32>
+// CHECK: %[[NEW:.*]] = kiln.reshape %{{.*}} : (tensor<1xf32>) -> tensor<f32>
+// CHECK: %[[OK:.*]] = kiln.reshape %{{.*}} : (tensor<1xi1>) -> tensor<i1>
+// CHECK: %[[PICK:.*]] = kiln.select %[[OK]], %[[NEW]], %[[OLD]]
+// CHECK: %[[ONE:.*]] = kiln.reshape %[[PICK]] : (tensor<f32>) -> tensor<1xf32>
+// CHECK: kiln.dynamic_update_slice %[[ACC]], %[[ONE]][%[[AT]]]
+func.func @set(%arg0: tensor<10xf32>, %arg1: tensor<2x1xi32>, %arg2: tensor<2xf32>) -> tensor<10xf32> {
+  %0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<10xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<10xf32>
+  return %0 : tensor<10xf32>
 }
 
 // -----
@@ -392,4 +446,96 @@ func.func @argmin(%arg0: tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
 func.func @erf(%arg0: tensor<3xf32>) -> tensor<3xf32> {
   %0 = chlo.erf %arg0 : tensor<3xf32> -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+// Functions kiln has no op for are written with its ops: tan is sin / cos,
+// and narrower floats are computed in f32 and rounded once.
+// CHECK-LABEL: func.func @tan
+// CHECK: %[[W:.*]] = kiln.convert %arg0 : (tensor<3xf16>) -> tensor<3xf32>
+// CHECK: %[[S:.*]] = kiln.sin %[[W]] : tensor<3xf32>
+// CHECK: %[[C:.*]] = kiln.cos %[[W]] : tensor<3xf32>
+// CHECK: %[[T:.*]] = kiln.div %[[S]], %[[C]] : tensor<3xf32>
+// CHECK: kiln.convert %[[T]] : (tensor<3xf32>) -> tensor<3xf16>
+// CHECK: kiln.sin %arg1 : tensor<2xf32>
+func.func @tan(%arg0: tensor<3xf16>, %arg1: tensor<2xf32>) -> (tensor<3xf16>, tensor<2xf32>) {
+  %0 = stablehlo.tan %arg0 : tensor<3xf16>
+  %1 = chlo.tan %arg1 : tensor<2xf32> -> tensor<2xf32>
+  return %0, %1 : tensor<3xf16>, tensor<2xf32>
+}
+
+// -----
+
+// A convolution reads its input through the window: one strided slice per
+// kernel position (a tap), stacked into patches (im2col) that one
+// dot_general contracts with the kernel.
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[T0:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 0:3:2, 0:2] : (tensor<1x5x5x2xf32>) -> tensor<1x2x2x2xf32>
+// CHECK: %[[T1:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 1:4:2, 0:2]
+// CHECK: %[[T2:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 0:3:2, 0:2]
+// CHECK: %[[T3:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 1:4:2, 0:2]
+// CHECK: %[[P:.*]] = kiln.concatenate %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, dim = 3 : {{.*}} -> tensor<1x2x2x4x2xf32>
+// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<2x2x2x3xf32>) -> tensor<4x2x3xf32>
+// CHECK: %[[R:.*]] = kiln.dot_general %[[P]], %[[K]], contracting = [3, 4] x [0, 1] : (tensor<1x2x2x4x2xf32>, tensor<4x2x3xf32>) -> tensor<1x2x2x3xf32>
+// CHECK: return %[[R]]
+func.func @conv(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<2x2x2x3xf32>) -> tensor<1x2x2x3xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x2xf32>, tensor<2x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  return %0 : tensor<1x2x2x3xf32>
+}
+
+// -----
+
+// A windowed reduction combines its taps; its init value pads, and is
+// folded in once unless it is the identity (here 1.0 for a sum).
+// CHECK-LABEL: func.func @pool
+// CHECK: %[[INIT:.*]] = kiln.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[X:.*]] = kiln.pad %arg0, %[[INIT]], low = [0, 1], high = [0, 1], interior = [0, 0]
+// CHECK: %[[A:.*]] = kiln.slice %[[X]] [0:3:2, 0:7:2] : (tensor<4x8xf32>) -> tensor<2x4xf32>
+// CHECK: %[[B:.*]] = kiln.slice %[[X]] [0:3:2, 1:8:2]
+// CHECK: %[[C:.*]] = kiln.slice %[[X]] [1:4:2, 0:7:2]
+// CHECK: %[[D:.*]] = kiln.slice %[[X]] [1:4:2, 1:8:2]
+// CHECK: %[[I:.*]] = kiln.broadcast_in_dim %[[INIT]], dims = [] : (tensor<f32>) -> tensor<2x4xf32>
+// CHECK: %[[AB:.*]] = kiln.add %[[A]], %[[B]]
+// CHECK: %[[ABC:.*]] = kiln.add %[[AB]], %[[C]]
+// CHECK: %[[ABCD:.*]] = kiln.add %[[ABC]], %[[D]]
+// CHECK: kiln.add %[[ABCD]], %[[I]]
+func.func @pool(%arg0: tensor<4x6xf32>) -> tensor<2x4xf32> {
+  %cst = stablehlo.constant dense<1.0> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{padding = dense<[[0, 0], [1, 1]]> : tensor<2x2xi64>, window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<4x6xf32>, tensor<f32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// select_and_scatter: each window chooses, over its taps in order, the
+// first element the comparison does not keep the previous choice over;
+// the source is placed back at each tap's choices by padding (the
+// transpose of the tap's strided slice) and summed.
+// CHECK-LABEL: func.func @select_and_scatter
+// CHECK: %[[A:.*]] = kiln.slice %arg0 [0:3:2] : (tensor<4xf32>) -> tensor<2xf32>
+// CHECK: %[[B:.*]] = kiln.slice %arg0 [1:4:2] : (tensor<4xf32>) -> tensor<2xf32>
+// CHECK: %[[KEEP:.*]] = kiln.compare  GE, %[[A]], %[[B]] : tensor<2xf32>
+// CHECK: %[[TAKE:.*]] = kiln.and %{{.*}}, %{{.*}} : tensor<2xi1>
+// CHECK: %[[CHOSEN:.*]] = kiln.select %[[TAKE]], %{{.*}}, %{{.*}} : tensor<2xi1>, tensor<2xi64>
+// CHECK: kiln.compare  EQ, %[[CHOSEN]], %{{.*}} : tensor<2xi64>
+// CHECK: %[[FIRST:.*]] = kiln.pad %{{.*}}, %{{.*}}, low = [0], high = [1], interior = [1] : (tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: %[[SECOND:.*]] = kiln.pad %{{.*}}, %{{.*}}, low = [1], high = [0], interior = [1] : (tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: kiln.add %[[FIRST]], %[[SECOND]] : tensor<4xf32>
+func.func @select_and_scatter(%arg0: tensor<4xf32>, %arg1: tensor<2xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.select_and_scatter"(%arg0, %arg1, %c) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %k = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %k : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }

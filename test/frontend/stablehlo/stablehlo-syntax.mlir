@@ -55,3 +55,20 @@ func.func @loops(%arg0: tensor<i32>, %arg1: tensor<4xf32>) -> (tensor<i32>, tens
   %4 = stablehlo.clamp %z, %arg1, %z : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return %0, %2, %3, %4 : tensor<i32>, tensor<2xf32>, tensor<7xf32>, tensor<4xf32>
 }
+
+// CHECK-LABEL: func.func @windows
+// CHECK: stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = {{\[}}[1, 1], [0, 2]], lhs_dilate = [1, 1], rhs_dilate = [2, 1], reverse = [false, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>]} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x8x4xf32>
+// CHECK: stablehlo.convolution(%{{.*}}, %{{.*}}) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0] {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<2x4x9xf32>, tensor<6x2x3xf32>) -> tensor<2x6x7xf32>
+// CHECK: "stablehlo.reduce_window"(%arg0, %{{.*}}) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+// CHECK: stablehlo.maximum
+func.func @windows(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<3x3x3x4xf32>, %arg2: tensor<2x4x9xf32>, %arg3: tensor<6x2x3xf32>) -> (tensor<1x3x8x4xf32>, tensor<2x6x7xf32>, tensor<1x4x4x3xf32>) {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 1], pad = [[1, 1], [0, 2]], lhs_dilate = [1, 1], rhs_dilate = [2, 1], reverse = [0, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>]} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x8x4xf32>
+  %1 = "stablehlo.convolution"(%arg2, %arg3) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 2 : i64}> : (tensor<2x4x9xf32>, tensor<6x2x3xf32>) -> tensor<2x6x7xf32>
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %2 = "stablehlo.reduce_window"(%arg0, %cst) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<1x8x8x3xf32>, tensor<f32>) -> tensor<1x4x4x3xf32>
+  return %0, %1, %2 : tensor<1x3x8x4xf32>, tensor<2x6x7xf32>, tensor<1x4x4x3xf32>
+}

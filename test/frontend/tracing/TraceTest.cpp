@@ -326,8 +326,8 @@ TEST(Trace, CustomVjpRulesReplaceTheDerivative) {
 }
 
 TEST(Trace, ParameterTreesFlattenInNameOrder) {
-  kiln::Tree<kiln::Spec> specs = {{"w", {KILN_F32, {2, 3}}},
-                                  {"b", {KILN_F32, {3}}}};
+  kiln::Tree<kiln::Spec> specs = {{"w", kiln::Spec{KILN_F32, {2, 3}}},
+                                  {"b", kiln::Spec{KILN_F32, {3}}}};
   kiln::Program program = kiln::trace(
       "step", kiln::flatten(specs), [&](const kiln::Values &a) {
         kiln::Tree<kiln::Traced> params = kiln::unflatten(specs, a);
@@ -342,6 +342,72 @@ TEST(Trace, ParameterTreesFlattenInNameOrder) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0], (std::vector<float>{2, 3, 4}));
   EXPECT_EQ(out[1], (std::vector<float>{2, 4, 6, 8, 10, 12}));
+}
+
+TEST(Trace, NestedParameterTreesFlattenDepthFirst) {
+  using Specs = kiln::Tree<kiln::Spec>;
+  kiln::Spec pair{KILN_F32, {2}};
+  Specs layer = {{"w", pair}, {"b", pair}};
+  Specs specs = {{"layers", Specs::list({layer, layer})},
+                 {"scale", kiln::Spec{KILN_F32, {}}}};
+  // Leaves: layers[0].b, layers[0].w, layers[1].b, layers[1].w, scale.
+  std::vector<kiln::Spec> args = kiln::flatten(specs);
+  ASSERT_EQ(args.size(), 5u);
+  args.push_back(pair); // the data, x
+  // loss = scale * sum(w1 * (w0 * x + b0) + b1); one SGD step of 0.5.
+  auto loss = [&](const kiln::Values &a) -> kiln::Values {
+    kiln::Tree<kiln::Traced> p = kiln::unflatten(specs, a);
+    kiln::Tree<kiln::Traced> &first = p["layers"][0], &second = p["layers"][1];
+    kiln::Traced h = first["w"] * a[5] + first["b"];
+    return {p["scale"] * kiln::sum(second["w"] * h + second["b"])};
+  };
+  kiln::Program program =
+      kiln::trace("step", args, [&](const kiln::Values &a) {
+        kiln::Values out = kiln::value_and_grad(loss, {0, 1, 2, 3, 4})(a);
+        kiln::Tree<kiln::Traced> params = kiln::unflatten(specs, a);
+        kiln::Tree<kiln::Traced> grads = kiln::unflatten(specs, out, 1);
+        return kiln::flatten(kiln::map(
+            params, grads, [](const kiln::Traced &w, const kiln::Traced &g) {
+              return w - 0.5 * g;
+            }));
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  std::vector<float> b0{0.1f, 0.2f}, w0{1, 2}, b1{0.3f, -0.1f}, w1{-1, 0.5f},
+      x{3, -1};
+  float scale = 2, total = 0;
+  std::vector<float> h(2);
+  for (int i = 0; i < 2; ++i) {
+    h[i] = w0[i] * x[i] + b0[i];
+    total += w1[i] * h[i] + b1[i];
+  }
+  auto out = run(program, "step",
+                 {floats({2}, b0), floats({2}, w0), floats({2}, b1),
+                  floats({2}, w1), floats({}, {scale}), floats({2}, x)});
+  ASSERT_EQ(out.size(), 5u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FLOAT_EQ(out[0][i], b0[i] - 0.5f * scale * w1[i]);
+    EXPECT_FLOAT_EQ(out[1][i], w0[i] - 0.5f * scale * w1[i] * x[i]);
+    EXPECT_FLOAT_EQ(out[2][i], b1[i] - 0.5f * scale);
+    EXPECT_FLOAT_EQ(out[3][i], w1[i] - 0.5f * scale * h[i]);
+  }
+  EXPECT_FLOAT_EQ(out[4][0], scale - 0.5f * total);
+}
+
+TEST(Trace, TreesMapAndKeepTheirStructure) {
+  kiln::Tree<int> tree = {{"b", kiln::Tree<int>::list({1, 2})}, {"a", 3}};
+  EXPECT_EQ(kiln::flatten(tree), (std::vector<int>{3, 1, 2}));
+  kiln::Tree<double> halves = kiln::map(tree, [](int v) { return v / 2.0; });
+  EXPECT_EQ(kiln::flatten(halves), (std::vector<double>{1.5, 0.5, 1.0}));
+  ASSERT_NE(halves.children(), nullptr);
+  ASSERT_NE(halves["b"].items(), nullptr);
+  EXPECT_EQ(halves["b"].items()->size(), 2u);
+  EXPECT_TRUE(halves["a"].isLeaf());
+  kiln::Tree<std::string> named =
+      kiln::unflatten(tree, std::vector<std::string>{"x", "y", "z"});
+  EXPECT_EQ(named["b"][1].leaf(), "z");
+  kiln::Tree<int> sums =
+      kiln::map(tree, tree, [](int a, int b) { return a + b; });
+  EXPECT_EQ(kiln::flatten(sums), (std::vector<int>{6, 2, 4}));
 }
 
 TEST(Trace, JitTracesEachSignatureOnce) {

@@ -1,6 +1,7 @@
 // The runner's own cases, written the way StableHLO's interpreter tests
-// write them: expected values spread over several lines, and a result the
-// specification leaves to the implementation.
+// write them: expected values spread over several lines (also after the
+// check's comma), and a result the specification leaves to the
+// implementation.
 
 func.func @dot_general_op_test_multiline_algorithm() {
   %lhs = stablehlo.constant dense<[[[1.0, 2.0], [3.0, 4.0]],
@@ -14,6 +15,21 @@ func.func @dot_general_op_test_multiline_algorithm() {
     : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
   check.expect_almost_eq_const %result, dense<[[[2.0, 1.0], [4.0, 3.0]],
                                                [[10.0, 12.0], [14.0, 16.0]]]> : tensor<2x2x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @convolution_op_test_check_after_comma() {
+  %lhs = stablehlo.constant dense<[[[1.0, 2.0, 3.0, 4.0]]]> : tensor<1x1x4xf32>
+  %rhs = stablehlo.constant dense<[[[1.0, 10.0]]]> : tensor<1x1x2xf32>
+  %result = stablehlo.convolution(%lhs, %rhs)
+    dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0],
+    window = {stride = [1], pad = [[0, 0]]}
+    {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+    : (tensor<1x1x4xf32>, tensor<1x1x2xf32>) -> tensor<1x1x3xf32>
+  check.expect_almost_eq_const %result,
+    dense<[[[21.0, 32.0, 43.0]]]> : tensor<1x1x3xf32>
   func.return
 }
 

@@ -1,0 +1,283 @@
+//===- ImportMath.cpp - elementwise functions kiln has no op for ----------===//
+//
+// StableHLO's and CHLO's elementwise functions of floats that Kiln has no
+// op for, written with kiln's ops in the forms XLA's own CHLO
+// decompositions use where precision needs care: near zero (expm1 and
+// log1p), for large arguments (rescaled by ln 2 so nothing overflows
+// early), at the ends of their domains, and with the sign of zero kept.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/stablehlo/ImportPatterns.h"
+#include "frontend/stablehlo/Passes.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::stablehlo_import;
+
+namespace {
+
+/// Builds kiln ops on tensors of one float type.
+struct Math {
+  OpBuilder &b;
+  Location loc;
+  RankedTensorType type;
+
+  Value c(double value) {
+    return kiln::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), value)));
+  }
+  Value add(Value x, Value y) { return kiln::AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return kiln::SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return kiln::MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return kiln::DivOp::create(b, loc, x, y); }
+  Value neg(Value x) { return kiln::NegOp::create(b, loc, x); }
+  Value abs(Value x) { return kiln::AbsOp::create(b, loc, x); }
+  Value exp(Value x) { return kiln::ExpOp::create(b, loc, x); }
+  Value expm1(Value x) { return kiln::Expm1Op::create(b, loc, x); }
+  Value log(Value x) { return kiln::LogOp::create(b, loc, x); }
+  Value log1p(Value x) { return kiln::Log1pOp::create(b, loc, x); }
+  Value sqrt(Value x) { return kiln::SqrtOp::create(b, loc, x); }
+  Value floor(Value x) { return kiln::FloorOp::create(b, loc, x); }
+  Value atan2(Value y, Value x) { return kiln::Atan2Op::create(b, loc, y, x); }
+  Value compare(kiln::ComparisonDirection direction, Value x, Value y) {
+    return kiln::CompareOp::create(b, loc, direction, x, y);
+  }
+  Value lt(Value x, Value y) {
+    return compare(kiln::ComparisonDirection::LT, x, y);
+  }
+  Value eq(Value x, Value y) {
+    return compare(kiln::ComparisonDirection::EQ, x, y);
+  }
+  Value select(Value pred, Value x, Value y) {
+    return kiln::SelectOp::create(b, loc, type, pred, x, y);
+  }
+  /// `value`, a zero taking the sign of `x`'s.
+  Value zeroSignedAs(Value x, Value value) {
+    return select(eq(value, c(0)), mul(x, c(0)), value);
+  }
+  /// `magnitude` (not negative) with the sign of `x`, zeros included.
+  Value withSignOf(Value x, Value magnitude) {
+    return zeroSignedAs(x, select(lt(x, c(0)), neg(magnitude), magnitude));
+  }
+  /// c[0] x^n + c[1] x^(n-1) + ... + c[n].
+  Value horner(Value x, ArrayRef<double> coefficients) {
+    Value acc = c(coefficients.front());
+    for (double k : coefficients.drop_front())
+      acc = add(mul(acc, x), c(k));
+    return acc;
+  }
+  /// Whether |x| is at least `bound`.
+  Value large(Value x, double bound) {
+    return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::GE,
+                                   abs(x), c(bound));
+  }
+};
+
+using Expansion = Value (*)(Math &, Value);
+
+/// erf(x) = x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond, erf is
+/// +-1 in f32): the rational approximation XLA and Eigen use for f32,
+/// accurate to a few ulps.
+Value expandErf(Math &m, Value x) {
+  static constexpr double kAlpha[] = {
+      -2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+      -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+      -1.60960333262415e-02};
+  static constexpr double kBeta[] = {
+      -1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+      -7.37332916720468e-03, -1.42647390514189e-02};
+  Value clamped = kiln::MinOp::create(
+      m.b, m.loc, kiln::MaxOp::create(m.b, m.loc, x, m.c(-4)), m.c(4));
+  Value square = m.mul(clamped, clamped);
+  return m.div(m.mul(clamped, m.horner(square, kAlpha)),
+               m.horner(square, kBeta));
+}
+
+/// Giles's single-precision approximation ("Approximating the erfinv
+/// function", GPU Computing Gems, 2011), as XLA uses it; +-1 give +-inf.
+Value expandErfInv(Math &m, Value x) {
+  static constexpr double kCentral[] = {
+      2.81022636e-08,  3.43273939e-07, -3.5233877e-06,
+      -4.39150654e-06, 0.00021858087,  -0.00125372503,
+      -0.00417768164,  0.246640727,    1.50140941};
+  static constexpr double kTail[] = {
+      -0.000200214257, 0.000100950558, 0.00134934322,
+      -0.00367342844,  0.00573950773,  -0.0076224613,
+      0.00943887047,   1.00167406,     2.83297682};
+  Value w = m.neg(m.log(m.mul(m.sub(m.c(1), x), m.add(m.c(1), x))));
+  Value central = m.horner(m.sub(w, m.c(2.5)), kCentral);
+  Value tail = m.horner(m.sub(m.sqrt(w), m.c(3)), kTail);
+  Value p = m.select(m.lt(w, m.c(5)), central, tail);
+  Value infinity = m.c(INFINITY);
+  return m.select(m.eq(m.abs(x), m.c(1)), m.mul(x, infinity), m.mul(p, x));
+}
+
+Value expandTan(Math &m, Value x) {
+  return m.div(kiln::SinOp::create(m.b, m.loc, x),
+               kiln::CosOp::create(m.b, m.loc, x));
+}
+
+/// (e^x - e^-x) / 2: through expm1 below 1 (no cancellation), otherwise as
+/// e^(x - ln 2) - e^(-x - ln 2) (no overflow before the result's).
+Value expandSinh(Math &m, Value x) {
+  Value small = m.mul(m.sub(m.expm1(x), m.expm1(m.neg(x))), m.c(0.5));
+  Value big = m.sub(m.exp(m.sub(x, m.c(M_LN2))),
+                    m.exp(m.sub(m.neg(x), m.c(M_LN2))));
+  return m.select(m.large(x, 1), big, small);
+}
+
+Value expandCosh(Math &m, Value x) {
+  return m.add(m.exp(m.sub(x, m.c(M_LN2))),
+               m.exp(m.sub(m.neg(x), m.c(M_LN2))));
+}
+
+Value expandAtan(Math &m, Value x) { return m.atan2(x, m.c(1)); }
+
+/// 1 - x^2 as (1 - x)(1 + x), exact near |x| = 1.
+Value oneMinusSquare(Math &m, Value x) {
+  return m.mul(m.sub(m.c(1), x), m.add(m.c(1), x));
+}
+
+/// 2 atan2(x, 1 + sqrt(1 - x^2)); NaN outside [-1, 1].
+Value expandAsin(Math &m, Value x) {
+  return m.mul(m.c(2),
+               m.atan2(x, m.add(m.c(1), m.sqrt(oneMinusSquare(m, x)))));
+}
+
+/// 2 atan2(sqrt(1 - x^2), 1 + x), and pi at -1.
+Value expandAcos(Math &m, Value x) {
+  Value half = m.atan2(m.sqrt(oneMinusSquare(m, x)), m.add(m.c(1), x));
+  return m.select(m.eq(x, m.c(-1)), m.c(M_PI), m.mul(m.c(2), half));
+}
+
+/// log1p(a + a^2 / (1 + sqrt(a^2 + 1))) of a = |x| with x's sign; log(a) +
+/// ln 2 where a^2 would overflow.
+Value expandAsinh(Math &m, Value x) {
+  Value a = m.abs(x);
+  Value square = m.mul(a, a);
+  Value near = m.log1p(
+      m.add(a, m.div(square, m.add(m.c(1), m.sqrt(m.add(square, m.c(1)))))));
+  Value far = m.add(m.log(a), m.c(M_LN2));
+  return m.withSignOf(x, m.select(m.large(x, 1e15), far, near));
+}
+
+/// log1p(t + sqrt(t (t + 2))) of t = x - 1; log(x) + ln 2 for large x;
+/// NaN below 1.
+Value expandAcosh(Math &m, Value x) {
+  Value t = m.sub(x, m.c(1));
+  Value near = m.log1p(m.add(t, m.sqrt(m.mul(t, m.add(t, m.c(2))))));
+  Value far = m.add(m.log(x), m.c(M_LN2));
+  return m.select(m.large(x, 1e15), far, near);
+}
+
+/// log1p(2x / (1 - x)) / 2: +-inf at +-1, NaN beyond.
+Value expandAtanh(Math &m, Value x) {
+  Value ratio = m.div(m.mul(m.c(2), x), m.sub(m.c(1), x));
+  Value outside =
+      m.compare(kiln::ComparisonDirection::GT, m.abs(x), m.c(1));
+  return m.select(outside, m.c(NAN), m.mul(m.log1p(ratio), m.c(0.5)));
+}
+
+/// |x|^(1/3) with x's sign.
+Value expandCbrt(Math &m, Value x) {
+  return m.withSignOf(
+      x, kiln::PowOp::create(m.b, m.loc, m.abs(x), m.c(1.0 / 3.0)));
+}
+
+/// Rounds half away from zero: floor(|x|), plus 1 if the rest is at least
+/// one half, with x's sign.
+Value expandRoundAfz(Math &m, Value x) {
+  Value a = m.abs(x);
+  Value whole = m.floor(a);
+  Value up = kiln::CompareOp::create(m.b, m.loc, kiln::ComparisonDirection::GE,
+                                     m.sub(a, whole), m.c(0.5));
+  return m.withSignOf(x, m.select(up, m.add(whole, m.c(1)), whole));
+}
+
+/// Rounds half to even: floor(x), plus 1 if the rest is more than one half,
+/// or exactly one half and floor(x) odd; zeros keep x's sign.
+Value expandRoundEven(Math &m, Value x) {
+  Value whole = m.floor(x);
+  Value rest = m.sub(x, whole);
+  Value odd = m.compare(kiln::ComparisonDirection::NE,
+                        m.mul(m.floor(m.mul(whole, m.c(0.5))), m.c(2)), whole);
+  Value up = kiln::OrOp::create(
+      m.b, m.loc, m.compare(kiln::ComparisonDirection::GT, rest, m.c(0.5)),
+      kiln::AndOp::create(m.b, m.loc, m.eq(rest, m.c(0.5)), odd));
+  return m.zeroSignedAs(x, m.select(up, m.add(whole, m.c(1)), whole));
+}
+
+/// An elementwise function of one float tensor, as `expansion` writes it.
+template <typename From>
+struct Expand : OpConversionPattern<From> {
+  Expand(MLIRContext *context, Expansion expansion)
+      : OpConversionPattern<From>(context), expansion(expansion) {}
+  LogicalResult
+  matchAndRewrite(From op, typename From::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(adaptor.getOperand().getType());
+    if (!type || !isa<FloatType>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not of floats");
+    // Narrower floats are computed in f32 and rounded once, as XLA does.
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    auto wide = type;
+    if (type.getElementType().getIntOrFloatBitWidth() < 32) {
+      wide = type.clone(rewriter.getF32Type());
+      x = kiln::ConvertOp::create(rewriter, loc, wide, x);
+    }
+    Math m{rewriter, loc, wide};
+    Value result = expansion(m, x);
+    if (wide != type)
+      result = kiln::ConvertOp::create(rewriter, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  Expansion expansion;
+};
+
+} // namespace
+
+namespace kiln::stablehlo_import {
+
+void populateMathPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<Expand<chlo::ErfOp>>(context, expandErf);
+  patterns.add<Expand<chlo::ErfInvOp>>(context, expandErfInv);
+  patterns.add<Expand<chlo::TanOp>, Expand<shlo::TanOp>>(context, expandTan);
+  patterns.add<Expand<chlo::SinhOp>>(context, expandSinh);
+  patterns.add<Expand<chlo::CoshOp>>(context, expandCosh);
+  patterns.add<Expand<chlo::AtanOp>>(context, expandAtan);
+  patterns.add<Expand<chlo::AsinOp>>(context, expandAsin);
+  patterns.add<Expand<chlo::AcosOp>>(context, expandAcos);
+  patterns.add<Expand<chlo::AsinhOp>>(context, expandAsinh);
+  patterns.add<Expand<chlo::AcoshOp>>(context, expandAcosh);
+  patterns.add<Expand<chlo::AtanhOp>>(context, expandAtanh);
+  patterns.add<Expand<shlo::CbrtOp>>(context, expandCbrt);
+  patterns.add<Expand<shlo::RoundNearestAfzOp>>(context, expandRoundAfz);
+  patterns.add<Expand<shlo::RoundNearestEvenOp>>(context, expandRoundEven);
+}
+
+std::optional<std::string> unsupportedMath(Operation *op) {
+  if (!isa<chlo::ErfOp, chlo::ErfInvOp, chlo::TanOp, shlo::TanOp,
+           chlo::SinhOp, chlo::CoshOp, chlo::AtanOp, chlo::AsinOp,
+           chlo::AcosOp, chlo::AsinhOp, chlo::AcoshOp, chlo::AtanhOp,
+           shlo::CbrtOp, shlo::RoundNearestAfzOp, shlo::RoundNearestEvenOp>(
+          op))
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (type && isa<FloatType>(type.getElementType()) &&
+      op->getResult(0).getType() == type)
+    return std::nullopt;
+  return op->getName().getStringRef().str() +
+         ": Kiln imports it on ranked tensors of floats, its result of the "
+         "operand's type";
+}
+
+} // namespace kiln::stablehlo_import

@@ -1,0 +1,71 @@
+//===- ImportPatterns.h - kiln-import-stablehlo's pattern families -*- C++ -*-===//
+//
+// The pattern families of kiln-import-stablehlo that live in their own
+// files, and the helpers they share with the pass.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_STABLEHLO_IMPORTPATTERNS_H
+#define KILN_FRONTEND_STABLEHLO_IMPORTPATTERNS_H
+
+#include "kiln/KilnDialect.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln::stablehlo_import {
+
+/// What a reduction's body does to its accumulator and element, as kiln
+/// writes it.
+struct Combiner {
+  /// The reduction over dimensions, and the elementwise op that folds in
+  /// an init value.
+  mlir::Value (*reduce)(mlir::OpBuilder &, mlir::Location, mlir::Type,
+                        mlir::Value, mlir::DenseI64ArrayAttr);
+  mlir::Value (*combine)(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                         mlir::Value);
+  /// Whether a constant init value leaves the result alone.
+  bool (*isIdentity)(mlir::Attribute);
+};
+
+/// The kiln form of a reduction whose body applies `body` (an op of the
+/// stablehlo dialect) to its accumulator and element, if Kiln has one;
+/// on booleans (`isBool`) `or` and `and` (which add and maximum, multiply
+/// and minimum are there).
+std::optional<Combiner> combinerOf(mlir::Operation *body, bool isBool);
+
+/// Kiln's precision for the highest of StableHLO's `precisions` and
+/// `least`; null for DEFAULT (kiln's default too).
+kiln::PrecisionAttr precisionOf(mlir::MLIRContext *context,
+                                std::optional<mlir::ArrayAttr> precisions,
+                                int least);
+
+/// Whether `type` is a tensor of booleans.
+bool isBoolTensor(mlir::Type type);
+
+/// The op a body (of a reduction or scatter of one tensor) applies to its
+/// arguments in order, returning its result, or null.
+mlir::Operation *appliedOp(mlir::Region &body);
+
+/// stablehlo.gather and stablehlo.scatter (ImportGatherScatter.cpp).
+void populateGatherScatterPatterns(mlir::RewritePatternSet &patterns);
+
+/// Why a gather or scatter `op` cannot be imported, if it cannot.
+std::optional<std::string> unsupportedGatherScatter(mlir::Operation *op);
+
+/// Elementwise functions kiln has no op for (ImportMath.cpp).
+void populateMathPatterns(mlir::RewritePatternSet &patterns);
+
+/// Why such a function `op` cannot be imported, if it cannot.
+std::optional<std::string> unsupportedMath(mlir::Operation *op);
+
+/// stablehlo.convolution and stablehlo.reduce_window (ImportWindows.cpp).
+void populateWindowPatterns(mlir::RewritePatternSet &patterns);
+
+/// Why such an `op` cannot be imported, if it cannot.
+std::optional<std::string> unsupportedWindows(mlir::Operation *op);
+
+} // namespace kiln::stablehlo_import
+
+#endif // KILN_FRONTEND_STABLEHLO_IMPORTPATTERNS_H

@@ -1,0 +1,593 @@
+//===- ImportWindows.cpp - convolutions and windowed reductions -----------===//
+//
+// stablehlo.convolution (jax.lax.conv_general_dilated, flax's Conv),
+// stablehlo.reduce_window (max and average pooling) and
+// stablehlo.select_and_scatter (JAX's gradient of max pooling) in kiln's
+// ops. Both
+// read their input through windows: the input is padded (dilated by
+// interior padding), and each position of the window is one strided
+// kiln.slice of it, a "tap". A windowed reduction combines its taps
+// elementwise; a convolution stacks them (im2col) and contracts them with
+// the kernel in one kiln.dot_general, grouped by feature_group_count.
+// Everything stays differentiable and batchable by kiln's own rules.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/stablehlo/ImportPatterns.h"
+#include "frontend/stablehlo/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::stablehlo_import;
+
+namespace {
+
+/// A window over every dimension of a tensor.
+struct Window {
+  SmallVector<int64_t> sizes, strides, dilations, low, high, interior;
+};
+
+int64_t product(ArrayRef<int64_t> values) {
+  int64_t result = 1;
+  for (int64_t v : values)
+    result *= v;
+  return result;
+}
+
+/// `attr`'s values, or `rank` copies of `fill` if it is absent.
+SmallVector<int64_t> orFill(std::optional<ArrayRef<int64_t>> attr,
+                            int64_t rank, int64_t fill) {
+  return attr ? SmallVector<int64_t>(*attr) : SmallVector<int64_t>(rank, fill);
+}
+
+/// The window's positions along each dimension over `shape` padded and
+/// dilated, or why there are none.
+FailureOr<SmallVector<int64_t>> windowCounts(const Window &w,
+                                             ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> counts;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t padded = shape[d] == 0 ? 0
+                                   : (shape[d] - 1) * (w.interior[d] + 1) + 1;
+    padded += w.low[d] + w.high[d];
+    int64_t span = (w.sizes[d] - 1) * w.dilations[d] + 1;
+    if (w.sizes[d] < 1 || w.strides[d] < 1 || w.dilations[d] < 1 ||
+        w.interior[d] < 0 || padded < span)
+      return failure();
+    counts.push_back((padded - span) / w.strides[d] + 1);
+  }
+  return counts;
+}
+
+/// What is wrong with a window's attributes for a tensor of `rank`, if
+/// anything.
+std::optional<std::string> checkWindow(const Window &w, int64_t rank) {
+  for (const SmallVector<int64_t> *field :
+       {&w.sizes, &w.strides, &w.dilations, &w.low, &w.high, &w.interior})
+    if (int64_t(field->size()) != rank)
+      return std::string("window attributes not one per dimension");
+  return std::nullopt;
+}
+
+/// Fills `w.low` and `w.high` from StableHLO's `padding` ([rank, 2]) or
+/// zeros.
+bool readPadding(std::optional<DenseIntElementsAttr> padding, int64_t rank,
+                 Window &w) {
+  w.low.assign(rank, 0);
+  w.high.assign(rank, 0);
+  if (!padding)
+    return true;
+  if (padding->getType().getShape() != ArrayRef<int64_t>{rank, 2})
+    return false;
+  SmallVector<int64_t> values(padding->getValues<int64_t>());
+  for (int64_t d = 0; d < rank; ++d) {
+    w.low[d] = values[2 * d];
+    w.high[d] = values[2 * d + 1];
+  }
+  return true;
+}
+
+/// `x` padded with `value` (a scalar tensor) as `w` says, then its taps:
+/// for each position of the window (row-major), the strided slice of the
+/// elements it covers at each of its `counts` positions.
+SmallVector<Value> windowTaps(OpBuilder &b, Location loc, Value x, Value value,
+                              const Window &w, ArrayRef<int64_t> counts) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (llvm::any_of(llvm::concat<const int64_t>(w.low, w.high, w.interior),
+                   [](int64_t p) { return p != 0; }))
+    x = kiln::PadOp::create(b, loc, x, value, b.getDenseI64ArrayAttr(w.low),
+                            b.getDenseI64ArrayAttr(w.high),
+                            b.getDenseI64ArrayAttr(w.interior));
+  SmallVector<Value> taps;
+  SmallVector<int64_t> offset(rank, 0);
+  for (int64_t tap = 0, n = product(w.sizes); tap < n; ++tap) {
+    SmallVector<int64_t> start, limit;
+    for (int64_t d = 0; d < rank; ++d) {
+      start.push_back(offset[d] * w.dilations[d]);
+      limit.push_back(start.back() + (counts[d] - 1) * w.strides[d] + 1);
+    }
+    taps.push_back(kiln::SliceOp::create(
+        b, loc, type.clone(counts), x, b.getDenseI64ArrayAttr(start),
+        b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(w.strides)));
+    // The next window position, the last dimension fastest.
+    for (int64_t d = rank - 1; d >= 0 && ++offset[d] == w.sizes[d]; --d)
+      offset[d] = 0;
+  }
+  return taps;
+}
+
+//===----------------------------------------------------------------------===//
+// reduce_window
+//===----------------------------------------------------------------------===//
+
+/// The window of a reduce_window, if its attributes are consistent.
+std::optional<Window> windowOf(shlo::ReduceWindowOp op, int64_t rank) {
+  Window w;
+  w.sizes = SmallVector<int64_t>(op.getWindowDimensions());
+  w.strides = orFill(op.getWindowStrides(), rank, 1);
+  w.dilations = orFill(op.getWindowDilations(), rank, 1);
+  w.interior = orFill(op.getBaseDilations(), rank, 1);
+  for (int64_t &dilation : w.interior)
+    dilation -= 1;
+  if (!readPadding(op.getPadding(), rank, w) || checkWindow(w, rank))
+    return std::nullopt;
+  return w;
+}
+
+/// Why a reduce_window cannot be imported, if it cannot.
+std::optional<std::string> checkReduceWindow(shlo::ReduceWindowOp op) {
+  auto type = op.getInputs().size() == 1
+                  ? dyn_cast<RankedTensorType>(op.getInputs()[0].getType())
+                  : RankedTensorType();
+  Operation *body = op.getInputs().size() == 1 ? appliedOp(op.getBody())
+                                               : nullptr;
+  if (!type || !body || !combinerOf(body, isBoolTensor(type)) ||
+      op.getInitValues()[0].getType() != type.clone(ArrayRef<int64_t>{}))
+    return std::string("Kiln imports windowed reductions of one tensor whose "
+                       "body applies add, multiply, maximum or minimum (or, "
+                       "and of booleans)");
+  std::optional<Window> w = windowOf(op, type.getRank());
+  if (!w)
+    return std::string("window attributes not one per dimension");
+  FailureOr<SmallVector<int64_t>> counts = windowCounts(*w, type.getShape());
+  if (failed(counts) ||
+      op.getResult(0).getType() != type.clone(ArrayRef<int64_t>(*counts)))
+    return std::string("a window that does not give the result's shape");
+  return std::nullopt;
+}
+
+/// Pads with the init value, combines the taps, and folds the init value
+/// in once unless it is the identity.
+struct ReduceWindow : OpConversionPattern<shlo::ReduceWindowOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::ReduceWindowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (checkReduceWindow(op))
+      return rewriter.notifyMatchFailure(op, "unsupported reduce_window");
+    Location loc = op.getLoc();
+    Value x = adaptor.getInputs()[0], init = adaptor.getInitValues()[0];
+    auto type = cast<RankedTensorType>(x.getType());
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    Combiner combiner =
+        *combinerOf(appliedOp(op.getBody()), isBoolTensor(type));
+    Window w = *windowOf(op, type.getRank());
+    SmallVector<Value> taps = windowTaps(rewriter, loc, x, init, w,
+                                         resultType.getShape());
+    Value initEverywhere = kiln::BroadcastInDimOp::create(
+        rewriter, loc, resultType, init, rewriter.getDenseI64ArrayAttr({}),
+        Value());
+    Value result = taps.empty() ? initEverywhere : taps.front();
+    for (Value tap : ArrayRef<Value>(taps).drop_front())
+      result = combiner.combine(rewriter, loc, result, tap);
+    Attribute constant;
+    if (!taps.empty() && (!matchPattern(init, m_Constant(&constant)) ||
+                          !combiner.isIdentity(constant)))
+      result = combiner.combine(rewriter, loc, result, initEverywhere);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// select_and_scatter
+//===----------------------------------------------------------------------===//
+
+/// The window of a select_and_scatter (no dilations).
+std::optional<Window> windowOf(shlo::SelectAndScatterOp op, int64_t rank) {
+  Window w;
+  w.sizes = orFill(op.getWindowDimensions(), rank, 1);
+  w.strides = orFill(op.getWindowStrides(), rank, 1);
+  w.dilations.assign(rank, 1);
+  w.interior.assign(rank, 0);
+  if (!readPadding(op.getPadding(), rank, w) || checkWindow(w, rank))
+    return std::nullopt;
+  return w;
+}
+
+/// The comparison a select_and_scatter's select body makes of its
+/// arguments in order, if that is all it does (JAX's: GE for max pooling,
+/// LE for min pooling).
+std::optional<kiln::ComparisonDirection>
+selectDirection(shlo::SelectAndScatterOp op) {
+  auto compare = dyn_cast_or_null<shlo::CompareOp>(appliedOp(op.getSelect()));
+  if (!compare)
+    return std::nullopt;
+  return kiln::symbolizeComparisonDirection(
+      shlo::stringifyEnum(compare.getComparisonDirection()));
+}
+
+/// Why a select_and_scatter cannot be imported, if it cannot.
+std::optional<std::string> checkSelectAndScatter(shlo::SelectAndScatterOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getOperand().getType());
+  auto source = dyn_cast<RankedTensorType>(op.getSource().getType());
+  Operation *scatter = appliedOp(op.getScatter());
+  if (!type || !source || !selectDirection(op) || !scatter ||
+      !isa<shlo::AddOp>(scatter) || isBoolTensor(type) ||
+      source.getElementType() != type.getElementType() ||
+      op.getInitValue().getType() != type.clone(ArrayRef<int64_t>{}) ||
+      op.getType() != type)
+    return std::string("Kiln imports selections by one comparison of the "
+                       "two values and scatters that add, of numbers");
+  std::optional<Window> w = windowOf(op, type.getRank());
+  if (!w)
+    return std::string("window attributes not one per dimension");
+  FailureOr<SmallVector<int64_t>> counts = windowCounts(*w, type.getShape());
+  if (failed(counts) || ArrayRef<int64_t>(*counts) != source.getShape())
+    return std::string("a window that does not give the source's shape");
+  return std::nullopt;
+}
+
+/// Each window selects, over its taps in order and skipping padding, the
+/// first element the comparison does not keep the previous choice over;
+/// the source's value for the window is added at that element: a tap's
+/// selected values placed back by padding (the transpose of its strided
+/// slice), summed over the taps.
+struct SelectAndScatter : OpConversionPattern<shlo::SelectAndScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::SelectAndScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (checkSelectAndScatter(op))
+      return rewriter.notifyMatchFailure(op, "unsupported select_and_scatter");
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand(), source = adaptor.getSource();
+    auto type = cast<RankedTensorType>(x.getType());
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    auto flags = sourceType.clone(rewriter.getI1Type());
+    auto positions = sourceType.clone(rewriter.getI64Type());
+    Window w = *windowOf(op, type.getRank());
+    ArrayRef<int64_t> counts = sourceType.getShape();
+    auto constant = [&](RankedTensorType t, Attribute value) -> Value {
+      return kiln::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(t, ArrayRef<Attribute>{value}));
+    };
+    Value scalarZero = constant(type.clone(ArrayRef<int64_t>{}),
+                                rewriter.getZeroAttr(type.getElementType()));
+    Value inside = constant(type.clone(rewriter.getI1Type()),
+                            rewriter.getBoolAttr(true));
+    SmallVector<Value> values =
+        windowTaps(rewriter, loc, x, scalarZero, w, counts);
+    SmallVector<Value> valid = windowTaps(
+        rewriter, loc, inside,
+        constant(RankedTensorType::get({}, rewriter.getI1Type()),
+                 rewriter.getBoolAttr(false)),
+        w, counts);
+    kiln::ComparisonDirection keeps = *selectDirection(op);
+    auto tapIndex = [&](int64_t t) {
+      return constant(positions, rewriter.getI64IntegerAttr(t));
+    };
+    Value best = values.front(), found = valid.front(), chosen = tapIndex(0);
+    for (size_t t = 1; t < values.size(); ++t) {
+      Value kept =
+          kiln::CompareOp::create(rewriter, loc, keeps, best, values[t]);
+      Value take = kiln::AndOp::create(
+          rewriter, loc, valid[t],
+          kiln::OrOp::create(rewriter, loc,
+                             kiln::NotOp::create(rewriter, loc, found),
+                             kiln::NotOp::create(rewriter, loc, kept)));
+      best = kiln::SelectOp::create(rewriter, loc, sourceType, take,
+                                    values[t], best);
+      chosen = kiln::SelectOp::create(rewriter, loc, positions, take,
+                                      tapIndex(t), chosen);
+      found = kiln::OrOp::create(rewriter, loc, found, valid[t]);
+    }
+    Value zeros = constant(sourceType, rewriter.getZeroAttr(
+                                           type.getElementType()));
+    Value result;
+    SmallVector<int64_t> offset(type.getRank(), 0);
+    for (size_t t = 0; t < values.size(); ++t) {
+      Value mine = kiln::AndOp::create(
+          rewriter, loc, found,
+          kiln::CompareOp::create(rewriter, loc,
+                                  kiln::ComparisonDirection::EQ, chosen,
+                                  tapIndex(t)));
+      Value part = kiln::SelectOp::create(rewriter, loc, sourceType, mine,
+                                          source, zeros);
+      // Back where the tap read them from: the tap's start, the stride
+      // between, in the unpadded operand.
+      SmallVector<int64_t> low, high, interior;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        low.push_back(offset[d] - w.low[d]);
+        interior.push_back(w.strides[d] - 1);
+        high.push_back(type.getDimSize(d) - low.back() -
+                       (counts[d] - 1) * w.strides[d] - 1);
+      }
+      Value placed = kiln::PadOp::create(
+          rewriter, loc, type, part, scalarZero,
+          rewriter.getDenseI64ArrayAttr(low),
+          rewriter.getDenseI64ArrayAttr(high),
+          rewriter.getDenseI64ArrayAttr(interior));
+      result = result ? kiln::AddOp::create(rewriter, loc, result, placed)
+                      : placed;
+      for (int64_t d = type.getRank() - 1; d >= 0 && ++offset[d] == w.sizes[d];
+           --d)
+        offset[d] = 0;
+    }
+    // The init value is where the sums start, unless it is 0.
+    Combiner add = *combinerOf(appliedOp(op.getScatter()), false);
+    Attribute init;
+    if (!matchPattern(adaptor.getInitValue(), m_Constant(&init)) ||
+        !add.isIdentity(init))
+      result = add.combine(
+          rewriter, loc, result,
+          kiln::BroadcastInDimOp::create(rewriter, loc, type,
+                                         adaptor.getInitValue(),
+                                         rewriter.getDenseI64ArrayAttr({}),
+                                         Value()));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// convolution
+//===----------------------------------------------------------------------===//
+
+/// A convolution's layouts as permutations: `input` lists the input's
+/// dimensions as [batch, spatial..., feature], `kernel` the kernel's as
+/// [spatial..., input feature, output feature], `output` the output's as
+/// [batch, spatial..., feature].
+struct ConvLayouts {
+  SmallVector<int64_t> input, kernel, output;
+};
+
+ConvLayouts layoutsOf(shlo::ConvDimensionNumbersAttr dims) {
+  ConvLayouts l;
+  l.input.push_back(dims.getInputBatchDimension());
+  llvm::append_range(l.input, dims.getInputSpatialDimensions());
+  l.input.push_back(dims.getInputFeatureDimension());
+  llvm::append_range(l.kernel, dims.getKernelSpatialDimensions());
+  l.kernel.push_back(dims.getKernelInputFeatureDimension());
+  l.kernel.push_back(dims.getKernelOutputFeatureDimension());
+  l.output.push_back(dims.getOutputBatchDimension());
+  llvm::append_range(l.output, dims.getOutputSpatialDimensions());
+  l.output.push_back(dims.getOutputFeatureDimension());
+  return l;
+}
+
+bool isPermutation(ArrayRef<int64_t> perm) {
+  SmallVector<bool> seen(perm.size(), false);
+  return llvm::all_of(perm, [&](int64_t d) {
+    return d >= 0 && d < int64_t(perm.size()) && !seen[d] &&
+           (seen[d] = true);
+  });
+}
+
+/// `shape` permuted: its dimensions in the order `perm` lists them.
+SmallVector<int64_t> permuted(ArrayRef<int64_t> shape,
+                              ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> result;
+  for (int64_t d : perm)
+    result.push_back(shape[d]);
+  return result;
+}
+
+/// The window over the input in [batch, spatial..., feature] order.
+std::optional<Window> windowOf(shlo::ConvolutionOp op, ArrayRef<int64_t> kernel,
+                               int64_t spatial) {
+  Window w;
+  auto full = [&](SmallVector<int64_t> inner, int64_t edge) {
+    inner.insert(inner.begin(), edge);
+    inner.push_back(edge);
+    return inner;
+  };
+  w.sizes = full(SmallVector<int64_t>(kernel.take_front(spatial)), 1);
+  w.strides = full(orFill(op.getWindowStrides(), spatial, 1), 1);
+  w.dilations = full(orFill(op.getRhsDilation(), spatial, 1), 1);
+  w.interior = full(orFill(op.getLhsDilation(), spatial, 1), 1);
+  for (int64_t &dilation : w.interior)
+    dilation -= 1;
+  Window spatialPadding;
+  if (!readPadding(op.getPadding(), spatial, spatialPadding))
+    return std::nullopt;
+  w.low = full(spatialPadding.low, 0);
+  w.high = full(spatialPadding.high, 0);
+  if (checkWindow(w, spatial + 2) ||
+      (op.getWindowReversal() &&
+       int64_t(op.getWindowReversal()->size()) != spatial))
+    return std::nullopt;
+  return w;
+}
+
+/// Why a convolution cannot be imported, if it cannot.
+std::optional<std::string> checkConvolution(shlo::ConvolutionOp op) {
+  auto input = dyn_cast<RankedTensorType>(op.getLhs().getType());
+  auto kernel = dyn_cast<RankedTensorType>(op.getRhs().getType());
+  auto output = dyn_cast<RankedTensorType>(op.getType());
+  ConvLayouts l = layoutsOf(op.getDimensionNumbers());
+  int64_t spatial = int64_t(l.input.size()) - 2;
+  if (!input || !kernel || !output ||
+      input.getElementType() != kernel.getElementType() ||
+      input.getElementType() != output.getElementType())
+    return std::string("Kiln imports convolutions of ranked tensors of one "
+                       "element type");
+  if (input.getRank() != spatial + 2 || kernel.getRank() != spatial + 2 ||
+      output.getRank() != spatial + 2 || !isPermutation(l.input) ||
+      !isPermutation(l.kernel) || !isPermutation(l.output))
+    return std::string("layouts that are not one dimension each of the "
+                       "operands' and result's");
+  if (op.getBatchGroupCount() != 1)
+    return std::string("Kiln imports convolutions of batch_group_count 1");
+  SmallVector<int64_t> x = permuted(input.getShape(), l.input);
+  SmallVector<int64_t> k = permuted(kernel.getShape(), l.kernel);
+  int64_t groups = op.getFeatureGroupCount();
+  int64_t features = x.back(), outputs = k.back();
+  if (groups < 1 || features % groups || outputs % groups ||
+      features / groups != k[spatial])
+    return std::string("feature groups that do not divide the features");
+  std::optional<Window> w = windowOf(op, k, spatial);
+  if (!w)
+    return std::string("window attributes not one per spatial dimension");
+  FailureOr<SmallVector<int64_t>> counts = windowCounts(*w, x);
+  if (failed(counts))
+    return std::string("a window larger than the padded input");
+  (*counts).back() = outputs;
+  if (permuted(output.getShape(), l.output) != *counts)
+    return std::string("a window that does not give the result's shape");
+  return std::nullopt;
+}
+
+Value transpose(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return x;
+  return kiln::TransposeOp::create(
+      b, loc, type.clone(permuted(type.getShape(), perm)), x,
+      b.getDenseI64ArrayAttr(perm));
+}
+
+Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return kiln::ReshapeOp::create(b, loc, type.clone(shape), x);
+}
+
+/// The input in [batch, spatial..., feature] order goes through the window
+/// into taps of [batch, output spatial..., feature], stacked into patches
+/// [batch, output spatial..., window, feature]; the kernel in [window,
+/// input feature, output feature] order contracts them, per group.
+struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::ConvolutionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (checkConvolution(op))
+      return rewriter.notifyMatchFailure(op, "unsupported convolution");
+    Location loc = op.getLoc();
+    ConvLayouts l = layoutsOf(op.getDimensionNumbers());
+    int64_t spatial = int64_t(l.input.size()) - 2;
+    Value x = transpose(rewriter, loc, adaptor.getLhs(), l.input);
+    Value k = transpose(rewriter, loc, adaptor.getRhs(), l.kernel);
+    auto kernelType = cast<RankedTensorType>(k.getType());
+    Window w = *windowOf(op, kernelType.getShape(), spatial);
+    if (std::optional<ArrayRef<bool>> reversal = op.getWindowReversal()) {
+      SmallVector<int64_t> reversed;
+      for (auto [d, flag] : llvm::enumerate(*reversal))
+        if (flag)
+          reversed.push_back(d);
+      if (!reversed.empty())
+        k = kiln::ReverseOp::create(rewriter, loc, k,
+                                    rewriter.getDenseI64ArrayAttr(reversed));
+    }
+    auto inputType = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> counts = *windowCounts(w, inputType.getShape());
+    Value zero = kiln::ConstantOp::create(
+        rewriter, loc,
+        cast<ElementsAttr>(
+            rewriter.getZeroAttr(inputType.clone(ArrayRef<int64_t>{}))));
+    // Patches [batch, output spatial..., window, feature].
+    SmallVector<int64_t> tapShape(counts);
+    tapShape.insert(tapShape.end() - 1, 1);
+    SmallVector<Value> taps;
+    for (Value tap : windowTaps(rewriter, loc, x, zero, w, counts))
+      taps.push_back(reshape(rewriter, loc, tap, tapShape));
+    int64_t window = int64_t(taps.size());
+    SmallVector<int64_t> patchShape(tapShape);
+    patchShape[spatial + 1] = window;
+    Value patches =
+        taps.size() == 1
+            ? taps.front()
+            : Value(kiln::ConcatenateOp::create(
+                  rewriter, loc, inputType.clone(patchShape), taps,
+                  rewriter.getI64IntegerAttr(spatial + 1)));
+    ArrayRef<int64_t> kernelShape = kernelType.getShape();
+    int64_t groups = op.getFeatureGroupCount();
+    int64_t perGroupIn = kernelShape[spatial];
+    int64_t outputs = kernelShape[spatial + 1];
+    SmallVector<int64_t> resultShape(counts);
+    resultShape.back() = outputs;
+    kiln::PrecisionAttr precision =
+        precisionOf(getContext(), op.getPrecisionConfig(), 0);
+    auto contract = [&](Value lhs, Value rhs, ArrayRef<int64_t> lhsBatch,
+                        ArrayRef<int64_t> rhsBatch,
+                        ArrayRef<int64_t> lhsContract,
+                        ArrayRef<int64_t> rhsContract,
+                        ArrayRef<int64_t> shape) -> Value {
+      return kiln::DotGeneralOp::create(rewriter, loc, inputType.clone(shape),
+                                        lhs, rhs, lhsBatch, rhsBatch,
+                                        lhsContract, rhsContract, precision);
+    };
+    Value result;
+    if (groups == 1) {
+      k = reshape(rewriter, loc, k, {window, perGroupIn, outputs});
+      result = contract(patches, k, {}, {}, {spatial + 1, spatial + 2},
+                        {0, 1}, resultShape);
+    } else {
+      // Features split into [groups, per group], the kernel's outputs too;
+      // the groups are a batch dimension of the product, [groups, batch,
+      // output spatial..., per group], moved next to the per group outputs.
+      SmallVector<int64_t> groupedPatches(patchShape);
+      groupedPatches.back() = perGroupIn;
+      groupedPatches.insert(groupedPatches.end() - 1, groups);
+      patches = reshape(rewriter, loc, patches, groupedPatches);
+      k = reshape(rewriter, loc, k,
+                  {window, perGroupIn, groups, outputs / groups});
+      SmallVector<int64_t> productShape = {groups};
+      productShape.append(counts.begin(), counts.end() - 1);
+      productShape.push_back(outputs / groups);
+      Value product = contract(patches, k, {spatial + 2}, {2},
+                               {spatial + 1, spatial + 3}, {0, 1},
+                               productShape);
+      SmallVector<int64_t> groupsLast;
+      for (int64_t d = 1; d <= spatial + 1; ++d)
+        groupsLast.push_back(d);
+      groupsLast.push_back(0);
+      groupsLast.push_back(spatial + 2);
+      result = reshape(rewriter, loc,
+                       transpose(rewriter, loc, product, groupsLast),
+                       resultShape);
+    }
+    SmallVector<int64_t> toResult(l.output.size());
+    for (auto [from, to] : llvm::enumerate(l.output))
+      toResult[to] = from;
+    rewriter.replaceOp(op, transpose(rewriter, loc, result, toResult));
+    return success();
+  }
+};
+
+} // namespace
+
+namespace kiln::stablehlo_import {
+
+void populateWindowPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReduceWindow, SelectAndScatter, Convolution>(
+      patterns.getContext());
+}
+
+std::optional<std::string> unsupportedWindows(Operation *op) {
+  std::optional<std::string> why;
+  if (auto reduce = dyn_cast<shlo::ReduceWindowOp>(op))
+    why = checkReduceWindow(reduce);
+  else if (auto select = dyn_cast<shlo::SelectAndScatterOp>(op))
+    why = checkSelectAndScatter(select);
+  else if (auto conv = dyn_cast<shlo::ConvolutionOp>(op))
+    why = checkConvolution(conv);
+  if (!why)
+    return std::nullopt;
+  return op->getName().getStringRef().str() + ": " + *why;
+}
+
+} // namespace kiln::stablehlo_import

@@ -1,0 +1,111 @@
+# The elementwise functions JAX exports as StableHLO or CHLO ops Kiln has
+# no op for (tan, cbrt, the two roundings, chlo's hyperbolic and inverse
+# trigonometric functions, erf_inv) run through kiln-run's importer in f32,
+# f64 and f16 and match numpy (Python's statistics module for erf_inv) over a
+# spread of points: near zero, large, at the ends of each domain, beyond
+# them (NaN), infinities and NaN; for the functions that keep the sign of
+# zero, 1/f(x) shows it.
+# RUN: %numpy_python %s kiln-run
+import math
+import statistics
+
+import numpy as np
+
+from harness import check, finish, ttype
+
+INF, NAN = math.inf, math.nan
+COMMON = [0.0, -0.0, 1e-7, -3e-4, 0.1, -0.7, 1.3, -2.9, INF, -INF, NAN]
+
+
+def erf_inv(x):
+    if abs(x) > 1 or math.isnan(x):
+        return NAN
+    if abs(x) == 1 or x == 0:
+        return math.copysign(INF if x else 0.0, x)
+    return statistics.NormalDist().inv_cdf((x + 1) / 2) / math.sqrt(2)
+
+
+def round_afz(x):
+    if not math.isfinite(x):
+        return x
+    return math.copysign(math.floor(abs(x) + 0.5), x)
+
+
+def round_even(x):
+    if not math.isfinite(x):
+        return x
+    return math.copysign(float(round(x)), x)
+
+
+def cbrt(x):
+    return math.copysign(abs(x) ** (1 / 3), x) if math.isfinite(x) else x
+
+
+# op, reference of one float64, extra points, whether 1/f(x) is checked
+# (the sign of zero), f32 relative tolerance.
+FUNCTIONS = [
+    ("stablehlo.tan", np.tan, [1.2, -1.5, 100.0], False, 4e-6),
+    ("chlo.tan", np.tan, [0.4, -1.1], False, 4e-6),
+    ("stablehlo.cbrt", cbrt, [27.0, -8.0, 1e-30, 3e30, 0.001], True, 2e-6),
+    ("stablehlo.round_nearest_afz", round_afz,
+     [0.5, -0.5, 1.5, -2.5, 2.4999998, -0.3, 0.49999997, 8388609.0, 1e30],
+     True, 0),
+    ("stablehlo.round_nearest_even", round_even,
+     [0.5, -0.5, 1.5, 2.5, -2.5, 3.5, -0.3, 0.49999997, 8388609.0, 1e30],
+     True, 0),
+    ("chlo.sinh", np.sinh, [1.0, -1.0, 0.999, 20.0, -88.5, 89.0, 100.0],
+     True, 4e-6),
+    ("chlo.cosh", np.cosh, [1.0, -20.0, 88.5, 89.0, 100.0], False, 4e-6),
+    ("chlo.atan", np.arctan, [1.0, -1e20, 50.0], True, 2e-6),
+    ("chlo.asin", np.arcsin, [1.0, -1.0, 0.999, -0.9999, 1.5, -2.0], True,
+     2e-6),
+    ("chlo.acos", np.arccos, [1.0, -1.0, 0.999, -0.9999, 1.5, -2.0], False,
+     2e-6),
+    ("chlo.asinh", np.arcsinh, [1e20, -3e30, 1e15, 5.0], True, 4e-6),
+    ("chlo.acosh", np.arccosh, [1.0, 1.0001, 2.0, 1e20, 3e30, 0.5], False,
+     4e-6),
+    ("chlo.atanh", np.arctanh, [1.0, -1.0, 0.999, -0.5, 1.5, -3.0], True,
+     4e-6),
+    ("chlo.erf_inv", erf_inv, [1.0, -1.0, 0.999, -0.99999, 0.5, 1.5], True,
+     2e-6),
+]
+
+
+def module(op, n, dtype, signed_zero):
+    t = ttype((n,), dtype)
+    if op.startswith("chlo."):
+        apply = f"%0 = {op} %arg0 : {t} -> {t}"
+    else:
+        apply = f"%0 = {op} %arg0 : {t}"
+    extra, results, types = "", "%0", t
+    if signed_zero:
+        one = "1.0"
+        extra = (f"    %one = stablehlo.constant dense<{one}> : {t}\n"
+                 f"    %1 = stablehlo.divide %one, %0 : {t}\n")
+        results, types = "%0, %1", f"{t}, {t}"
+    return f'''module @jit_f {{
+  func.func public @main(%arg0: {t}) -> ({types}) {{
+    {apply}
+{extra}    return {results} : {types}
+  }}
+}}
+'''
+
+
+with np.errstate(all="ignore"):
+    for op, reference, points, signed_zero, rtol32 in FUNCTIONS:
+        # f16 is computed in f32 and rounded once (within an f16 ulp).
+        for dtype, rtol in ((np.float32, rtol32), (np.float64, 1e-12),
+                            (np.float16, 1e-3)):
+            if op == "chlo.erf_inv" and dtype == np.float64:
+                rtol = 2e-6  # XLA's single-precision approximation
+            x = np.array(COMMON + points, dtype)
+            expected = np.array([reference(float(v)) for v in x]).astype(dtype)
+            outputs = [expected]
+            if signed_zero:
+                outputs.append((1 / expected.astype(np.float64)).astype(dtype))
+            check(f"{op} {np.dtype(dtype).name}",
+                  module(op, len(x), dtype, signed_zero), "main", [x],
+                  outputs, rtol=rtol, atol=0)
+
+finish()

@@ -1,0 +1,341 @@
+# Convolutions and windowed reductions as JAX exports them (flax's Conv,
+# lax.conv_general_dilated with strides, padding, dilations, feature groups
+# and any layout; max and average pooling with lax.reduce_window) run
+# through kiln-run's importer and match numpy references written from
+# StableHLO's specification (a dilated, padded input read window by
+# window); a small CNN exported whole matches numpy, and Kiln's gradient of
+# its loss matches central finite differences.
+# RUN: %numpy_python %s kiln-run
+import itertools
+
+import numpy as np
+
+from harness import check, finish, ttype
+
+rng = np.random.default_rng(11)
+
+
+def dilate_and_pad(x, interior, low, high, value):
+    """x with `interior[d]` values between elements and `low`/`high` at the
+    edges (negative: removed), as stablehlo.pad."""
+    for d in range(x.ndim):
+        if interior[d]:
+            shape = list(x.shape)
+            shape[d] = (shape[d] - 1) * (interior[d] + 1) + 1
+            spread = np.full(shape, value, x.dtype)
+            index = [slice(None)] * x.ndim
+            index[d] = slice(None, None, interior[d] + 1)
+            spread[tuple(index)] = x
+            x = spread
+        before, after = max(low[d], 0), max(high[d], 0)
+        widths = [(0, 0)] * x.ndim
+        widths[d] = (before, after)
+        x = np.pad(x, widths, constant_values=value)
+        index = [slice(None)] * x.ndim
+        index[d] = slice(-min(low[d], 0), x.shape[d] + min(high[d], 0))
+        x = x[tuple(index)]
+    return x
+
+
+def windows(x, sizes, strides, dilations):
+    """For each window position, the elements it covers: an array of the
+    output's shape followed by the window's."""
+    counts = [(x.shape[d] - (sizes[d] - 1) * dilations[d] - 1) // strides[d]
+              + 1 for d in range(x.ndim)]
+    out = np.zeros(counts + list(sizes), x.dtype)
+    for position in itertools.product(*map(range, counts)):
+        index = tuple(slice(p * s, p * s + (k - 1) * d + 1, d) for p, s, k, d
+                      in zip(position, strides, sizes, dilations))
+        out[position] = x[index]
+    return out
+
+
+def conv_reference(x, k, layouts, strides, padding, lhs_dil, rhs_dil,
+                   groups=1, reverse=None):
+    """StableHLO's convolution in float64, from the layouts ("b01f",
+    "01io", "b01f": the letters' positions)."""
+    in_l, k_l, out_l = layouts
+    n = len(in_l) - 2
+    xs = np.moveaxis(x.astype(np.float64), [in_l.index(c) for c in
+                     "b" + "".join(map(str, range(n))) + "f"], range(n + 2))
+    ks = np.moveaxis(k.astype(np.float64), [k_l.index(c) for c in
+                     "".join(map(str, range(n))) + "io"], range(n + 2))
+    if reverse:
+        ks = np.flip(ks, [d for d in range(n) if reverse[d]])
+    xs = dilate_and_pad(xs, [0] + [d - 1 for d in lhs_dil] + [0],
+                        [0] + [p[0] for p in padding]
+                        + [0], [0] + [p[1] for p in padding] + [0], 0.0)
+    spatial = ks.shape[:n]
+    cg, out_features = ks.shape[n], ks.shape[n + 1]
+    og = out_features // groups
+    patches = windows(xs, [1] + list(spatial) + [xs.shape[-1]],
+                      [1] + strides + [1], [1] + rhs_dil + [1])
+    # [b, o..., 1, 1, k..., c] -> [b, o..., k..., c]
+    patches = patches.reshape(patches.shape[:n + 1] + patches.shape[n + 3:])
+    result = np.zeros(patches.shape[:n + 1] + (out_features,))
+    for g in range(groups):
+        part = patches[..., g * cg:(g + 1) * cg]
+        weights = ks[..., g * og:(g + 1) * og]
+        axes = list(range(n + 1, 2 * n + 2))
+        result[..., g * og:(g + 1) * og] = np.tensordot(
+            part, weights, axes=(axes, list(range(n + 1))))
+    canonical = "b" + "".join(map(str, range(n))) + "f"
+    return np.moveaxis(result, range(n + 2),
+                       [out_l.index(c) for c in canonical]).astype(x.dtype)
+
+
+def layout_text(layout):
+    return "[" + ", ".join(layout) + "]"
+
+
+def conv_module(x, k, result_shape, layouts, strides, padding, lhs_dil,
+                rhs_dil, groups=1, reverse=None):
+    a, b = ttype(x.shape, x.dtype), ttype(k.shape, k.dtype)
+    r = ttype(result_shape, x.dtype)
+    window = [f"stride = {strides}", f"pad = {[list(p) for p in padding]}",
+              f"lhs_dilate = {lhs_dil}", f"rhs_dilate = {rhs_dil}"]
+    if reverse:
+        window.append("reverse = [" + ", ".join(
+            "true" if f else "false" for f in reverse) + "]")
+    dims = "x".join(map(layout_text, layouts[:2])) + "->" + layout_text(
+        layouts[2])
+    return f'''module @jit_f {{
+  func.func public @main(%arg0: {a}, %arg1: {b}) -> ({r} {{jax.result_info = ""}}) {{
+    %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = {dims}, window = {{{", ".join(window)}}} {{batch_group_count = 1 : i64, feature_group_count = {groups} : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}} : ({a}, {b}) -> {r} loc(#loc2)
+    return %0 : {r}
+  }}
+}}
+#loc1 = loc("model.py":7:0)
+#loc2 = loc("jit(f)/jit(main)/conv_general_dilated"(#loc1))
+'''
+
+
+def conv_case(name, x_shape, k_shape, layouts, strides, padding, lhs_dil=None,
+              rhs_dil=None, groups=1, reverse=None, dtype=np.float32):
+    n = len(layouts[0]) - 2
+    lhs_dil = lhs_dil or [1] * n
+    rhs_dil = rhs_dil or [1] * n
+    x = rng.standard_normal(x_shape).astype(dtype)
+    k = rng.standard_normal(k_shape).astype(dtype)
+    expected = conv_reference(x, k, layouts, strides, padding, lhs_dil,
+                              rhs_dil, groups, reverse)
+    check(name, conv_module(x, k, expected.shape, layouts, strides, padding,
+                            lhs_dil, rhs_dil, groups, reverse),
+          "main", [x, k], [expected], rtol=1e-4, atol=1e-4)
+
+
+NHWC = ("b01f", "01io", "b01f")
+conv_case("conv 3x3 NHWC, VALID", (2, 7, 6, 3), (3, 3, 3, 5), NHWC, [1, 1],
+          [(0, 0), (0, 0)])
+conv_case("conv 3x3 stride 2, SAME", (2, 9, 8, 4), (3, 3, 4, 6), NHWC, [2, 2],
+          [(1, 1), (1, 1)])
+conv_case("conv 2x3 asymmetric and negative padding", (1, 8, 7, 2),
+          (2, 3, 2, 3), NHWC, [1, 2], [(0, 1), (2, -1)])
+conv_case("conv rhs dilation 2 (atrous)", (1, 9, 9, 2), (3, 3, 2, 4), NHWC,
+          [1, 1], [(2, 2), (2, 2)], rhs_dil=[2, 2])
+conv_case("conv lhs dilation 2 (transposed)", (2, 4, 5, 3), (3, 3, 3, 2),
+          NHWC, [1, 1], [(2, 2), (2, 2)], lhs_dil=[2, 2])
+conv_case("depthwise conv (groups = features)", (2, 6, 6, 4), (3, 3, 1, 8),
+          NHWC, [1, 1], [(1, 1), (1, 1)], groups=4)
+conv_case("grouped conv (2 groups)", (1, 5, 5, 6), (3, 3, 3, 4), NHWC, [1, 1],
+          [(0, 0), (0, 0)], groups=2)
+conv_case("conv with window reversal", (1, 6, 5, 2), (3, 2, 2, 3), NHWC,
+          [1, 1], [(0, 0), (0, 0)], reverse=[True, False])
+conv_case("conv 1-D, PyTorch's NCW / OIW layouts", (3, 4, 11), (5, 4, 3),
+          ("bf0", "oi0", "bf0"), [2], [(1, 1)])
+conv_case("conv 3-D NDHWC", (1, 4, 5, 4, 2), (2, 2, 2, 2, 3),
+          ("b012f", "012io", "b012f"), [1, 1, 1], [(0, 0), (1, 0), (0, 1)])
+conv_case("conv NCHW / OIHW in, NHWC out", (2, 3, 6, 6), (4, 3, 3, 3),
+          ("bf01", "oi01", "b01f"), [1, 1], [(1, 1), (1, 1)])
+conv_case("conv f64", (1, 5, 5, 2), (3, 3, 2, 2), NHWC, [1, 1],
+          [(1, 1), (1, 1)], dtype=np.float64)
+
+
+def pool_reference(x, init, combine, sizes, strides, base_dil, win_dil,
+                   padding):
+    padded = dilate_and_pad(x, [b - 1 for b in base_dil],
+                            [p[0] for p in padding], [p[1] for p in padding],
+                            init)
+    taps = windows(padded, sizes, strides, win_dil)
+    flat = taps.reshape(taps.shape[:x.ndim] + (-1,))
+    return combine.reduce(np.concatenate(
+        [np.full(flat.shape[:-1] + (1,), init, x.dtype), flat], axis=-1),
+        axis=-1).astype(x.dtype)
+
+
+BODY = {np.maximum: "stablehlo.maximum", np.add: "stablehlo.add",
+        np.minimum: "stablehlo.minimum", np.logical_or: "stablehlo.or"}
+
+
+def pool_case(name, x, init, combine, sizes, strides=None, base_dil=None,
+              win_dil=None, padding=None):
+    rank = x.ndim
+    strides = strides or [1] * rank
+    base_dil = base_dil or [1] * rank
+    win_dil = win_dil or [1] * rank
+    padding = padding or [(0, 0)] * rank
+    expected = pool_reference(x, init, combine, sizes, strides, base_dil,
+                              win_dil, padding)
+    a, r = ttype(x.shape, x.dtype), ttype(expected.shape, x.dtype)
+    s = ttype((), x.dtype)
+    infinities = {-np.inf: "0xFF800000", np.inf: "0x7F800000"}
+    literal = ("true" if init else "false") if x.dtype == np.bool_ else (
+        infinities.get(init, repr(float(init))))
+    array = lambda v: "array<i64: " + ", ".join(map(str, v)) + ">"
+    pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
+    module = f'''module @jit_f {{
+  func.func public @main(%arg0: {a}) -> ({r} {{jax.result_info = ""}}) {{
+    %cst = stablehlo.constant dense<{literal}> : {s}
+    %0 = "stablehlo.reduce_window"(%arg0, %cst) <{{base_dilations = {array(base_dil)}, padding = dense<[{pads}]> : tensor<{rank}x2xi64>, window_dilations = {array(win_dil)}, window_dimensions = {array(sizes)}, window_strides = {array(strides)}}}> ({{
+    ^bb0(%arg1: {s}, %arg2: {s}):
+      %1 = {BODY[combine]} %arg1, %arg2 : {s}
+      stablehlo.return %1 : {s}
+    }}) : ({a}, {s}) -> {r}
+    return %0 : {r}
+  }}
+}}
+'''
+    check(name, module, "main", [x], [expected], rtol=1e-6, atol=1e-6)
+
+
+images = rng.standard_normal((2, 8, 7, 3)).astype(np.float32)
+pool_case("max pool 2x2 stride 2 (flax max_pool, VALID)", images, -np.inf,
+          np.maximum, [1, 2, 2, 1], [1, 2, 2, 1])
+pool_case("max pool 3x3 stride 2, SAME padding", images, -np.inf, np.maximum,
+          [1, 3, 3, 1], [1, 2, 2, 1], padding=[(0, 0), (1, 1), (1, 1), (0, 0)])
+pool_case("sum pool 3x3 (avg_pool's sum), SAME", images, 0.0, np.add,
+          [1, 3, 3, 1], padding=[(0, 0), (1, 1), (1, 1), (0, 0)])
+pool_case("min pool with window and base dilation", images, np.inf,
+          np.minimum, [1, 2, 2, 1], [1, 1, 2, 1], base_dil=[1, 2, 1, 1],
+          win_dil=[1, 2, 1, 1])
+pool_case("sum over a window with an init of 1.5", images[0, :, :, 0], 1.5,
+          np.add, [3, 2], [2, 2])
+pool_case("or over boolean windows", images[0] > 0.8, False, np.logical_or,
+          [2, 2, 1], [1, 2, 1])
+
+
+def select_and_scatter_reference(x, source, init, sizes, strides, padding,
+                                 keeps):
+    """StableHLO's select_and_scatter: each window selects, over its
+    elements in order (padding skipped), the first that `keeps` does not
+    keep the previous choice over, and its source value is added there."""
+    result = np.full(x.shape, init, np.float64)
+    for window in np.ndindex(*source.shape):
+        selected = None
+        for offset in np.ndindex(*sizes):
+            p = tuple(window[d] * strides[d] + offset[d] - padding[d][0]
+                      for d in range(x.ndim))
+            if any(not 0 <= p[d] < x.shape[d] for d in range(x.ndim)):
+                continue
+            if selected is None or not keeps(x[selected], x[p]):
+                selected = p
+        if selected is not None:
+            result[selected] += source[window]
+    return result.astype(x.dtype)
+
+
+def select_and_scatter_case(name, x, init, direction, sizes, strides,
+                            padding):
+    keeps = {"GE": np.greater_equal, "LE": np.less_equal}[direction]
+    counts = [(x.shape[d] + lo + hi - sizes[d]) // strides[d] + 1
+              for d, (lo, hi) in enumerate(padding)]
+    source = rng.standard_normal(counts).astype(x.dtype)
+    expected = select_and_scatter_reference(x, source, init, sizes, strides,
+                                            padding, keeps)
+    a, b = ttype(x.shape, x.dtype), ttype(source.shape, x.dtype)
+    s = ttype((), x.dtype)
+    array = lambda v: "array<i64: " + ", ".join(map(str, v)) + ">"
+    pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
+    module = f'''module @jit_f {{
+  func.func public @main(%arg0: {a}, %arg1: {b}) -> ({a} {{jax.result_info = ""}}) {{
+    %init = stablehlo.constant dense<{float(init)}> : {s}
+    %0 = "stablehlo.select_and_scatter"(%arg0, %arg1, %init) <{{padding = dense<[{pads}]> : tensor<{x.ndim}x2xi64>, window_dimensions = {array(sizes)}, window_strides = {array(strides)}}}> ({{
+    ^bb0(%p: {s}, %q: {s}):
+      %c = stablehlo.compare  {direction}, %p, %q,  FLOAT : ({s}, {s}) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    }}, {{
+    ^bb0(%p: {s}, %q: {s}):
+      %t = stablehlo.add %p, %q : {s}
+      stablehlo.return %t : {s}
+    }}) : ({a}, {b}, {s}) -> {a}
+    return %0 : {a}
+  }}
+}}
+'''
+    check(name, module, "main", [x, source], [expected], rtol=1e-6,
+          atol=1e-6)
+
+
+# JAX's gradient of max pooling: overlapping windows, padding, ties (the
+# first maximum in window order is chosen), min pooling's, an init value.
+select_and_scatter_case("select_and_scatter: max pool 2x2 stride 2", images,
+                        0.0, "GE", [1, 2, 2, 1], [1, 2, 2, 1],
+                        [(0, 0)] * 4)
+ties = rng.integers(0, 3, (2, 7, 6, 2)).astype(np.float32)
+select_and_scatter_case("select_and_scatter: 3x3 stride 2 SAME, ties", ties,
+                        0.0, "GE", [1, 3, 3, 1], [1, 2, 2, 1],
+                        [(0, 0), (1, 1), (1, 1), (0, 0)])
+select_and_scatter_case("select_and_scatter: min pool, init 0.5",
+                        images[0, :, :, 0], 0.5, "LE", [3, 2], [1, 2],
+                        [(1, 0), (0, 1)])
+
+# A small CNN exported whole: conv 3x3 SAME + bias + relu, max pool 2x2,
+# dense to 3 classes, log_softmax; and Kiln's gradient of its loss.
+B, H, W, C, F, K = 2, 6, 6, 2, 4, 3
+P = (H // 2) * (W // 2) * F
+CNN = f'''module @jit_loss {{
+  func.func public @main(%x: tensor<{B}x{H}x{W}x{C}xf64>, %k: tensor<3x3x{C}x{F}xf64>, %bias: tensor<{F}xf64>, %w: tensor<{P}x{K}xf64>, %y: tensor<{B}x{K}xf64>) -> (tensor<f64> {{jax.result_info = ""}}) {{
+    %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<{B}x{H}x{W}x{C}xf64>, tensor<3x3x{C}x{F}xf64>) -> tensor<{B}x{H}x{W}x{F}xf64>
+    %1 = stablehlo.broadcast_in_dim %bias, dims = [3] : (tensor<{F}xf64>) -> tensor<{B}x{H}x{W}x{F}xf64>
+    %2 = stablehlo.add %0, %1 : tensor<{B}x{H}x{W}x{F}xf64>
+    %zero = stablehlo.constant dense<0.0> : tensor<{B}x{H}x{W}x{F}xf64>
+    %3 = stablehlo.maximum %2, %zero : tensor<{B}x{H}x{W}x{F}xf64>
+    %ninf = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
+    %4 = "stablehlo.reduce_window"(%3, %ninf) <{{window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}}> ({{
+    ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+      %m = stablehlo.maximum %a, %b : tensor<f64>
+      stablehlo.return %m : tensor<f64>
+    }}) : (tensor<{B}x{H}x{W}x{F}xf64>, tensor<f64>) -> tensor<{B}x{H // 2}x{W // 2}x{F}xf64>
+    %5 = stablehlo.reshape %4 : (tensor<{B}x{H // 2}x{W // 2}x{F}xf64>) -> tensor<{B}x{P}xf64>
+    %6 = stablehlo.dot_general %5, %w, contracting_dims = [1] x [0] : (tensor<{B}x{P}xf64>, tensor<{P}x{K}xf64>) -> tensor<{B}x{K}xf64>
+    %7 = stablehlo.multiply %6, %y : tensor<{B}x{K}xf64>
+    %c0 = stablehlo.constant dense<0.0> : tensor<f64>
+    %8 = stablehlo.reduce(%7 init: %c0) applies stablehlo.add across dimensions = [0, 1] : (tensor<{B}x{K}xf64>, tensor<f64>) -> tensor<f64>
+    return %8 : tensor<f64>
+  }}
+  func.func public @grads(%x: tensor<{B}x{H}x{W}x{C}xf64>, %k: tensor<3x3x{C}x{F}xf64>, %bias: tensor<{F}xf64>, %w: tensor<{P}x{K}xf64>, %y: tensor<{B}x{K}xf64>) -> (tensor<f64>, tensor<3x3x{C}x{F}xf64>, tensor<{F}xf64>) {{
+    %l, %gk, %gb = kiln.value_and_grad @main(%x, %k, %bias, %w, %y) {{argnums = array<i64: 1, 2>}} : (tensor<{B}x{H}x{W}x{C}xf64>, tensor<3x3x{C}x{F}xf64>, tensor<{F}xf64>, tensor<{P}x{K}xf64>, tensor<{B}x{K}xf64>) -> (tensor<f64>, tensor<3x3x{C}x{F}xf64>, tensor<{F}xf64>)
+    return %l, %gk, %gb : tensor<f64>, tensor<3x3x{C}x{F}xf64>, tensor<{F}xf64>
+  }}
+}}'''
+
+
+def cnn_loss(x, k, bias, w, y):
+    h = conv_reference(x, k, NHWC, [1, 1], [(1, 1), (1, 1)], [1, 1], [1, 1])
+    h = np.maximum(h + bias, 0)
+    pooled = h.reshape(B, H // 2, 2, W // 2, 2, F).max(axis=(2, 4))
+    return float((pooled.reshape(B, P) @ w * y).sum())
+
+
+cnn_args = [rng.standard_normal((B, H, W, C)), rng.standard_normal(
+    (3, 3, C, F)), rng.standard_normal(F) * 0.1, rng.standard_normal((P, K)),
+    rng.standard_normal((B, K))]
+
+
+def central_difference(index, eps=1e-6):
+    base = cnn_args[index]
+    grad = np.zeros_like(base)
+    for position in np.ndindex(*base.shape):
+        args = [a.copy() for a in cnn_args]
+        args[index][position] += eps
+        up = cnn_loss(*args)
+        args[index][position] -= 2 * eps
+        grad[position] = (up - cnn_loss(*args)) / (2 * eps)
+    return grad
+
+
+check("a CNN (conv, relu, max pool, dense) and its gradient", CNN, "grads",
+      cnn_args, [np.float64(cnn_loss(*cnn_args)), central_difference(1),
+                 central_difference(2)], rtol=1e-6, atol=1e-6)
+
+finish()
