@@ -4,7 +4,7 @@
 // own definition, as for StableHLO): the elementwise functions of jax.lax
 // that XLA expands (erf for jax.nn.gelu's exact form, erf_inv for
 // truncated normal initializers, the hyperbolic and inverse trigonometric
-// functions).
+// functions) and top_k.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_STABLEHLO_CHLOOPS_TD
@@ -34,5 +34,16 @@ foreach op = [["erf", "Erf"], ["erf_inv", "ErfInv"], ["tan", "Tan"],
               ["asin", "Asin"], ["acos", "Acos"], ["asinh", "Asinh"],
               ["acosh", "Acosh"], ["atanh", "Atanh"]] in
   def Chlo_#op[1]#Op : Chlo_UnaryOp<op[0]>;
+
+def Chlo_TopKOp : Op<Chlo_Dialect, "top_k"> {
+  let summary = "the k largest elements of the last dimension and their "
+                "indices (jax.lax.top_k)";
+  let arguments = (ins AnyTensor:$operand, I64Attr:$k);
+  let results = (outs AnyTensor:$values, AnyTensor:$indices);
+  let assemblyFormat = [{
+    `(` $operand `,` `k` `=` $k `)` attr-dict `:` type($operand) `->`
+        `(` type($values) `,` type($indices) `)`
+  }];
+}
 
 #endif // KILN_FRONTEND_STABLEHLO_CHLOOPS_TD

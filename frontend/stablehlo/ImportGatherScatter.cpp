@@ -400,58 +400,45 @@ Value scatterOneByOne(shlo::ScatterOp op, Value flat, Value positions,
                       Value updates, Value fits,
                       ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  Type i64 = rewriter.getI64Type();
-  auto counter = RankedTensorType::get({}, i64);
   auto flatType = cast<RankedTensorType>(flat.getType());
   positions = flatten(rewriter, loc, positions);
   updates = flatten(rewriter, loc, updates);
   if (fits)
     fits = flatten(rewriter, loc, fits);
   int64_t count = cast<RankedTensorType>(updates.getType()).getNumElements();
-  auto loop = kiln::WhileOp::create(
-      rewriter, loc, TypeRange{counter, flatType},
-      ValueRange{splat(rewriter, loc, counter, 0), flat});
-  OpBuilder::InsertionGuard guard(rewriter);
-  Block *cond = rewriter.createBlock(&loop.getCond(), {}, {counter, flatType},
-                                     {loc, loc});
-  kiln::YieldOp::create(
-      rewriter, loc,
-      ValueRange{kiln::CompareOp::create(
-          rewriter, loc, kiln::ComparisonDirection::LT, cond->getArgument(0),
-          splat(rewriter, loc, counter, count))});
-
-  Block *body = rewriter.createBlock(&loop.getBody(), {}, {counter, flatType},
-                                     {loc, loc});
-  Value i = body->getArgument(0), acc = body->getArgument(1);
   // The element of a flat tensor at `at`, as a scalar.
   auto element = [&](Value tensor, Value at) -> Value {
     auto type = cast<RankedTensorType>(tensor.getType());
     Value one = kiln::DynamicSliceOp::create(rewriter, loc, tensor,
                                              ValueRange{at},
                                              rewriter.getDenseI64ArrayAttr(1));
-    return kiln::ReshapeOp::create(rewriter, loc, type.clone(ArrayRef<int64_t>{}), one);
+    return kiln::ReshapeOp::create(rewriter, loc,
+                                   type.clone(ArrayRef<int64_t>{}), one);
   };
-  Value at = element(positions, i);
-  Value old = element(acc, at);
   Block &computation = op.getUpdateComputation().front();
-  IRMapping map;
-  map.map(computation.getArgument(0), old);
-  map.map(computation.getArgument(1), element(updates, i));
-  for (Operation &nested : computation.without_terminator())
-    rewriter.clone(nested, map);
-  Value combined = map.lookupOrDefault(
-      computation.getTerminator()->getOperand(0));
-  if (fits)
-    combined = kiln::SelectOp::create(rewriter, loc, old.getType(),
-                                      element(fits, i), combined, old);
-  Value written = kiln::DynamicUpdateSliceOp::create(
-      rewriter, loc, acc,
-      kiln::ReshapeOp::create(rewriter, loc, flatType.clone(ArrayRef<int64_t>{1}), combined),
-      ValueRange{at});
-  Value next = kiln::AddOp::create(rewriter, loc, i,
-                                   splat(rewriter, loc, counter, 1));
-  kiln::YieldOp::create(rewriter, loc, ValueRange{next, written});
-  return loop.getResult(1);
+  return countedLoop(
+      rewriter, loc, count, flat,
+      [&](Value i, ValueRange acc) -> SmallVector<Value> {
+        Value at = element(positions, i);
+        Value old = element(acc[0], at);
+        IRMapping map;
+        map.map(computation.getArgument(0), old);
+        map.map(computation.getArgument(1), element(updates, i));
+        for (Operation &nested : computation.without_terminator())
+          rewriter.clone(nested, map);
+        Value combined =
+            map.lookupOrDefault(computation.getTerminator()->getOperand(0));
+        if (fits)
+          combined = kiln::SelectOp::create(rewriter, loc, old.getType(),
+                                            element(fits, i), combined, old);
+        return {kiln::DynamicUpdateSliceOp::create(
+            rewriter, loc, acc[0],
+            kiln::ReshapeOp::create(rewriter, loc,
+                                    flatType.clone(ArrayRef<int64_t>{1}),
+                                    combined),
+            ValueRange{at})};
+      })
+      .front();
 }
 
 /// StableHLO leaves a scatter's updates out of range to the implementation;

@@ -41,6 +41,16 @@ kiln::PrecisionAttr precisionOf(mlir::MLIRContext *context,
                                 std::optional<mlir::ArrayAttr> precisions,
                                 int least);
 
+/// A kiln.while running `body` for i = 0, ..., count - 1 on `carried`
+/// (given i as a tensor<i64> and the carried values, it builds and returns
+/// their next values); the final carried values.
+mlir::SmallVector<mlir::Value> countedLoop(
+    mlir::OpBuilder &b, mlir::Location loc, int64_t count,
+    mlir::ValueRange carried,
+    llvm::function_ref<mlir::SmallVector<mlir::Value>(mlir::Value,
+                                                      mlir::ValueRange)>
+        body);
+
 /// Whether `type` is a tensor of booleans.
 bool isBoolTensor(mlir::Type type);
 
@@ -60,7 +70,14 @@ void populateMathPatterns(mlir::RewritePatternSet &patterns);
 /// Why such a function `op` cannot be imported, if it cannot.
 std::optional<std::string> unsupportedMath(mlir::Operation *op);
 
-/// stablehlo.convolution and stablehlo.reduce_window (ImportWindows.cpp).
+/// chlo.top_k and stablehlo.sort (ImportSort.cpp).
+void populateSortPatterns(mlir::RewritePatternSet &patterns);
+
+/// Why such an `op` cannot be imported, if it cannot.
+std::optional<std::string> unsupportedSort(mlir::Operation *op);
+
+/// stablehlo.convolution, reduce_window and select_and_scatter
+/// (ImportWindows.cpp).
 void populateWindowPatterns(mlir::RewritePatternSet &patterns);
 
 /// Why such an `op` cannot be imported, if it cannot.

@@ -25,6 +25,35 @@ bool kiln::stablehlo_import::isBoolTensor(Type type) {
   return cast<TensorType>(type).getElementType().isInteger(1);
 }
 
+SmallVector<Value> kiln::stablehlo_import::countedLoop(
+    OpBuilder &b, Location loc, int64_t count, ValueRange carried,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  auto counter = RankedTensorType::get({}, b.getI64Type());
+  auto constant = [&](int64_t value) -> Value {
+    return kiln::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(counter, b.getI64IntegerAttr(value)));
+  };
+  SmallVector<Value> operands = {constant(0)};
+  llvm::append_range(operands, carried);
+  SmallVector<Type> types = llvm::to_vector(ValueRange(operands).getTypes());
+  SmallVector<Location> locs(types.size(), loc);
+  auto loop = kiln::WhileOp::create(b, loc, types, operands);
+  OpBuilder::InsertionGuard guard(b);
+  Block *cond = b.createBlock(&loop.getCond(), {}, types, locs);
+  kiln::YieldOp::create(
+      b, loc,
+      ValueRange{kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::LT,
+                                         cond->getArgument(0),
+                                         constant(count))});
+  Block *step = b.createBlock(&loop.getBody(), {}, types, locs);
+  SmallVector<Value> next = {
+      kiln::AddOp::create(b, loc, step->getArgument(0), constant(1))};
+  llvm::append_range(next, body(step->getArgument(0),
+                                step->getArguments().drop_front()));
+  kiln::YieldOp::create(b, loc, next);
+  return SmallVector<Value>(loop.getResults().drop_front());
+}
+
 Operation *kiln::stablehlo_import::appliedOp(Region &body) {
   Block &block = body.front();
   if (!llvm::hasSingleElement(block.without_terminator()))
@@ -93,6 +122,39 @@ struct IsFinite : OpConversionPattern<shlo::IsFiniteOp> {
   }
 };
 
+/// TOTALORDER's `a < b` of floats: IEEE's, and -0 < +0, and NaN (of
+/// either sign: kiln cannot read a NaN's sign) above everything.
+Value totalLess(OpBuilder &b, Location loc, Value x, Value y) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto compare = [&](kiln::ComparisonDirection direction, Value p, Value q) {
+    return kiln::CompareOp::create(b, loc, direction, p, q);
+  };
+  auto constant = [&](double value) -> Value {
+    return kiln::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), value)));
+  };
+  using D = kiln::ComparisonDirection;
+  // Zeros' signs: 1/x is -inf for -0.
+  Value zeros = kiln::AndOp::create(b, loc, compare(D::EQ, x, constant(0)),
+                                    compare(D::EQ, y, constant(0)));
+  Value signs = kiln::AndOp::create(
+      b, loc,
+      compare(D::LT, kiln::DivOp::create(b, loc, constant(1), x),
+              constant(0)),
+      compare(D::GT, kiln::DivOp::create(b, loc, constant(1), y),
+              constant(0)));
+  Value nanAbove = kiln::AndOp::create(
+      b, loc, compare(D::EQ, x, x), compare(D::NE, y, y));
+  return kiln::OrOp::create(
+      b, loc, compare(D::LT, x, y),
+      kiln::OrOp::create(b, loc, kiln::AndOp::create(b, loc, zeros, signs),
+                         nanAbove));
+}
+
+/// IEEE comparisons, and for floats compared in TOTALORDER (as JAX's sort
+/// comparators are) the total order built from `totalLess`.
 struct Compare : OpConversionPattern<shlo::CompareOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -103,9 +165,44 @@ struct Compare : OpConversionPattern<shlo::CompareOp> {
             shlo::stringifyEnum(op.getComparisonDirection()));
     if (!direction)
       return rewriter.notifyMatchFailure(op, "unknown direction");
-    rewriter.replaceOpWithNewOp<kiln::CompareOp>(op, *direction,
-                                                 adaptor.getLhs(),
-                                                 adaptor.getRhs());
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    bool total = op.getCompareType() == shlo::ComparisonType::TOTALORDER &&
+                 isa<FloatType>(
+                     cast<TensorType>(lhs.getType()).getElementType());
+    if (!total) {
+      rewriter.replaceOpWithNewOp<kiln::CompareOp>(op, *direction, lhs, rhs);
+      return success();
+    }
+    Location loc = op.getLoc();
+    using D = kiln::ComparisonDirection;
+    Value result;
+    switch (*direction) {
+    case D::LT:
+      result = totalLess(rewriter, loc, lhs, rhs);
+      break;
+    case D::GT:
+      result = totalLess(rewriter, loc, rhs, lhs);
+      break;
+    case D::LE:
+      result = kiln::NotOp::create(rewriter, loc,
+                                   totalLess(rewriter, loc, rhs, lhs));
+      break;
+    case D::GE:
+      result = kiln::NotOp::create(rewriter, loc,
+                                   totalLess(rewriter, loc, lhs, rhs));
+      break;
+    case D::EQ:
+    case D::NE:
+      // Neither is below the other.
+      result = kiln::NotOp::create(
+          rewriter, loc,
+          kiln::OrOp::create(rewriter, loc, totalLess(rewriter, loc, lhs, rhs),
+                             totalLess(rewriter, loc, rhs, lhs)));
+      if (*direction == D::NE)
+        result = kiln::NotOp::create(rewriter, loc, result);
+      break;
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -541,6 +638,8 @@ std::optional<std::string> unsupported(Operation *op) {
     return why;
   if (std::optional<std::string> why = unsupportedWindows(op))
     return why;
+  if (std::optional<std::string> why = unsupportedSort(op))
+    return why;
   return unsupportedGatherScatter(op);
 }
 
@@ -670,6 +769,7 @@ struct KilnImportStablehlo
     populateGatherScatterPatterns(patterns);
     populateMathPatterns(patterns);
     populateWindowPatterns(patterns);
+    populateSortPatterns(patterns);
     ConversionTarget target(*context);
     target.addIllegalDialect<shlo::StablehloDialect, chlo::ChloDialect,
                              sdy::SdyDialect>();

@@ -307,6 +307,16 @@ def Stablehlo_SelectAndScatterOp : Stablehlo_Op<"select_and_scatter",
   let regions = (region SizedRegion<1>:$select, SizedRegion<1>:$scatter);
 }
 
+def Stablehlo_SortOp : Stablehlo_Op<"sort", [RecursiveMemoryEffects]> {
+  let summary = "sorts tensors along a dimension by a comparator (generic "
+                "syntax only)";
+  let arguments = (ins Variadic<AnyTensor>:$inputs,
+                   DefaultValuedAttr<I64Attr, "-1">:$dimension,
+                   OptionalAttr<BoolAttr>:$is_stable);
+  let results = (outs Variadic<AnyTensor>);
+  let regions = (region SizedRegion<1>:$comparator);
+}
+
 def Stablehlo_ConvolutionOp : Stablehlo_Op<"convolution"> {
   let summary = "a convolution (jax.lax.conv_general_dilated)";
   let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,

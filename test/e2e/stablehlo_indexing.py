@@ -296,6 +296,76 @@ scatter_case("vmap of x.at[i].add(u)", t, rows[:, None], grads, "add",
              batched, window=(1,), inserted=(1,), index_map=(1,), ivd=1,
              operand_batching=(0,), indices_batching=(0,))
 
+def random_form(rng, kind):
+    """A random consistent gather (or scatter) form: operand and indices
+    shapes and dimension numbers, with batching dimensions, collapsed
+    dimensions, partial slices, and the index vector anywhere (or
+    absent)."""
+    rank = int(rng.integers(1, 4))
+    operand = [int(v) for v in rng.integers(1, 5, rank)]
+    dims = list(rng.permutation(rank))
+    batching = dims[:int(rng.integers(0, min(2, rank)))]
+    rest = dims[len(batching):]
+    index_map = [int(d) for d in rest[:int(rng.integers(1, len(rest) + 1))]]
+    collapsed = sorted(int(d) for d in index_map if rng.random() < 0.6)
+    sizes = [1 if d in batching or d in collapsed else
+             int(rng.integers(1, operand[d] + 1)) for d in range(rank)]
+    batch = [int(v) for v in rng.integers(1, 4, int(rng.integers(0, 3)))]
+    # The indices' batch dimensions: free ones and one per batching pair.
+    slots = batch + [operand[d] for d in batching]
+    order = list(rng.permutation(len(slots)))
+    index_batch = [slots[k] for k in order]
+    indices_batching = [order.index(len(batch) + k)
+                        for k in range(len(batching))]
+    with_vector = len(index_map) > 1 or rng.random() < 0.7
+    ivd = int(rng.integers(0, len(index_batch) + 1)) if with_vector else len(
+        index_batch)
+    shape = list(index_batch)
+    if with_vector:
+        shape.insert(ivd, len(index_map))
+        indices_batching = [i if i < ivd else i + 1 for i in indices_batching]
+    kept = [d for d in range(rank) if d not in collapsed and d not in batching]
+    elements_rank = len(index_batch) + len(kept)
+    window = sorted(int(d) for d in rng.choice(elements_rank, len(kept),
+                                                replace=False))
+    elements, it = [], iter(index_batch)
+    for d in range(elements_rank):
+        elements.append(sizes[kept[window.index(d)]] if d in window
+                        else next(it))
+    bound = max(operand) + 2
+    indices = rng.integers(-2, bound, shape).astype(np.int32)
+    form = dict(index_map=tuple(index_map), ivd=ivd,
+                operand_batching=tuple(int(d) for d in batching),
+                indices_batching=tuple(indices_batching))
+    if kind == "gather":
+        form.update(offset_dims=tuple(window), collapsed=tuple(collapsed),
+                    sizes=tuple(sizes))
+    else:
+        form.update(window=tuple(window), inserted=tuple(collapsed))
+    return operand, indices, elements, form
+
+
+# Generated forms, each against the specification's loop.
+forms = np.random.default_rng(2026)
+for case in range(24):
+    shape, idx, result_shape, form = random_form(forms, "gather")
+    table = forms.standard_normal(shape).astype(np.float32)
+    expected = spec_gather(table, idx, result_shape=result_shape, **form)
+    check(f"generated gather {case}: {form}",
+          gather_module(table, idx, result_shape, **form), "main",
+          [table, idx], [expected])
+for case in range(16):
+    shape, idx, update_shape, form = random_form(forms, "scatter")
+    table = forms.standard_normal(shape).astype(np.float32)
+    updates = forms.standard_normal(update_shape).astype(np.float32)
+    body = ("add", "set", "max")[case % 3]
+    expected = spec_scatter(table, idx, updates, combine=COMBINE[body],
+                            **form)
+    check(f"generated scatter {case} ({body}): {form}",
+          scatter_module(table, idx, updates, body, **form), "main",
+          [table, idx, updates], [expected], rtol=1e-6)
+
+
 # Kiln's gradient of an imported loss through a gather of points (x[i, j]
 # with a repeated point): the rows' weights added at the points.
 POINTS_LOSS = """module @jit_loss {

@@ -230,3 +230,40 @@ func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<2xf32>) -> tensor<4xf32> {
   }) : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// top_k of more elements than the dimension has.
+func.func @main(%arg0: tensor<2x5xf32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{chlo.top_k: k = 6 of a dimension of 5}}
+  %0:2 = chlo.top_k(%arg0, k = 6) : tensor<2x5xf32> -> (tensor<2x6xf32>, tensor<2x6xi32>)
+  return %0#0 : tensor<2x6xf32>
+}
+
+// -----
+
+// A sort's comparator of other than elementwise scalar ops.
+func.func @main(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{stablehlo.sort: Kiln imports comparators of scalar elementwise ops (compare, select, arithmetic, constants)}}
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %r = stablehlo.reshape %a : (tensor<f32>) -> tensor<1xf32>
+    %s = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
+    %lt = stablehlo.compare LT, %s, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<5xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// A sort along a dimension the inputs do not have.
+func.func @main(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{stablehlo.sort: dimension 1 of rank 1}}
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<5xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}

@@ -539,3 +539,27 @@ func.func @select_and_scatter(%arg0: tensor<4xf32>, %arg1: tensor<2xf32>) -> ten
   }) : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A sort counts, over the grid of pairs [rows, i, j], the elements the
+// comparator puts before each (and equal ones earlier in the row), then
+// gathers by the inverse of those places.
+// CHECK-LABEL: func.func @sort
+// CHECK: %[[T:.*]] = kiln.transpose %arg0, permutation = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+// CHECK: %[[ROWS:.*]] = kiln.reshape %[[T]] : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK: %[[I:.*]] = kiln.broadcast_in_dim %[[ROWS]], dims = [0, 1] : (tensor<3x4xf32>) -> tensor<3x4x4xf32>
+// CHECK: %[[J:.*]] = kiln.broadcast_in_dim %[[ROWS]], dims = [0, 2] : (tensor<3x4xf32>) -> tensor<3x4x4xf32>
+// CHECK: %[[JFIRST:.*]] = kiln.compare  GT, %[[J]], %[[I]] : tensor<3x4x4xf32>
+// CHECK: %[[IFIRST:.*]] = kiln.compare  GT, %[[I]], %[[J]] : tensor<3x4x4xf32>
+// CHECK: kiln.reduce_sum %{{.*}} dims = [2] : (tensor<3x4x4xi64>) -> tensor<3x4xi64>
+// CHECK: %[[SORTED:.*]] = kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<12xf32>, tensor<3x4xi64>) -> tensor<3x4xf32>
+// CHECK: kiln.transpose %{{.*}}, permutation = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+func.func @sort(%arg0: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %gt = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %gt : tensor<i1>
+  }) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}

@@ -128,3 +128,18 @@ func.func @sign_op_test() {
   check.expect_eq_const %1, dense<[-1.0, -0.0, 0.0, 1.0]> : tensor<4xf32>
   func.return
 }
+
+// -----
+
+func.func @compare_op_test_totalorder() {
+  // TOTALORDER: -0 < +0, NaN above everything and equal to itself.
+  %0 = stablehlo.constant dense<[-0.0, 1.0, 0x7FC00000, 0x7FC00000, 0x7F800000]> : tensor<5xf32>
+  %1 = stablehlo.constant dense<[0.0, 0x7FC00000, 0x7FC00000, 0x7F800000, 1.0]> : tensor<5xf32>
+  %2 = stablehlo.compare  LT, %0, %1,  TOTALORDER : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>
+  %3 = stablehlo.compare  EQ, %0, %1,  TOTALORDER : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>
+  %4 = stablehlo.compare  GE, %0, %1,  TOTALORDER : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>
+  check.expect_eq_const %2, dense<[true, true, false, false, false]> : tensor<5xi1>
+  check.expect_eq_const %3, dense<[false, false, true, false, false]> : tensor<5xi1>
+  check.expect_eq_const %4, dense<[false, false, true, true, true]> : tensor<5xi1>
+  func.return
+}

@@ -1,0 +1,136 @@
+# Sorting as JAX exports it: jnp.sort (its comparator canonicalizes NaN and
+# -0.0, then compares in TOTALORDER), jnp.argsort (values and an iota,
+# stable), descending integer sorts along a leading axis, a two-key
+# lexicographic sort, and lax.top_k (NaN first, the lowest index among
+# ties) run through kiln-run's importer and match numpy's stable sorts.
+# RUN: %numpy_python %s kiln-run
+import math
+
+import numpy as np
+
+from harness import check, finish, ttype
+
+rng = np.random.default_rng(3)
+
+
+def comparator_float(s, a, b):
+    """JAX's float comparator body on %a, %b of scalar type `s`: -0.0 and
+    NaN canonicalized, then a TOTALORDER less-than."""
+    lines = []
+    for name in (a, b):
+        lines += [
+            f"%zero_{name} = stablehlo.constant dense<0.0> : {s}",
+            f"%isz_{name} = stablehlo.compare  EQ, %{name}, %zero_{name},  FLOAT : ({s}, {s}) -> tensor<i1>",
+            f"%z_{name} = stablehlo.select %isz_{name}, %zero_{name}, %{name} : tensor<i1>, {s}",
+            f"%isn_{name} = stablehlo.compare  NE, %{name}, %{name},  FLOAT : ({s}, {s}) -> tensor<i1>",
+            f"%nan_{name} = stablehlo.constant dense<0x7FC00000> : {s}",
+            f"%c_{name} = stablehlo.select %isn_{name}, %nan_{name}, %z_{name} : tensor<i1>, {s}",
+        ]
+    lines.append(f"%lt = stablehlo.compare  LT, %c_{a}, %c_{b},  TOTALORDER : ({s}, {s}) -> tensor<i1>")
+    return lines
+
+
+def sort_module(types, dimension, body, stable=True):
+    ins = ", ".join(f"%arg{k}: {t}" for k, t in enumerate(types))
+    args = ", ".join(f"%arg{k}" for k in range(len(types)))
+    scalars = [t[:t.index("<") + 1] + t[t.rindex("x") + 1:]
+               if "x" in t else t for t in types]
+    block = ", ".join(f"%p{k}: {s}, %q{k}: {s}"
+                      for k, s in enumerate(scalars))
+    results = ", ".join(types)
+    lines = "\n      ".join(body)
+    outs = ", ".join(f"%0#{k}" for k in range(len(types)))
+    return f'''module @jit_f {{
+  func.func public @main({ins}) -> ({results}) {{
+    %0:{len(types)} = "stablehlo.sort"({args}) <{{dimension = {dimension} : i64, is_stable = {str(stable).lower()}}}> ({{
+    ^bb0({block}):
+      {lines}
+      stablehlo.return %lt : tensor<i1>
+    }}) : ({results}) -> ({results})
+    return {outs} : {results}
+  }}
+}}
+'''
+
+
+# jnp.sort along the last axis: NaN last, -0.0 and 0.0 equal (kept in
+# order), infinities and repeats.
+x = rng.standard_normal((4, 9)).astype(np.float32)
+x[0, [1, 4]] = np.nan
+x[1, [2, 5, 7]] = [-0.0, 0.0, -0.0]
+x[2, [0, 3]] = [np.inf, -np.inf]
+x[3, :] = np.round(x[3, :])
+t = ttype(x.shape, x.dtype)
+check("jnp.sort (NaN, signed zeros, infinities, repeats)",
+      sort_module([t], 1, comparator_float("tensor<f32>", "p0", "q0")),
+      "main", [x], [np.sort(x, axis=1, kind="stable")])
+
+# jnp.argsort: the values and an iota, stable, along axis 0.
+v = np.round(rng.standard_normal((7, 3)), 1).astype(np.float32)
+iota = np.broadcast_to(np.arange(7, dtype=np.int32)[:, None], (7, 3)).copy()
+check("jnp.argsort (ties keep their order)",
+      sort_module([ttype(v.shape, v.dtype), ttype(iota.shape, iota.dtype)],
+                  0, comparator_float("tensor<f32>", "p0", "q0")),
+      "main", [v, iota],
+      [np.sort(v, axis=0, kind="stable"),
+       np.argsort(v, axis=0, kind="stable").astype(np.int32)])
+
+# Integers, descending, along the first of three axes.
+ints = rng.integers(-5, 5, (6, 2, 3)).astype(np.int32)
+check("descending integer sort along axis 0",
+      sort_module([ttype(ints.shape, ints.dtype)], 0, [
+          "%lt = stablehlo.compare  GT, %p0, %q0,  SIGNED : "
+          "(tensor<i32>, tensor<i32>) -> tensor<i1>"]),
+      "main", [ints], [-np.sort(-ints, axis=0)])
+
+# Two keys: by a, then by b (np.lexsort's last key is the primary one).
+a = rng.integers(0, 3, 10).astype(np.int32)
+b = rng.standard_normal(10).astype(np.float32)
+order = np.lexsort((b, a))
+check("lexicographic sort by two keys",
+      sort_module([ttype(a.shape, a.dtype), ttype(b.shape, b.dtype)], 0, [
+          "%l0 = stablehlo.compare  LT, %p0, %q0,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+          "%e0 = stablehlo.compare  EQ, %p0, %q0,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+          "%l1 = stablehlo.compare  LT, %p1, %q1,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+          "%both = stablehlo.and %e0, %l1 : tensor<i1>",
+          "%lt = stablehlo.or %l0, %both : tensor<i1>"]),
+      "main", [a, b], [a[order], b[order]])
+
+
+def top_k_reference(x, k):
+    """Per row, the k largest (NaN the largest, the first index of ties)."""
+    values, indices = [], []
+    for row in x.reshape(-1, x.shape[-1]):
+        order = sorted(range(len(row)), key=lambda i: (
+            not math.isnan(row[i]), -row[i] if not math.isnan(row[i]) else 0,
+            i))[:k]
+        values.append(row[order])
+        indices.append(order)
+    shape = x.shape[:-1] + (k,)
+    return (np.array(values, x.dtype).reshape(shape),
+            np.array(indices, np.int32).reshape(shape))
+
+
+def top_k_module(x, k):
+    t = ttype(x.shape, x.dtype)
+    shape = x.shape[:-1] + (k,)
+    v, i = ttype(shape, x.dtype), ttype(shape, np.int32)
+    return f'''module @jit_f {{
+  func.func public @main(%arg0: {t}) -> ({v}, {i}) {{
+    %0:2 = chlo.top_k(%arg0, k = {k}) : {t} -> ({v}, {i})
+    return %0#0, %0#1 : {v}, {i}
+  }}
+}}
+'''
+
+
+scores = np.round(rng.standard_normal((3, 2, 11)), 1).astype(np.float32)
+scores[0, 0, [3, 8]] = np.nan
+scores[1, 1, :] = -np.inf
+check("lax.top_k (NaN first, ties by index)", top_k_module(scores, 4), "main",
+      [scores], list(top_k_reference(scores, 4)))
+counts = rng.integers(-3, 3, (5, 8)).astype(np.int32)
+check("lax.top_k of integers, k = n", top_k_module(counts, 8), "main",
+      [counts], list(top_k_reference(counts, 8)))
+
+finish()
