@@ -12,6 +12,7 @@
 #include "llvm/ADT/APInt.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -197,6 +198,74 @@ LogicalResult convert(Evaluation &evaluation) {
   return success();
 }
 
+/// The low `width` bits of `value`.
+uint64_t lowBits(int64_t value, unsigned width) {
+  return width >= 64 ? uint64_t(value)
+                     : uint64_t(value) & ((uint64_t(1) << width) - 1);
+}
+
+enum class Shift { Left, RightLogical, RightArithmetic };
+
+/// Shifts at the element type's width, the amount read as unsigned; from
+/// the width on, 0 (or the sign's fill), as the ops state.
+template <Shift kind> LogicalResult shift(Evaluation &evaluation) {
+  const HostTensor &x = evaluation.operand(0), &y = evaluation.operand(1);
+  HostTensor &result = evaluation.result(0);
+  unsigned width = result.elementType().getIntOrFloatBitWidth();
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t value = x.getInt(i);
+    uint64_t amount = lowBits(y.getInt(i), width);
+    bool negative = value < 0;
+    if (amount >= width)
+      result.setInt(i, kind == Shift::RightArithmetic && negative ? -1 : 0);
+    else if (kind == Shift::Left)
+      result.setInt(i, int64_t(uint64_t(value) << amount));
+    else if (kind == Shift::RightLogical)
+      result.setInt(i, int64_t(lowBits(value, width) >> amount));
+    else
+      result.setInt(i, value >> amount);
+  }
+  return success();
+}
+
+/// The bits of a float element (of f32 or f64), or of an integer's.
+uint64_t bitsOf(const HostTensor &x, int64_t i) {
+  if (!x.isFloat())
+    return lowBits(x.getInt(i), x.elementType().getIntOrFloatBitWidth());
+  if (x.elementType().isF64()) {
+    double value = x.getFloat(i);
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+  }
+  float value = float(x.getFloat(i));
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+LogicalResult bitcastConvert(Evaluation &evaluation) {
+  const HostTensor &x = evaluation.operand(0);
+  HostTensor &result = evaluation.result(0);
+  for (int64_t i = 0; i < x.size(); ++i) {
+    uint64_t bits = bitsOf(x, i);
+    if (!result.isFloat()) {
+      // setInt wraps to the width, sign-extending.
+      result.setInt(i, int64_t(bits));
+    } else if (result.elementType().isF64()) {
+      double value;
+      std::memcpy(&value, &bits, sizeof value);
+      result.setFloat(i, value);
+    } else {
+      uint32_t narrow = uint32_t(bits);
+      float value;
+      std::memcpy(&value, &narrow, sizeof value);
+      result.setFloat(i, value);
+    }
+  }
+  return success();
+}
+
 } // namespace
 
 void attachElementwiseRules(MLIRContext *context) {
@@ -228,6 +297,10 @@ void attachElementwiseRules(MLIRContext *context) {
   attachRule<binary<nullptr, intAnd>, AndOp>(context);
   attachRule<binary<nullptr, intOr>, OrOp>(context);
   attachRule<binary<nullptr, intXor>, XorOp>(context);
+  attachRule<shift<Shift::Left>, ShiftLeftOp>(context);
+  attachRule<shift<Shift::RightLogical>, ShiftRightLogicalOp>(context);
+  attachRule<shift<Shift::RightArithmetic>, ShiftRightArithmeticOp>(context);
+  attachRule<bitcastConvert, BitcastConvertOp>(context);
   attachRule<compare, CompareOp>(context);
   attachRule<select, SelectOp>(context);
   attachRule<convert, ConvertOp>(context);

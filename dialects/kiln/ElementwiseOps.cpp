@@ -562,6 +562,65 @@ static Attribute convertElement(Attribute element, Type to) {
                                        : x.zextOrTrunc(width));
 }
 
+/// Folds a shift of constants by `shift`; from the bit width on (the
+/// amount unsigned) the result is 0, or the sign's fill (`signFill`).
+template <typename Shift>
+static OpFoldResult foldShift(ArrayRef<Attribute> operands, Type type,
+                              Shift shift, bool signFill) {
+  return foldBinary(
+      operands, type, {},
+      [&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        if (b.ult(a.getBitWidth()))
+          return shift(a, b);
+        return signFill && a.isNegative() ? APInt::getAllOnes(a.getBitWidth())
+                                          : APInt::getZero(a.getBitWidth());
+      });
+}
+
+OpFoldResult ShiftLeftOp::fold(FoldAdaptor adaptor) {
+  return foldShift(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) { return a.shl(b); }, false);
+}
+
+OpFoldResult ShiftRightLogicalOp::fold(FoldAdaptor adaptor) {
+  return foldShift(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) { return a.lshr(b); }, false);
+}
+
+OpFoldResult ShiftRightArithmeticOp::fold(FoldAdaptor adaptor) {
+  return foldShift(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) { return a.ashr(b); }, true);
+}
+
+LogicalResult BitcastConvertOp::verify() {
+  Type from = getOperand().getType().getElementType();
+  Type to = getType().getElementType();
+  if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth() ||
+      from.isInteger(1))
+    return emitOpError("expects element types of one bit width (not i1), got ")
+           << from << " and " << to;
+  return success();
+}
+
+LogicalResult
+BitcastConvertOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(getType().clone(getOperand().getType().getShape()));
+  return success();
+}
+
+OpFoldResult BitcastConvertOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  auto constant =
+      dyn_cast_or_null<DenseIntOrFPElementsAttr>(adaptor.getOperand());
+  if (!constant || !getType().hasStaticShape())
+    return {};
+  return constant.bitcast(getType().getElementType());
+}
+
 LogicalResult ConvertOp::specializeResultTypes(SmallVectorImpl<Type> &types) {
   types.push_back(getType().clone(getOperand().getType().getShape()));
   return success();

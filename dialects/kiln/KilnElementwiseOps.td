@@ -103,6 +103,18 @@ def Kiln_OrOp : Kiln_BinaryOp<"or", Kiln_LogicalTensor,
 def Kiln_XorOp : Kiln_BinaryOp<"xor", Kiln_LogicalTensor,
     "logical or bitwise exclusive or", [Commutative], "tensor<4xi1>">;
 
+// Shifts of integers; the amount reads as unsigned, and from the bit width
+// on a shift gives 0 (an arithmetic right shift the sign's fill), as
+// StableHLO's.
+def Kiln_ShiftLeftOp : Kiln_BinaryOp<"shift_left", Kiln_IntTensor,
+    "left shift of lhs by rhs bits", [], "tensor<4xi32>">;
+def Kiln_ShiftRightLogicalOp : Kiln_BinaryOp<"shift_right_logical",
+    Kiln_IntTensor, "right shift of lhs by rhs bits, filling with zeros", [],
+    "tensor<4xi32>">;
+def Kiln_ShiftRightArithmeticOp : Kiln_BinaryOp<"shift_right_arithmetic",
+    Kiln_IntTensor, "right shift of lhs by rhs bits, filling with its sign",
+    [], "tensor<4xi32>">;
+
 //===----------------------------------------------------------------------===//
 // compare, select, convert
 //===----------------------------------------------------------------------===//
@@ -155,6 +167,28 @@ def Kiln_SelectOp : Kiln_Op<"select", [Pure,
   let assemblyFormat = [{
     $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)
   }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_BitcastConvertOp : Kiln_Op<"bitcast_convert", [Pure, Elementwise,
+    SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<Kiln_ShapeSpecializationOpInterface>]> {
+  let summary = "each element's bits read as another type of their width";
+  let description = [{
+    Reinterprets the bits of every element as the result's element type, of
+    the same bit width (f32 and i32, f64 and i64), as
+    `jax.lax.bitcast_convert_type` between types of one width.
+
+    Example:
+
+    ```mlir
+    %y = kiln.bitcast_convert %x : (tensor<4xi32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type($operand, $result)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }

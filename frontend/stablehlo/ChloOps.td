@@ -32,7 +32,8 @@ class Chlo_UnaryOp<string mnemonic>
 foreach op = [["erf", "Erf"], ["erf_inv", "ErfInv"], ["tan", "Tan"],
               ["sinh", "Sinh"], ["cosh", "Cosh"], ["atan", "Atan"],
               ["asin", "Asin"], ["acos", "Acos"], ["asinh", "Asinh"],
-              ["acosh", "Acosh"], ["atanh", "Atanh"]] in
+              ["acosh", "Acosh"], ["atanh", "Atanh"], ["lgamma", "Lgamma"],
+              ["digamma", "Digamma"]] in
   def Chlo_#op[1]#Op : Chlo_UnaryOp<op[0]>;
 
 def Chlo_TopKOp : Op<Chlo_Dialect, "top_k"> {

@@ -213,6 +213,99 @@ Value expandRoundEven(Math &m, Value x) {
   return m.zeroSignedAs(x, m.select(up, m.add(whole, m.c(1)), whole));
 }
 
+/// The Lanczos approximation (g = 7, 9 terms) XLA uses for lgamma and
+/// digamma: for z = x - 1 >= -0.5, gamma(x) = sqrt(2 pi) t^(z + 1/2) e^-t
+/// a(z) with t = z + g + 1/2 and a(z) = c0 + sum c_k / (z + k).
+constexpr double kLanczosG = 7;
+constexpr double kLanczos[] = {
+    0.99999999999980993227684700473478, 676.520368121885098567009190444019,
+    -1259.13921672240287047156078755283, 771.3234287776530788486528258894,
+    -176.61502916214059906584551354,    12.507343278686904814458936853,
+    -0.13857109526572011689554707,      9.984369578019570859563e-6,
+    1.50563273514931155834e-7};
+
+/// For x >= 1/2: t, log(t) (as log1p for precision), a(z) and -a'(z).
+struct Lanczos {
+  Value t, logT, a, slope;
+};
+Lanczos lanczos(Math &m, Value x) {
+  Value z = m.sub(x, m.c(1));
+  Value a = m.c(kLanczos[0]), slope = m.c(0);
+  for (int k = 1; k < 9; ++k) {
+    Value denominator = m.add(z, m.c(k));
+    Value term = m.div(m.c(kLanczos[k]), denominator);
+    a = m.add(a, term);
+    slope = m.add(slope, m.div(term, denominator));
+  }
+  Value t = m.add(z, m.c(kLanczosG + 0.5));
+  Value logT = m.add(m.c(std::log(kLanczosG + 0.5)),
+                     m.log1p(m.div(z, m.c(kLanczosG + 0.5))));
+  return {t, logT, a, slope};
+}
+
+/// x reflected into [1/2, inf) for x < 1/2 (1 - x there), |sin(pi x)|
+/// and cot(pi x), both from |x|'s fractional part folded into [0, 1/2]
+/// (exact, where pi x near an integer is not).
+struct Reflection {
+  Value reflect, x, sinPiX, cotPiX;
+};
+Reflection reflection(Math &m, Value x) {
+  Value reflect = m.lt(x, m.c(0.5));
+  Value a = m.abs(x);
+  Value fraction = m.sub(a, m.floor(a));
+  Value flip = kiln::CompareOp::create(m.b, m.loc,
+                                       kiln::ComparisonDirection::GT,
+                                       fraction, m.c(0.5));
+  Value angle =
+      m.mul(m.c(M_PI), m.select(flip, m.sub(m.c(1), fraction), fraction));
+  Value sin = kiln::SinOp::create(m.b, m.loc, angle);
+  Value cos = kiln::CosOp::create(m.b, m.loc, angle);
+  // cot(pi |x|) changes sign with the fold; cot is odd.
+  Value cot = m.div(m.select(flip, m.neg(cos), cos), sin);
+  return {reflect, m.select(reflect, m.sub(m.c(1), x), x), sin,
+          m.select(m.lt(x, m.c(0)), m.neg(cot), cot)};
+}
+
+/// log|gamma(x)|: Lanczos above 1/2, the reflection log(pi / |sin(pi x)|)
+/// - lgamma(1 - x) below; +inf at the poles (0, -1, ...) and at +-inf.
+Value expandLgamma(Math &m, Value x) {
+  Reflection r = reflection(m, x);
+  Lanczos l = lanczos(m, r.x);
+  Value z = m.sub(r.x, m.c(1));
+  Value positive = m.add(
+      m.add(m.c(0.5 * std::log(2 * M_PI)),
+            m.sub(m.mul(m.add(z, m.c(0.5)), l.logT), l.t)),
+      m.log(l.a));
+  Value reflected = m.sub(
+      m.sub(m.c(std::log(M_PI)), m.log(r.sinPiX)), positive);
+  Value result = m.select(r.reflect, reflected, positive);
+  Value infinite = kiln::OrOp::create(
+      m.b, m.loc, m.eq(m.abs(x), m.c(INFINITY)),
+      kiln::AndOp::create(m.b, m.loc, m.eq(x, m.floor(x)),
+                          kiln::CompareOp::create(
+                              m.b, m.loc, kiln::ComparisonDirection::LE, x,
+                              m.c(0))));
+  return m.select(infinite, m.c(INFINITY), result);
+}
+
+/// gamma'(x) / gamma(x): the Lanczos form's derivative above 1/2,
+/// digamma(1 - x) - pi / tan(pi x) below; NaN at the poles (0, -1, ...)
+/// and at -inf, +inf at +inf.
+Value expandDigamma(Math &m, Value x) {
+  Reflection r = reflection(m, x);
+  Lanczos l = lanczos(m, r.x);
+  Value positive =
+      m.sub(m.add(l.logT, m.div(m.neg(l.slope), l.a)), m.div(m.c(kLanczosG), l.t));
+  Value reflected = m.sub(positive, m.mul(m.c(M_PI), r.cotPiX));
+  Value result = m.select(r.reflect, reflected, positive);
+  Value pole = kiln::AndOp::create(
+      m.b, m.loc, m.eq(x, m.floor(x)),
+      kiln::CompareOp::create(m.b, m.loc, kiln::ComparisonDirection::LE, x,
+                              m.c(0)));
+  result = m.select(pole, m.c(NAN), result);
+  return m.select(m.eq(x, m.c(INFINITY)), x, result);
+}
+
 /// An elementwise function of one float tensor, as `expansion` writes it.
 template <typename From>
 struct Expand : OpConversionPattern<From> {
@@ -259,6 +352,8 @@ void populateMathPatterns(RewritePatternSet &patterns) {
   patterns.add<Expand<chlo::AsinhOp>>(context, expandAsinh);
   patterns.add<Expand<chlo::AcoshOp>>(context, expandAcosh);
   patterns.add<Expand<chlo::AtanhOp>>(context, expandAtanh);
+  patterns.add<Expand<chlo::LgammaOp>>(context, expandLgamma);
+  patterns.add<Expand<chlo::DigammaOp>>(context, expandDigamma);
   patterns.add<Expand<shlo::CbrtOp>>(context, expandCbrt);
   patterns.add<Expand<shlo::RoundNearestAfzOp>>(context, expandRoundAfz);
   patterns.add<Expand<shlo::RoundNearestEvenOp>>(context, expandRoundEven);
@@ -268,6 +363,7 @@ std::optional<std::string> unsupportedMath(Operation *op) {
   if (!isa<chlo::ErfOp, chlo::ErfInvOp, chlo::TanOp, shlo::TanOp,
            chlo::SinhOp, chlo::CoshOp, chlo::AtanOp, chlo::AsinOp,
            chlo::AcosOp, chlo::AsinhOp, chlo::AcoshOp, chlo::AtanhOp,
+           chlo::LgammaOp, chlo::DigammaOp,
            shlo::CbrtOp, shlo::RoundNearestAfzOp, shlo::RoundNearestEvenOp>(
           op))
     return std::nullopt;

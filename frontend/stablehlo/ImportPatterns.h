@@ -9,6 +9,7 @@
 
 #include "kiln/KilnDialect.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <optional>
@@ -69,6 +70,14 @@ void populateMathPatterns(mlir::RewritePatternSet &patterns);
 
 /// Why such a function `op` cannot be imported, if it cannot.
 std::optional<std::string> unsupportedMath(mlir::Operation *op);
+
+/// Unsigned integers (ImportUnsigned.cpp): marks the ops whose meaning
+/// depends on signedness, refuses what Kiln cannot import (integers of 8 or
+/// 16 bits) at its location, and makes every unsigned type signless.
+mlir::LogicalResult importUnsigned(mlir::ModuleOp module);
+
+/// The patterns of the ops marked unsigned.
+void populateUnsignedPatterns(mlir::RewritePatternSet &patterns);
 
 /// chlo.top_k and stablehlo.sort (ImportSort.cpp).
 void populateSortPatterns(mlir::RewritePatternSet &patterns);

@@ -216,9 +216,10 @@ std::optional<std::string> checkSort(shlo::SortOp op) {
   }
   if (op->getResultTypes() != op.getInputs().getTypes())
     return std::string("results of other types than the inputs");
-  if (first.getRank() == 0 || op.getDimension() < 0 ||
-      op.getDimension() >= first.getRank())
-    return "dimension " + std::to_string(op.getDimension()) + " of rank " +
+  int64_t dimension = int64_t(op.getDimension());
+  if (first.getRank() == 0 || dimension < -first.getRank() ||
+      dimension >= first.getRank())
+    return "dimension " + std::to_string(dimension) + " of rank " +
            std::to_string(first.getRank());
   if (!isElementwiseComparator(op.getComparator().front(),
                                op.getInputs().getTypes()))
@@ -266,7 +267,10 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
     Location loc = op.getLoc();
     Ops o{rewriter, loc};
     auto type = cast<RankedTensorType>(op.getInputs()[0].getType());
-    int64_t rank = type.getRank(), dim = op.getDimension();
+    // A negative dimension counts from the last.
+    int64_t rank = type.getRank(), dim = int64_t(op.getDimension());
+    if (dim < 0)
+      dim += rank;
     int64_t n = type.getDimSize(dim), rows = type.getNumElements() / n;
     // The sorted dimension last, the others flattened: [rows, n].
     SmallVector<int64_t> toLast, fromLast(rank);

@@ -337,6 +337,34 @@ struct OptimizationBarrier : OpConversionPattern<shlo::OptimizationBarrierOp> {
   }
 };
 
+/// The decomposition function of a composite, if the module has one of
+/// the composite's type.
+func::FuncOp decompositionOf(shlo::CompositeOp op) {
+  auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      op, op.getDecompositionAttr());
+  if (!fn ||
+      fn.getFunctionType() !=
+          FunctionType::get(op.getContext(), op.getInputs().getTypes(),
+                            op->getResultTypes()))
+    return {};
+  return fn;
+}
+
+/// A composite (jax.lax.composite) is a call of its decomposition: Kiln
+/// has no backend-specific version of any composite.
+struct Composite : OpConversionPattern<shlo::CompositeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::CompositeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    func::FuncOp fn = decompositionOf(op);
+    if (!fn)
+      return rewriter.notifyMatchFailure(op, "no decomposition");
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, fn, adaptor.getInputs());
+    return success();
+  }
+};
+
 /// `clamp(lo, x, hi)` is `min(max(x, lo), hi)`.
 struct Clamp : OpConversionPattern<shlo::ClampOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -623,6 +651,11 @@ std::optional<std::string> unsupported(Operation *op) {
   if (auto call = dyn_cast<shlo::CustomCallOp>(op))
     return "stablehlo.custom_call @" + call.getCallTargetName().str() +
            ": a backend's own function, which Kiln cannot import";
+  if (auto composite = dyn_cast<shlo::CompositeOp>(op);
+      composite && !decompositionOf(composite))
+    return "stablehlo.composite \"" + composite.getName().str() +
+           "\": no function @" + composite.getDecomposition().str() +
+           " of its type to decompose it";
   if (auto reduce = dyn_cast<shlo::ReduceOp>(op); reduce &&
                                                  !isArgReduction(reduce)) {
     Operation *body = reduce.getInputs().size() == 1
@@ -717,6 +750,8 @@ struct KilnImportStablehlo
     : kiln::impl::KilnImportStablehloBase<KilnImportStablehlo> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(importUnsigned(module)))
+      return signalPassFailure();
     bool failedEarly = false;
     module.walk([&](Operation *op) {
       if (std::optional<std::string> why = unsupported(op)) {
@@ -764,12 +799,18 @@ struct KilnImportStablehlo
         Binary<shlo::MinimumOp, kiln::MinOp, kiln::AndOp>,
         Binary<shlo::PowerOp, kiln::PowOp>, Binary<shlo::Atan2Op, kiln::Atan2Op>,
         Binary<shlo::AndOp, kiln::AndOp>, Binary<shlo::OrOp, kiln::OrOp>,
-        Binary<shlo::XorOp, kiln::XorOp>, IsFinite, Compare, Select,
-        DotGeneral, Dot, OptimizationBarrier, Reduce>(context);
+        Binary<shlo::XorOp, kiln::XorOp>,
+        Rename<shlo::ShiftLeftOp, kiln::ShiftLeftOp>,
+        Rename<shlo::ShiftRightLogicalOp, kiln::ShiftRightLogicalOp>,
+        Rename<shlo::ShiftRightArithmeticOp, kiln::ShiftRightArithmeticOp>,
+        Rename<shlo::BitcastConvertOp, kiln::BitcastConvertOp>, IsFinite,
+        Compare, Select,
+        DotGeneral, Dot, OptimizationBarrier, Composite, Reduce>(context);
     populateGatherScatterPatterns(patterns);
     populateMathPatterns(patterns);
     populateWindowPatterns(patterns);
     populateSortPatterns(patterns);
+    populateUnsignedPatterns(patterns);
     ConversionTarget target(*context);
     target.addIllegalDialect<shlo::StablehloDialect, chlo::ChloDialect,
                              sdy::SdyDialect>();

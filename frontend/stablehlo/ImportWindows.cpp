@@ -256,7 +256,6 @@ struct SelectAndScatter : OpConversionPattern<shlo::SelectAndScatterOp> {
     Value x = adaptor.getOperand(), source = adaptor.getSource();
     auto type = cast<RankedTensorType>(x.getType());
     auto sourceType = cast<RankedTensorType>(source.getType());
-    auto flags = sourceType.clone(rewriter.getI1Type());
     auto positions = sourceType.clone(rewriter.getI64Type());
     Window w = *windowOf(op, type.getRank());
     ArrayRef<int64_t> counts = sourceType.getShape();

@@ -172,6 +172,7 @@ foreach op = [["abs", "Abs"], ["negate", "Negate"],
               ["round_nearest_even", "RoundNearestEven"],
               ["floor", "Floor"], ["ceil", "Ceil"], ["not", "Not"],
               ["sign", "Sign"], ["convert", "Convert"],
+              ["bitcast_convert", "BitcastConvert"],
               ["is_finite", "IsFinite"]] in
   def Stablehlo_#op[1]#Op : Stablehlo_UnaryOp<op[0]>;
 
@@ -179,7 +180,10 @@ foreach op = [["add", "Add"], ["subtract", "Subtract"],
               ["multiply", "Multiply"], ["divide", "Divide"],
               ["remainder", "Remainder"], ["maximum", "Maximum"],
               ["minimum", "Minimum"], ["power", "Power"], ["atan2", "Atan2"],
-              ["and", "And"], ["or", "Or"], ["xor", "Xor"]] in
+              ["and", "And"], ["or", "Or"], ["xor", "Xor"],
+              ["shift_left", "ShiftLeft"],
+              ["shift_right_logical", "ShiftRightLogical"],
+              ["shift_right_arithmetic", "ShiftRightArithmetic"]] in
   def Stablehlo_#op[1]#Op : Stablehlo_BinaryOp<op[0]>;
 
 def Stablehlo_CompareOp : Stablehlo_Op<"compare", [Elementwise]> {
@@ -457,6 +461,19 @@ def Stablehlo_OptimizationBarrierOp
   let results = (outs Variadic<AnyTensor>:$result);
   let assemblyFormat = [{
     attr-dict ($operand^ `:` custom<BarrierTypes>(type($operand), type($result)))?
+  }];
+}
+
+def Stablehlo_CompositeOp : Stablehlo_Op<"composite"> {
+  let summary = "a named op and the function that decomposes it "
+                "(jax.lax.composite)";
+  let arguments = (ins Variadic<AnyTensor>:$inputs, StrAttr:$name,
+                   OptionalAttr<DictionaryAttr>:$composite_attributes,
+                   FlatSymbolRefAttr:$decomposition,
+                   OptionalAttr<I32Attr>:$version);
+  let results = (outs Variadic<AnyTensor>);
+  let assemblyFormat = [{
+    $name $inputs attr-dict `:` functional-type($inputs, results)
   }];
 }
 

@@ -301,6 +301,48 @@ Value scalar(XorOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::XOrIOp::create(b, loc, args);
 }
 
+/// A shift's amount where it is below the bit width (read as unsigned:
+/// LLVM's shifts by the width or more are poison), `otherwise` elsewhere,
+/// and whether it is.
+std::pair<Value, Value> shiftAmount(OpBuilder &b, Location loc, Value amount,
+                                    int64_t otherwise) {
+  Type type = amount.getType();
+  Value inRange = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, amount,
+      scalarConstant(b, loc, type, type.getIntOrFloatBitWidth()));
+  return {arith::SelectOp::create(b, loc, inRange, amount,
+                                  scalarConstant(b, loc, type, otherwise)),
+          inRange};
+}
+/// A shift that gives 0 from the bit width on.
+template <typename ShiftOp>
+Value zeroFilling(OpBuilder &b, Location loc, ValueRange args) {
+  auto [amount, inRange] = shiftAmount(b, loc, args[1], 0);
+  return arith::SelectOp::create(
+      b, loc, inRange, ShiftOp::create(b, loc, args[0], amount),
+      scalarConstant(b, loc, amount.getType(), 0));
+}
+Value scalar(ShiftLeftOp, OpBuilder &b, Location loc, ValueRange args) {
+  return zeroFilling<arith::ShLIOp>(b, loc, args);
+}
+Value scalar(ShiftRightLogicalOp, OpBuilder &b, Location loc,
+             ValueRange args) {
+  return zeroFilling<arith::ShRUIOp>(b, loc, args);
+}
+Value scalar(ShiftRightArithmeticOp, OpBuilder &b, Location loc,
+             ValueRange args) {
+  // From the width on, the sign fills: a shift by width - 1.
+  Type type = args[1].getType();
+  auto [amount, inRange] =
+      shiftAmount(b, loc, args[1], type.getIntOrFloatBitWidth() - 1);
+  return arith::ShRSIOp::create(b, loc, args[0], amount);
+}
+Value scalar(BitcastConvertOp op, OpBuilder &b, Location loc,
+             ValueRange args) {
+  return arith::BitcastOp::create(b, loc, op.getType().getElementType(),
+                                  args[0]);
+}
+
 Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
@@ -493,6 +535,10 @@ void kiln::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
       ElementwiseToGeneric<MinOp>, ElementwiseToGeneric<PowOp>,
       ElementwiseToGeneric<Atan2Op>, ElementwiseToGeneric<AndOp>,
       ElementwiseToGeneric<OrOp>, ElementwiseToGeneric<XorOp>,
+      ElementwiseToGeneric<ShiftLeftOp>,
+      ElementwiseToGeneric<ShiftRightLogicalOp>,
+      ElementwiseToGeneric<ShiftRightArithmeticOp>,
+      ElementwiseToGeneric<BitcastConvertOp>,
       ElementwiseToGeneric<CompareOp>, ElementwiseToGeneric<SelectOp>,
       ElementwiseToGeneric<ConvertOp>>(patterns.getContext());
 }

@@ -530,8 +530,10 @@ void attachLinear(MLIRContext *context) {
 
 void kiln::registerJvpRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
-    attachZero<SignOp, FloorOp, CeilOp, NotOp, AndOp, OrOp, XorOp, CompareOp,
-               ArgmaxOp, IotaOp, ConstantOp, StopGradientOp>(context);
+    attachZero<SignOp, FloorOp, CeilOp, NotOp, AndOp, OrOp, XorOp,
+               ShiftLeftOp, ShiftRightLogicalOp, ShiftRightArithmeticOp,
+               BitcastConvertOp, CompareOp, ArgmaxOp, IotaOp, ConstantOp,
+               StopGradientOp>(context);
     attachLinear<allOperands, NegOp, AddOp, SubOp, BroadcastInDimOp, ReshapeOp,
                  TransposeOp, SliceOp, ReverseOp, ConcatenateOp, PadOp,
                  ReduceSumOp, ConvertOp, ShardingConstraintOp>(context);

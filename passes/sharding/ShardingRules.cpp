@@ -467,8 +467,10 @@ void kiln::registerShardingRules(DialectRegistry &registry) {
     attach<elementwiseRule, NegOp, AbsOp, SignOp, ExpOp, Expm1Op, LogOp,
            Log1pOp, TanhOp, LogisticOp, SqrtOp, RsqrtOp, SinOp, CosOp, FloorOp,
            CeilOp, NotOp, AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp,
-           PowOp, Atan2Op, AndOp, OrOp, XorOp, CompareOp, SelectOp, ConvertOp,
-           StopGradientOp, CheckpointNameOp>(context);
+           PowOp, Atan2Op, AndOp, OrOp, XorOp, ShiftLeftOp,
+           ShiftRightLogicalOp, ShiftRightArithmeticOp, CompareOp, SelectOp,
+           ConvertOp, BitcastConvertOp, StopGradientOp, CheckpointNameOp>(
+        context);
     attachLocalized<elementwiseRule, localizeConstraint, ShardingConstraintOp>(
         context);
     attachLocalized<creationRule, localizeConstant, ConstantOp>(context);

@@ -890,8 +890,10 @@ void kiln::registerBatchingRules(DialectRegistry &registry) {
     attach<batchElementwise, NegOp, AbsOp, SignOp, ExpOp, Expm1Op, LogOp,
            Log1pOp, TanhOp, LogisticOp, SqrtOp, RsqrtOp, SinOp, CosOp, FloorOp,
            CeilOp, NotOp, AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp,
-           PowOp, Atan2Op, AndOp, OrOp, XorOp, CompareOp, SelectOp, ConvertOp,
-           StopGradientOp, CheckpointNameOp>(context);
+           PowOp, Atan2Op, AndOp, OrOp, XorOp, ShiftLeftOp,
+           ShiftRightLogicalOp, ShiftRightArithmeticOp, CompareOp, SelectOp,
+           ConvertOp, BitcastConvertOp, StopGradientOp, CheckpointNameOp>(
+        context);
     attach<batchBroadcast, BroadcastInDimOp>(context);
     attach<batchReshape, ReshapeOp>(context);
     attach<batchTranspose, TransposeOp>(context);

@@ -123,6 +123,46 @@ with np.errstate(all="ignore"):
     binary("xor i64", "xor", a.astype(np.int64), b.astype(np.int64),
            np.bitwise_xor)
 
+    # Shifts: amounts read as unsigned; from the bit width on, 0 or the
+    # sign's fill (StableHLO's, as numpy's uint arithmetic computes it).
+    def shifts(dtype, unsigned):
+        bits = np.dtype(dtype).itemsize * 8
+        x = np.array([1, -1, 0x12345678, -0x12345678, 2**(bits - 1) - 1,
+                      -2**(bits - 1), 5, -5, 7], dtype)
+        k = np.array([0, 1, 4, 31, bits - 1, bits, bits + 3, -1, 2], dtype)
+        u = x.view(unsigned).astype(object)
+        amount = k.view(unsigned).astype(object)
+        wrap = lambda values: np.array(
+            [v % 2**bits for v in values], unsigned).view(dtype)
+        left = wrap([0 if a >= bits else v << a for v, a in zip(u, amount)])
+        logical = wrap([0 if a >= bits else v >> a
+                        for v, a in zip(u, amount)])
+        signed = x.astype(object)
+        arithmetic = np.array([(-1 if v < 0 else 0) if a >= bits else v >> a
+                               for v, a in zip(signed, amount)], dtype)
+        name = np.dtype(dtype).name
+        binary(f"shift_left {name}", "shift_left", x, k, lambda *_: left)
+        binary(f"shift_right_logical {name}", "shift_right_logical", x, k,
+               lambda *_: logical)
+        binary(f"shift_right_arithmetic {name}", "shift_right_arithmetic", x,
+               k, lambda *_: arithmetic)
+    shifts(np.int32, np.uint32)
+    shifts(np.int64, np.uint64)
+
+    # bitcast_convert: the same bits, both ways, NaN and signed zeros too.
+    def bitcast(x, to):
+        src, dst = ttype(x.shape, x.dtype), ttype(x.shape, to)
+        check(f"bitcast_convert {x.dtype} to {np.dtype(to).name}", f"""
+func.func @f(%x: {src}) -> {dst} {{
+  %0 = kiln.bitcast_convert %x : ({src}) -> {dst}
+  return %0 : {dst}
+}}""", "f", [x], [x.view(to)])
+    bitcast(EDGE, np.int32)
+    bitcast(EDGE.astype(np.float64), np.int64)
+    bitcast(np.array([0x3F800000, -1, 0x7F800000, 1, -2**31], np.int32),
+            np.float32)
+    bitcast(np.array([0x3FF0000000000000, 1, -2**63], np.int64), np.float64)
+
     # compare: ordered for floats (NaN compares false except NE).
     t = ttype(x.shape, np.float32)
     b1 = ttype(x.shape, np.bool_)

@@ -1,7 +1,8 @@
 # The elementwise functions JAX exports as StableHLO or CHLO ops Kiln has
 # no op for (tan, cbrt, the two roundings, chlo's hyperbolic and inverse
-# trigonometric functions, erf_inv) run through kiln-run's importer in f32,
-# f64 and f16 and match numpy (Python's statistics module for erf_inv) over a
+# trigonometric functions, lgamma, digamma, erf_inv) run through kiln-run's importer in f32,
+# f64 and f16 and match numpy (Python's math.lgamma, the asymptotic series
+# for digamma, the statistics module for erf_inv) over a
 # spread of points: near zero, large, at the ends of each domain, beyond
 # them (NaN), infinities and NaN; for the functions that keep the sign of
 # zero, 1/f(x) shows it.
@@ -37,6 +38,33 @@ def round_even(x):
     return math.copysign(float(round(x)), x)
 
 
+def lgamma(x):
+    if math.isnan(x):
+        return x
+    if math.isinf(x) or (x <= 0 and x == math.floor(x)):
+        return INF
+    return math.lgamma(x)
+
+
+def digamma(x):
+    """Shifted up past 10 by psi(x) = psi(x + 1) - 1/x, then the asymptotic
+    series; reflected below 1/2."""
+    if math.isnan(x) or x == -INF or (x <= 0 and x == math.floor(x)):
+        return NAN
+    if x == INF:
+        return INF
+    if x < 0.5:
+        return digamma(1 - x) - math.pi / math.tan(math.pi * x)
+    shift = 0.0
+    while x < 10:
+        shift -= 1 / x
+        x += 1
+    f = 1 / (x * x)
+    series = f * (-1 / 12 + f * (1 / 120 + f * (-1 / 252 + f * (
+        1 / 240 + f * (-1 / 132 + f * (691 / 32760 + f * (-1 / 12)))))))
+    return shift + math.log(x) - 0.5 / x + series
+
+
 def cbrt(x):
     return math.copysign(abs(x) ** (1 / 3), x) if math.isfinite(x) else x
 
@@ -66,6 +94,10 @@ FUNCTIONS = [
      4e-6),
     ("chlo.atanh", np.arctanh, [1.0, -1.0, 0.999, -0.5, 1.5, -3.0], True,
      4e-6),
+    ("chlo.lgamma", lgamma, [1.5, 2.5, 3.5, 10.0, 30.0, 170.5, 1e5, -1.0,
+                             -2.5, -3.3, 0.5], False, 1e-5),
+    ("chlo.digamma", digamma, [1.0, 2.5, 3.5, 10.0, 30.0, 1e5, -1.0, -2.5,
+                               -3.3, 0.5], False, 1e-5),
     ("chlo.erf_inv", erf_inv, [1.0, -1.0, 0.999, -0.99999, 0.5, 1.5], True,
      2e-6),
 ]

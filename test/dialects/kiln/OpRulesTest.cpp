@@ -21,11 +21,13 @@ using namespace mlir;
 namespace {
 
 /// Ops whose result type the operands do not determine, so they have no
-/// shape inference: the type is given (constant, iota, convert's element
-/// type, reshape's and broadcast_in_dim's shapes, dot_general's preferred
-/// element type, argmax's index type) or comes from a region (cond, while).
+/// shape inference: the type is given (constant, iota, convert's and
+/// bitcast_convert's element type, reshape's and broadcast_in_dim's shapes,
+/// dot_general's preferred element type, argmax's index type) or comes from
+/// a region (cond, while).
 const llvm::StringSet<> kNoTypeInference = {
     "kiln.constant",    "kiln.iota",       "kiln.convert",
+    "kiln.bitcast_convert",
     "kiln.reshape",     "kiln.broadcast_in_dim", "kiln.dot_general",
     "kiln.argmax",      "kiln.cond",       "kiln.while",
     "kiln.yield"};

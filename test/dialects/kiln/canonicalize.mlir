@@ -401,3 +401,25 @@ func.func @fold_bool_max_min() -> (tensor<2xi1>, tensor<2xi1>) {
   %1 = kiln.min %t, %f : tensor<2xi1>
   return %0, %1 : tensor<2xi1>, tensor<2xi1>
 }
+
+// -----
+
+// Shifts and bitcasts of constants fold, with StableHLO's out-of-range
+// rules.
+// CHECK-LABEL: func.func @fold_shifts
+// CHECK-DAG: kiln.constant dense<[17, 0, -1, -1]> : tensor<4xi32>
+// CHECK-DAG: kiln.constant dense<[1, 20, 268435455, 0]> : tensor<4xi32>
+// CHECK-DAG: kiln.constant dense<1.000000e+00> : tensor<f32>
+func.func @fold_shifts() -> (tensor<4xi32>, tensor<4xi32>, tensor<f32>) {
+  %x = kiln.constant dense<[4, 1, -8, -8]> : tensor<4xi32>
+  %k = kiln.constant dense<[2, 32, -1, 40]> : tensor<4xi32>
+  %l = kiln.constant dense<[1, 1, 4, 40]> : tensor<4xi32>
+  %m = kiln.constant dense<[2, 40, -16, -1]> : tensor<4xi32>
+  %0 = kiln.shift_left %x, %k : tensor<4xi32>
+  %a = kiln.shift_right_arithmetic %x, %k : tensor<4xi32>
+  %1 = kiln.add %0, %a : tensor<4xi32>
+  %2 = kiln.shift_right_logical %m, %l : tensor<4xi32>
+  %bits = kiln.constant dense<1065353216> : tensor<i32>
+  %3 = kiln.bitcast_convert %bits : (tensor<i32>) -> tensor<f32>
+  return %1, %2, %3 : tensor<4xi32>, tensor<4xi32>, tensor<f32>
+}

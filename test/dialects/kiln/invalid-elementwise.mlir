@@ -112,3 +112,19 @@ func.func @just_too_big(%x: tensor<4xf64>) -> tensor<1152921504606846976x4xf64> 
   %0 = kiln.broadcast_in_dim %x, dims = [1] : (tensor<4xf64>) -> tensor<1152921504606846976x4xf64>
   return %0 : tensor<1152921504606846976x4xf64>
 }
+
+// -----
+
+func.func @bitcast_width(%a: tensor<4xf32>) -> tensor<4xi64> {
+  // expected-error @+1 {{'kiln.bitcast_convert' op expects element types of one bit width (not i1), got 'f32' and 'i64'}}
+  %0 = kiln.bitcast_convert %a : (tensor<4xf32>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @shift_floats(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.shift_left' op operand #0 must be}}
+  %0 = kiln.shift_left %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

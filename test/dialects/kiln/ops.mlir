@@ -63,6 +63,14 @@ func.func @elementwise(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>,
   %26 = kiln.or %15, %b : tensor<4xi1>
   // CHECK: kiln.xor
   %27 = kiln.xor %26, %b : tensor<4xi1>
+  // CHECK: kiln.shift_left %{{.*}}, %{{.*}} : tensor<4xi32>
+  %sl = kiln.shift_left %25, %i : tensor<4xi32>
+  // CHECK: kiln.shift_right_logical %{{.*}}, %{{.*}} : tensor<4xi32>
+  %sr = kiln.shift_right_logical %sl, %i : tensor<4xi32>
+  // CHECK: kiln.shift_right_arithmetic %{{.*}}, %{{.*}} : tensor<4xi32>
+  %sa = kiln.shift_right_arithmetic %sr, %i : tensor<4xi32>
+  // CHECK: kiln.bitcast_convert %{{.*}} : (tensor<4xi32>) -> tensor<4xf32>
+  %bc = kiln.bitcast_convert %sa : (tensor<4xi32>) -> tensor<4xf32>
   // CHECK: kiln.compare LT, %{{.*}}, %{{.*}} : tensor<4xf32>
   // GENERIC: comparison_direction = #kiln<comparison_direction LT>
   %28 = kiln.compare LT, %24, %y : tensor<4xf32>

@@ -22,9 +22,9 @@ func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// Element types kiln has no ops for are refused where they appear.
+// Integer types kiln has no ops for are refused where they are first used.
 func.func @main(%arg0: tensor<4xui8>) -> tensor<4xui8> {
-  // expected-error @+1 {{'kiln.add' op operand #0 must be}}
+  // expected-error @+1 {{Kiln has integers of 32 and 64 bits (and i1), not 'tensor<4xui8>'}}
   %0 = stablehlo.add %arg0, %arg0 : tensor<4xui8>
   return %0 : tensor<4xui8>
 }
@@ -266,4 +266,32 @@ func.func @main(%arg0: tensor<5xf32>) -> tensor<5xf32> {
     stablehlo.return %lt : tensor<i1>
   }) : (tensor<5xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
+}
+
+// -----
+
+// A composite whose decomposition is missing.
+func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{stablehlo.composite "my.op": no function @my.op.impl of its type to decompose it}}
+  %0 = stablehlo.composite "my.op" %arg0 {decomposition = @my.op.impl} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Unsigned 64-bit division has no kiln form.
+func.func @main(%arg0: tensor<4xui64>) -> tensor<4xui64> {
+  // expected-error @+1 {{stablehlo.divide of unsigned integers: Kiln divides unsigned integers of 32 bits}}
+  %0 = stablehlo.divide %arg0, %arg0 : tensor<4xui64>
+  return %0 : tensor<4xui64>
+}
+
+// -----
+
+// A maximum reduction of unsigned values.
+func.func @main(%arg0: tensor<4xui32>) -> tensor<ui32> {
+  %c = stablehlo.constant dense<0> : tensor<ui32>
+  // expected-error @+1 {{stablehlo.reduce of unsigned integers: Kiln imports it on signed integers (or on unsigned ones with a body that adds, multiplies or combines bits)}}
+  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.maximum across dimensions = [0] : (tensor<4xui32>, tensor<ui32>) -> tensor<ui32>
+  return %0 : tensor<ui32>
 }

@@ -563,3 +563,48 @@ func.func @sort(%arg0: tensor<4x3xf32>) -> tensor<4x3xf32> {
   }) : (tensor<4x3xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+// A composite (jax.lax.composite) calls its decomposition.
+// CHECK-LABEL: func.func @composite
+// CHECK: %[[R:.*]] = call @my.swish.impl(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: return %[[R]]
+// CHECK-LABEL: func.func private @my.swish.impl
+// CHECK: kiln.logistic %arg0
+func.func @composite(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.composite "my.swish" %arg0 {decomposition = @my.swish.impl} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @my.swish.impl(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.logistic %arg0 : tensor<4xf32>
+  %1 = stablehlo.multiply %arg0, %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// Unsigned integers become signless of the same bits; comparisons flip the
+// sign bit, division works on zero-extended 64-bit values; shifts and
+// bitcasts are kiln's.
+// CHECK-LABEL: func.func @unsigned
+// CHECK-SAME: (%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi32>, tensor<4xf32>)
+// CHECK: %[[SIGN:.*]] = kiln.constant dense<-2147483648> : tensor<4xi32>
+// CHECK: %[[A:.*]] = kiln.xor %arg0, %[[SIGN]] : tensor<4xi32>
+// CHECK: %[[B:.*]] = kiln.xor %arg1, %{{.*}} : tensor<4xi32>
+// CHECK: kiln.compare  LT, %[[A]], %[[B]] : tensor<4xi32>
+// CHECK: %[[WIDE:.*]] = kiln.convert %arg0 : (tensor<4xi32>) -> tensor<4xi64>
+// CHECK: %[[MASK:.*]] = kiln.constant dense<4294967295> : tensor<4xi64>
+// CHECK: %[[ZEXT:.*]] = kiln.and %[[WIDE]], %[[MASK]] : tensor<4xi64>
+// CHECK: %[[Q:.*]] = kiln.div %[[ZEXT]], %{{.*}} : tensor<4xi64>
+// CHECK: %[[NARROW:.*]] = kiln.convert %[[Q]] : (tensor<4xi64>) -> tensor<4xi32>
+// CHECK: %[[SHIFTED:.*]] = kiln.shift_right_logical %[[NARROW]], %{{.*}} : tensor<4xi32>
+// CHECK: kiln.bitcast_convert %[[SHIFTED]] : (tensor<4xi32>) -> tensor<4xf32>
+func.func @unsigned(%arg0: tensor<4xui32>, %arg1: tensor<4xui32>) -> (tensor<4xi1>, tensor<4xui32>, tensor<4xf32>) {
+  %0 = stablehlo.compare LT, %arg0, %arg1, UNSIGNED : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
+  %1 = stablehlo.divide %arg0, %arg1 : tensor<4xui32>
+  %c = stablehlo.constant dense<9> : tensor<4xui32>
+  %2 = stablehlo.shift_right_logical %1, %c : tensor<4xui32>
+  %3 = stablehlo.bitcast_convert %2 : (tensor<4xui32>) -> tensor<4xf32>
+  return %0, %1, %3 : tensor<4xi1>, tensor<4xui32>, tensor<4xf32>
+}

@@ -72,3 +72,15 @@ func.func @windows(%arg0: tensor<1x8x8x3xf32>, %arg1: tensor<3x3x3x4xf32>, %arg2
   }) : (tensor<1x8x8x3xf32>, tensor<f32>) -> tensor<1x4x4x3xf32>
   return %0, %1, %2 : tensor<1x3x8x4xf32>, tensor<2x6x7xf32>, tensor<1x4x4x3xf32>
 }
+
+// CHECK-LABEL: func.func @composites
+// CHECK: stablehlo.composite "my.swish" %arg0 {composite_attributes = {beta = 1.000000e+00 : f32}, decomposition = @my.swish.impl, version = 1 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+func.func @composites(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.composite "my.swish" %arg0 {composite_attributes = {beta = 1.0 : f32}, decomposition = @my.swish.impl, version = 1 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @my.swish.impl(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.logistic %arg0 : tensor<4xf32>
+  %1 = stablehlo.multiply %arg0, %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}

@@ -1,0 +1,151 @@
+# Unsigned integers as JAX exports them: jax.random's threefry2x32 hash on
+# uint32 keys and counters (adds, rotations by shifts, xors), its bits made
+# uniform floats (a logical shift, an or, a bitcast) and a dropout mask,
+# and the ops whose meaning depends on signedness (comparison, division,
+# remainder, max, min, conversions). They run through kiln-run's importer,
+# which reads uint32 as the signless i32 of the same bits (arguments and
+# results are passed as int32 views), and match numpy's uint arithmetic.
+# RUN: %numpy_python %s kiln-run
+import numpy as np
+
+from harness import check, finish
+
+rng = np.random.default_rng(5)
+N = 16
+U = f"tensor<{N}xui32>"
+ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def rotl(x, r):
+    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+
+def threefry2x32(key, x0, x1):
+    """The Threefry-2x32 hash of 20 rounds (Salmon et al., 2011), as
+    jax.random computes it, in numpy's wrapping uint32 arithmetic."""
+    ks = [key[0], key[1], key[0] ^ key[1] ^ np.uint32(0x1BD11BDA)]
+    x0, x1 = x0 + ks[0], x1 + ks[1]
+    for i in range(5):
+        for r in ROTATIONS[i % 2]:
+            x0 = x0 + x1
+            x1 = rotl(x1, r) ^ x0
+        x0 = x0 + ks[(i + 1) % 3]
+        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return x0, x1
+
+
+def threefry_body():
+    """The hash's ops on %x0, %x1 with key scalars broadcast to %ks0..2."""
+    lines, n = [], [0]
+
+    def emit(text):
+        n[0] += 1
+        lines.append(f"    %v{n[0]} = {text}")
+        return f"%v{n[0]}"
+
+    def const(value):
+        return emit(f"stablehlo.constant dense<{value}> : {U}")
+
+    x0 = emit(f"stablehlo.add %x0, %ks0 : {U}")
+    x1 = emit(f"stablehlo.add %x1, %ks1 : {U}")
+    ks = ["%ks0", "%ks1", "%ks2"]
+    for i in range(5):
+        for r in ROTATIONS[i % 2]:
+            x0 = emit(f"stablehlo.add {x0}, {x1} : {U}")
+            left = emit(f"stablehlo.shift_left {x1}, {const(r)} : {U}")
+            right = emit(f"stablehlo.shift_right_logical {x1}, "
+                         f"{const(32 - r)} : {U}")
+            rotated = emit(f"stablehlo.or {left}, {right} : {U}")
+            x1 = emit(f"stablehlo.xor {rotated}, {x0} : {U}")
+        x0 = emit(f"stablehlo.add {x0}, {ks[(i + 1) % 3]} : {U}")
+        x1 = emit(f"stablehlo.add {x1}, {ks[(i + 2) % 3]} : {U}")
+        x1 = emit(f"stablehlo.add {x1}, {const(i + 1)} : {U}")
+    return "\n".join(lines), x0, x1
+
+
+body, out0, out1 = threefry_body()
+F = f"tensor<{N}xf32>"
+PRNG = f'''module @jit_dropout {{
+  func.func public @main(%key: tensor<2xui32>, %p: tensor<f32>) -> ({U}, {U}, {F}, tensor<{N}xi1>) {{
+    %k0 = stablehlo.slice %key [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %k1 = stablehlo.slice %key [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %s0 = stablehlo.reshape %k0 : (tensor<1xui32>) -> tensor<ui32>
+    %s1 = stablehlo.reshape %k1 : (tensor<1xui32>) -> tensor<ui32>
+    %x0 = stablehlo.iota dim = 0 : {U}
+    %n = stablehlo.constant dense<{N}> : {U}
+    %x1 = stablehlo.add %x0, %n : {U}
+    %hash:2 = call @threefry2x32(%s0, %s1, %x0, %x1) : (tensor<ui32>, tensor<ui32>, {U}, {U}) -> ({U}, {U})
+    %nine = stablehlo.constant dense<9> : {U}
+    %mantissa = stablehlo.shift_right_logical %hash#0, %nine : {U}
+    %exponent = stablehlo.constant dense<1065353216> : {U}
+    %bits = stablehlo.or %mantissa, %exponent : {U}
+    %floats = stablehlo.bitcast_convert %bits : ({U}) -> {F}
+    %one = stablehlo.constant dense<1.0> : {F}
+    %uniform = stablehlo.subtract %floats, %one : {F}
+    %pb = stablehlo.broadcast_in_dim %p, dims = [] : (tensor<f32>) -> {F}
+    %keep = stablehlo.compare  LT, %uniform, %pb,  FLOAT : ({F}, {F}) -> tensor<{N}xi1>
+    return %hash#0, %hash#1, %uniform, %keep : {U}, {U}, {F}, tensor<{N}xi1>
+  }}
+  func.func private @threefry2x32(%k0: tensor<ui32>, %k1: tensor<ui32>, %x0: {U}, %x1: {U}) -> ({U}, {U}) {{
+    %parity = stablehlo.constant dense<466688986> : tensor<ui32>
+    %k01 = stablehlo.xor %k0, %k1 : tensor<ui32>
+    %k2 = stablehlo.xor %k01, %parity : tensor<ui32>
+    %ks0 = stablehlo.broadcast_in_dim %k0, dims = [] : (tensor<ui32>) -> {U}
+    %ks1 = stablehlo.broadcast_in_dim %k1, dims = [] : (tensor<ui32>) -> {U}
+    %ks2 = stablehlo.broadcast_in_dim %k2, dims = [] : (tensor<ui32>) -> {U}
+{body}
+    return {out0}, {out1} : {U}, {U}
+  }}
+}}'''
+
+with np.errstate(over="ignore"):
+    for seed in (0, 42, 2**32 - 1):
+        key = np.array([seed >> 16, seed & 0xFFFF ^ 0x9E37], np.uint32)
+        counters = np.arange(N, dtype=np.uint32)
+        h0, h1 = threefry2x32(key, counters, counters + np.uint32(N))
+        uniform = ((h0 >> np.uint32(9)) | np.uint32(0x3F800000)).view(
+            np.float32) - np.float32(1)
+        check(f"threefry2x32, uniform floats and a dropout mask (key {seed})",
+              PRNG, "main", [key.view(np.int32), np.float32(0.3)],
+              [h0.view(np.int32), h1.view(np.int32), uniform, uniform < 0.3])
+
+# The ops whose meaning depends on signedness, at values above 2^31.
+V = "tensor<8xui32>"
+a = np.array([0, 1, 2**31, 2**32 - 1, 7, 3000000000, 5, 2**31 + 3],
+             np.uint32)
+b = np.array([1, 2**32 - 1, 3, 2, 0, 7, 2**31, 2**31 + 3], np.uint32)
+floats = np.array([-1.5, 0.0, 1.9, 3e9, 5e9, np.nan, 4294967040.0, 2.5e9],
+                  np.float32)
+wide = np.array([0, 1, 2**63, 2**64 - 1, 2**63 + 2**40, 12345, 2**62, 7],
+                np.uint64)
+SIGNS = f'''module @jit_unsigned {{
+  func.func public @main(%a: {V}, %b: {V}, %f: tensor<8xf32>, %w: tensor<8xui64>) -> (tensor<8xi1>, tensor<8xi1>, {V}, {V}, {V}, {V}, tensor<8xf32>, tensor<8xi64>, {V}, tensor<8xf64>, tensor<8xui64>) {{
+    %lt = stablehlo.compare  LT, %a, %b,  UNSIGNED : ({V}, {V}) -> tensor<8xi1>
+    %ge = stablehlo.compare  GE, %a, %b : ({V}, {V}) -> tensor<8xi1>
+    %div = stablehlo.divide %a, %b : {V}
+    %rem = stablehlo.remainder %a, %b : {V}
+    %max = stablehlo.maximum %a, %b : {V}
+    %min = stablehlo.minimum %a, %b : {V}
+    %tofloat = stablehlo.convert %a : ({V}) -> tensor<8xf32>
+    %toint = stablehlo.convert %a : ({V}) -> tensor<8xi64>
+    %fromfloat = stablehlo.convert %f : (tensor<8xf32>) -> {V}
+    %widefloat = stablehlo.convert %w : (tensor<8xui64>) -> tensor<8xf64>
+    %widened = stablehlo.convert %a : ({V}) -> tensor<8xui64>
+    return %lt, %ge, %div, %rem, %max, %min, %tofloat, %toint, %fromfloat, %widefloat, %widened : tensor<8xi1>, tensor<8xi1>, {V}, {V}, {V}, {V}, tensor<8xf32>, tensor<8xi64>, {V}, tensor<8xf64>, tensor<8xui64>
+  }}
+}}'''
+
+# XLA's rules for a zero divisor: all ones, and the dividend.
+nonzero = np.where(b == 0, 1, b)
+quotient = np.where(b == 0, np.uint32(2**32 - 1), a // nonzero)
+remainder = np.where(b == 0, a, a % nonzero)
+saturated = np.array([0, 0, 1, 3000000000, 2**32 - 1, 0, 4294967040,
+                      2500000000], np.uint32)
+check("unsigned compare, divide, remainder, max, min, converts", SIGNS,
+      "main", [a.view(np.int32), b.view(np.int32), floats, wide.view(np.int64)],
+      [a < b, a >= b, quotient.view(np.int32), remainder.view(np.int32),
+       np.maximum(a, b).view(np.int32), np.minimum(a, b).view(np.int32),
+       a.astype(np.float32), a.astype(np.int64), saturated.view(np.int32),
+       wide.astype(np.float64), a.astype(np.uint64).view(np.int64)])
+
+finish()
