@@ -574,22 +574,21 @@ std::optional<bool> isArgReduction(shlo::ReduceOp op) {
   body.walk([&](shlo::CompareOp compare) {
     ValueRange operands = compare->getOperands();
     shlo::ComparisonDirection direction = compare.getComparisonDirection();
-    if ((operands == ValueRange{a, b} || operands == ValueRange{b, a}) &&
+    bool swapped = operands == ValueRange{b, a};
+    if ((operands == ValueRange{a, b} || swapped) &&
         (direction == shlo::ComparisonDirection::GT ||
          direction == shlo::ComparisonDirection::LT))
-      max = direction == shlo::ComparisonDirection::GT;
+      max = (direction == shlo::ComparisonDirection::GT) != swapped;
   });
-  // The values start from the extreme that never wins; kiln has no argmin
-  // of integers (negating the lowest integer overflows).
-  bool isFloat = isa<FloatType>(
-      cast<RankedTensorType>(a.getType()).getElementType());
-  if (!max || !isExtreme(extreme, *max) || (!*max && !isFloat))
+  // The values start from the extreme that never wins.
+  if (!max || !isExtreme(extreme, *max))
     return std::nullopt;
   return max;
 }
 
 /// jnp.argmax / jnp.argmin: the extreme values and kiln.argmax of the
-/// values (negated for argmin).
+/// values (for argmin, negated floats, or the bitwise not of integers:
+/// order-reversing without negation's overflow at the lowest integer).
 void rewriteArgReduction(shlo::ReduceOp op, ValueRange inputs, bool max,
                          ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
@@ -600,7 +599,11 @@ void rewriteArgReduction(shlo::ReduceOp op, ValueRange inputs, bool max,
                                             op.getDimensionsAttr()))
           : Value(kiln::ReduceMinOp::create(rewriter, loc, valueType, values,
                                             op.getDimensionsAttr()));
-  Value ranked = max ? values : Value(kiln::NegOp::create(rewriter, loc, values));
+  bool isFloat = isa<FloatType>(
+      cast<RankedTensorType>(values.getType()).getElementType());
+  Value ranked = max       ? values
+                 : isFloat ? Value(kiln::NegOp::create(rewriter, loc, values))
+                           : Value(kiln::NotOp::create(rewriter, loc, values));
   Value indices = kiln::ArgmaxOp::create(
       rewriter, loc, op.getResult(1).getType(), ranked,
       rewriter.getI64IntegerAttr(op.getDimensions()[0]));
@@ -665,7 +668,7 @@ std::optional<std::string> unsupported(Operation *op) {
       return std::string("stablehlo.reduce: Kiln imports reductions of one "
                          "tensor whose body applies add, multiply, maximum "
                          "or minimum (or, and of booleans), and jnp.argmax "
-                         "and jnp.argmin (of floats)");
+                         "and jnp.argmin");
   }
   if (std::optional<std::string> why = unsupportedMath(op))
     return why;

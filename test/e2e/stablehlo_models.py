@@ -392,6 +392,29 @@ scores = np.array([[1, 3, 3, 0, 2], [np.nan, 1, 5, 5, -1], [0, 0, 0, 0, 0]],
                   np.float32)
 check("jnp.argmax, jnp.argmin", ARG, "main", [scores],
       [np.array([1, 0, 0], np.int32), np.array([1, 2, 2, 0, 1], np.int32)])
+# jnp.argmin of integers, down to the lowest one (the first of ties).
+INT_ARGMIN = HEADER + '''
+  func.func public @main(%arg0: tensor<2x5xi32>) -> tensor<2xi32> {
+    %0 = stablehlo.iota dim = 1 : tensor<2x5xi32>
+    %high = stablehlo.constant dense<2147483647> : tensor<i32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.reduce(%arg0 init: %high), (%0 init: %c) across dimensions = [1] : (tensor<2x5xi32>, tensor<2x5xi32>, tensor<i32>, tensor<i32>) -> (tensor<2xi32>, tensor<2xi32>)
+     reducer(%a: tensor<i32>, %b: tensor<i32>) (%i: tensor<i32>, %j: tensor<i32>)  {
+      %p = stablehlo.compare  LT, %a, %b,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %e = stablehlo.compare  EQ, %a, %b,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %l = stablehlo.compare  LT, %i, %j,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %el = stablehlo.and %e, %l : tensor<i1>
+      %pi = stablehlo.or %p, %el : tensor<i1>
+      %v = stablehlo.select %p, %a, %b : tensor<i1>, tensor<i32>
+      %k = stablehlo.select %pi, %i, %j : tensor<i1>, tensor<i32>
+      stablehlo.return %v, %k : tensor<i32>, tensor<i32>
+    }
+    return %1#1 : tensor<2xi32>
+  }
+}''' + LOCS
+ints = np.array([[4, -2**31, 7, -2**31, 0], [3, 1, 1, 9, 2]], np.int32)
+check("jnp.argmin of integers", INT_ARGMIN, "main", [ints],
+      [np.argmin(ints, axis=1).astype(np.int32)])
 # jax.scipy.special.erf and jax.nn.gelu(approximate=False): chlo.erf.
 ERF = HEADER + '''
   func.func public @main(%arg0: tensor<64xf32>) -> tensor<64xf32> {
