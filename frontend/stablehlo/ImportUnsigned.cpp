@@ -5,8 +5,9 @@
 // tensor of the same bits. Addition, multiplication, bitwise ops, shifts
 // and data movement do not depend on the sign; the ops that do are marked
 // before the types change and written with signed ops here: comparisons and
-// max/min flip the sign bit first, division and remainder work in 64 bits
-// on zero-extended values, and conversions zero-extend or saturate. Kiln
+// max/min flip the sign bit first, 32-bit division and remainder work in
+// 64 bits on zero-extended values (64-bit ones on the halved dividend), and
+// conversions zero-extend or saturate. Kiln
 // has no 8- or 16-bit integers; those are refused.
 //
 //===----------------------------------------------------------------------===//
@@ -85,12 +86,6 @@ std::optional<std::string> unsupportedUnsigned(Operation *op) {
   if (!llvm::any_of(op->getOperandTypes(), isUnsigned) &&
       !llvm::any_of(op->getResultTypes(), isUnsigned))
     return std::nullopt;
-  bool wide = llvm::any_of(op->getOperandTypes(), [](Type t) {
-    IntegerType element = unsignedElement(t);
-    return element && element.getWidth() == 64;
-  });
-  if (isa<shlo::DivideOp, shlo::RemainderOp>(op) && wide)
-    return std::string("Kiln divides unsigned integers of 32 bits");
   if (isa<shlo::AbsOp, shlo::SignOp, shlo::PowerOp, shlo::ClampOp,
           chlo::TopKOp, shlo::ReduceOp, shlo::ReduceWindowOp>(op) &&
       !(isa<shlo::ReduceOp, shlo::ReduceWindowOp>(op) &&
@@ -217,6 +212,64 @@ struct UnsignedBinary : OpConversionPattern<From> {
   }
 };
 
+/// Unsigned 64-bit quotient and remainder with signed ops: the halved
+/// dividend divides exactly as a signed value, the doubled quotient is
+/// corrected once; divisors from 2^63 on go at most once, and a zero
+/// divisor gives XLA's all ones (and the dividend back).
+std::pair<Value, Value> divideWide(OpBuilder &b, Location loc, Value x,
+                                   Value y) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto c = [&](int64_t value) -> Value {
+    return kiln::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
+  };
+  auto compare = [&](kiln::ComparisonDirection direction, Value p, Value q) {
+    return kiln::CompareOp::create(b, loc, direction, p, q);
+  };
+  auto unsignedLess = [&](Value p, Value q) {
+    return compare(kiln::ComparisonDirection::LT, flipSign(b, loc, p),
+                   flipSign(b, loc, q));
+  };
+  auto select = [&](Value pred, Value p, Value q) -> Value {
+    return kiln::SelectOp::create(b, loc, type, pred, p, q);
+  };
+  Value one = c(1), zero = c(0);
+  Value high = compare(kiln::ComparisonDirection::LT, y, zero);
+  Value byZero = compare(kiln::ComparisonDirection::EQ, y, zero);
+  Value divisor = select(kiln::OrOp::create(b, loc, high, byZero), one, y);
+  Value halved = kiln::ShiftRightLogicalOp::create(b, loc, x, one);
+  Value quotient = kiln::ShiftLeftOp::create(
+      b, loc, kiln::DivOp::create(b, loc, halved, divisor), one);
+  Value rest = kiln::SubOp::create(
+      b, loc, x, kiln::MulOp::create(b, loc, quotient, divisor));
+  quotient = select(unsignedLess(rest, divisor), quotient,
+                    kiln::AddOp::create(b, loc, quotient, one));
+  quotient = select(high, select(unsignedLess(x, y), zero, one), quotient);
+  quotient = select(byZero, c(-1), quotient);
+  Value remainder =
+      kiln::SubOp::create(b, loc, x, kiln::MulOp::create(b, loc, quotient, y));
+  return {quotient, remainder};
+}
+
+/// Unsigned 64-bit division and remainder (32-bit ones go through 64 bits
+/// in UnsignedBinary).
+template <typename From, bool isRemainder>
+struct UnsignedWideDivision : OpConversionPattern<From> {
+  UnsignedWideDivision(MLIRContext *context)
+      : OpConversionPattern<From>(context, /*benefit=*/3) {}
+  LogicalResult
+  matchAndRewrite(From op, typename From::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!markedUnsigned(op) ||
+        cast<RankedTensorType>(op.getType()).getElementTypeBitWidth() != 64)
+      return rewriter.notifyMatchFailure(op, "not 64-bit unsigned");
+    auto [quotient, remainder] = divideWide(rewriter, op.getLoc(),
+                                            adaptor.getLhs(), adaptor.getRhs());
+    rewriter.replaceOp(op, isRemainder ? remainder : quotient);
+    return success();
+  }
+};
+
 /// Conversions from unsigned values zero-extend them (a 64-bit one above
 /// INT64_MAX converts through its halved value, its low bit kept for the
 /// rounding); floats to 32-bit unsigned values saturate to [0, 2^32 - 1].
@@ -316,7 +369,9 @@ void populateUnsignedPatterns(RewritePatternSet &patterns) {
                UnsignedBinary<shlo::MinimumOp, kiln::MinOp, flipSign, flipBack>,
                UnsignedBinary<shlo::DivideOp, kiln::DivOp, zeroExtend, narrowTo>,
                UnsignedBinary<shlo::RemainderOp, kiln::RemOp, zeroExtend,
-                              narrowTo>>(
+                              narrowTo>,
+               UnsignedWideDivision<shlo::DivideOp, false>,
+               UnsignedWideDivision<shlo::RemainderOp, true>>(
       patterns.getContext());
 }
 

@@ -2,7 +2,7 @@
 # uint32 keys and counters (adds, rotations by shifts, xors), its bits made
 # uniform floats (a logical shift, an or, a bitcast) and a dropout mask,
 # and the ops whose meaning depends on signedness (comparison, division,
-# remainder, max, min, conversions). They run through kiln-run's importer,
+# remainder of 32 and 64 bits, max, min, conversions). They run through kiln-run's importer,
 # which reads uint32 as the signless i32 of the same bits (arguments and
 # results are passed as int32 views), and match numpy's uint arithmetic.
 # RUN: %numpy_python %s kiln-run
@@ -147,5 +147,26 @@ check("unsigned compare, divide, remainder, max, min, converts", SIGNS,
        np.maximum(a, b).view(np.int32), np.minimum(a, b).view(np.int32),
        a.astype(np.float32), a.astype(np.int64), saturated.view(np.int32),
        wide.astype(np.float64), a.astype(np.uint64).view(np.int64)])
+
+# Unsigned 64-bit division and remainder: divisors above 2^63, zero, one,
+# and random values of every magnitude.
+W = "tensor<12xui64>"
+top = np.uint64(2**64 - 1)
+x64 = np.array([0, 1, 2**64 - 1, 2**63, 2**63 + 5, 10**19, 12345678901234,
+                2**64 - 1, 7, 2**63 - 1, 99, 2**40 + 3], np.uint64)
+y64 = np.array([1, 0, 2**63, 2**63 + 1, 2**63, 3, 2**33 + 1, 2**64 - 1, 9,
+                2, 0, 2**20 - 1], np.uint64)
+safe = np.where(y64 == 0, np.uint64(1), y64)
+DIVIDE64 = f'''module @jit_divide {{
+  func.func public @main(%x: {W}, %y: {W}) -> ({W}, {W}) {{
+    %q = stablehlo.divide %x, %y : {W}
+    %r = stablehlo.remainder %x, %y : {W}
+    return %q, %r : {W}, {W}
+  }}
+}}'''
+check("unsigned 64-bit divide and remainder", DIVIDE64, "main",
+      [x64.view(np.int64), y64.view(np.int64)],
+      [np.where(y64 == 0, top, x64 // safe).view(np.int64),
+       np.where(y64 == 0, x64, x64 % safe).view(np.int64)])
 
 finish()

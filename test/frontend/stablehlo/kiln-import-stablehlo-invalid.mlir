@@ -279,10 +279,10 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Unsigned 64-bit division has no kiln form.
-func.func @main(%arg0: tensor<4xui64>) -> tensor<4xui64> {
-  // expected-error @+1 {{stablehlo.divide of unsigned integers: Kiln divides unsigned integers of 32 bits}}
-  %0 = stablehlo.divide %arg0, %arg0 : tensor<4xui64>
+// Floats convert to unsigned integers of 32 bits only.
+func.func @main(%arg0: tensor<4xf32>) -> tensor<4xui64> {
+  // expected-error @+1 {{stablehlo.convert of unsigned integers: Kiln converts floats to unsigned integers of 32 bits}}
+  %0 = stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xui64>
   return %0 : tensor<4xui64>
 }
 
