@@ -17,6 +17,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::stablehlo_import;
@@ -97,14 +99,6 @@ std::optional<std::string> unsupportedUnsigned(Operation *op) {
     return std::string("Kiln imports it on signed integers (or on unsigned "
                        "ones with a body that adds, multiplies or combines "
                        "bits)");
-  if (auto convert = dyn_cast<shlo::ConvertOp>(op)) {
-    IntegerType to = unsignedElement(convert.getType());
-    if (to && to.getWidth() == 64 &&
-        isa<FloatType>(cast<TensorType>(convert.getOperand().getType())
-                           .getElementType()))
-      return std::string("Kiln converts floats to unsigned integers of 32 "
-                         "bits");
-  }
   return std::nullopt;
 }
 
@@ -272,7 +266,7 @@ struct UnsignedWideDivision : OpConversionPattern<From> {
 
 /// Conversions from unsigned values zero-extend them (a 64-bit one above
 /// INT64_MAX converts through its halved value, its low bit kept for the
-/// rounding); floats to 32-bit unsigned values saturate to [0, 2^32 - 1].
+/// rounding); floats to unsigned values saturate to [0, 2^n - 1].
 struct UnsignedConvert : OpConversionPattern<shlo::ConvertOp> {
   UnsignedConvert(MLIRContext *context)
       : OpConversionPattern(context, /*benefit=*/2) {}
@@ -312,6 +306,26 @@ struct UnsignedConvert : OpConversionPattern<shlo::ConvertOp> {
           constant(from, rewriter.getI64IntegerAttr(0)));
       rewriter.replaceOpWithNewOp<kiln::SelectOp>(
           op, to, high, twice, kiln::ConvertOp::create(rewriter, loc, to, x));
+      return success();
+    }
+    if (op->hasAttr(kUnsignedResult) && isa<FloatType>(from.getElementType()) &&
+        to.getElementTypeBitWidth() == 64) {
+      // Below 2^63 as a signed value (negatives and NaN to 0); from there,
+      // x - 2^63 with the top bit set again (saturating at all ones).
+      Value zero = constant(from, rewriter.getFloatAttr(from.getElementType(), 0));
+      Value half = constant(
+          from, rewriter.getFloatAttr(from.getElementType(), 0x1p63));
+      Value low = kiln::ConvertOp::create(
+          rewriter, loc, to, kiln::MaxOp::create(rewriter, loc, x, zero));
+      Value high = kiln::AddOp::create(
+          rewriter, loc,
+          kiln::ConvertOp::create(rewriter, loc, to,
+                                  kiln::SubOp::create(rewriter, loc, x, half)),
+          constant(to, rewriter.getI64IntegerAttr(
+                           std::numeric_limits<int64_t>::min())));
+      Value big = kiln::CompareOp::create(
+          rewriter, loc, kiln::ComparisonDirection::GE, x, half);
+      rewriter.replaceOpWithNewOp<kiln::SelectOp>(op, to, big, high, low);
       return success();
     }
     if (op->hasAttr(kUnsignedResult) && isa<FloatType>(from.getElementType())) {

@@ -164,6 +164,20 @@ DIVIDE64 = f'''module @jit_divide {{
     return %q, %r : {W}, {W}
   }}
 }}'''
+# Floats to unsigned 64-bit integers: toward zero, saturating at 0 and
+# 2^64 - 1, NaN to 0.
+reals = np.array([-3.0, 0.5, 2.0**40 + 0.5, 2.0**63, 1.5 * 2.0**63,
+                  2.0**64, 1e30, np.nan, 7.9, 2.0**63 - 1024, 123.0, 1e19])
+wrapped = np.array([0, 0, 2**40, 2**63, 3 * 2**62, 2**64 - 1, 2**64 - 1, 0, 7,
+                    2**63 - 1024, 123, 10**19], np.uint64)
+TO64 = '''module @jit_convert {
+  func.func public @main(%x: tensor<12xf64>) -> tensor<12xui64> {
+    %0 = stablehlo.convert %x : (tensor<12xf64>) -> tensor<12xui64>
+    return %0 : tensor<12xui64>
+  }
+}'''
+check("f64 to unsigned 64-bit", TO64, "main", [reals],
+      [wrapped.view(np.int64)])
 check("unsigned 64-bit divide and remainder", DIVIDE64, "main",
       [x64.view(np.int64), y64.view(np.int64)],
       [np.where(y64 == 0, top, x64 // safe).view(np.int64),

@@ -277,14 +277,6 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
-// -----
-
-// Floats convert to unsigned integers of 32 bits only.
-func.func @main(%arg0: tensor<4xf32>) -> tensor<4xui64> {
-  // expected-error @+1 {{stablehlo.convert of unsigned integers: Kiln converts floats to unsigned integers of 32 bits}}
-  %0 = stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xui64>
-  return %0 : tensor<4xui64>
-}
 
 // -----
 
