@@ -429,15 +429,18 @@ std::optional<std::string> checkConvolution(shlo::ConvolutionOp op) {
       !isPermutation(l.kernel) || !isPermutation(l.output))
     return std::string("layouts that are not one dimension each of the "
                        "operands' and result's");
-  if (op.getBatchGroupCount() != 1)
-    return std::string("Kiln imports convolutions of batch_group_count 1");
   SmallVector<int64_t> x = permuted(input.getShape(), l.input);
   SmallVector<int64_t> k = permuted(kernel.getShape(), l.kernel);
   int64_t groups = op.getFeatureGroupCount();
+  int64_t batchGroups = op.getBatchGroupCount();
   int64_t features = x.back(), outputs = k.back();
   if (groups < 1 || features % groups || outputs % groups ||
       features / groups != k[spatial])
     return std::string("feature groups that do not divide the features");
+  if (batchGroups < 1 || (batchGroups > 1 && groups > 1) ||
+      x.front() % batchGroups || outputs % batchGroups)
+    return std::string("batch groups that do not divide the batch and the "
+                       "outputs, or with feature groups");
   std::optional<Window> w = windowOf(op, k, spatial);
   if (!w)
     return std::string("window attributes not one per spatial dimension");
@@ -445,6 +448,7 @@ std::optional<std::string> checkConvolution(shlo::ConvolutionOp op) {
   if (failed(counts))
     return std::string("a window larger than the padded input");
   (*counts).back() = outputs;
+  (*counts).front() /= batchGroups;
   if (permuted(output.getShape(), l.output) != *counts)
     return std::string("a window that does not give the result's shape");
   return std::nullopt;
@@ -513,11 +517,14 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
                   rewriter, loc, inputType.clone(patchShape), taps,
                   rewriter.getI64IntegerAttr(spatial + 1)));
     ArrayRef<int64_t> kernelShape = kernelType.getShape();
-    int64_t groups = op.getFeatureGroupCount();
+    bool byBatch = op.getBatchGroupCount() > 1;
+    int64_t groups = byBatch ? op.getBatchGroupCount() : op.getFeatureGroupCount();
     int64_t perGroupIn = kernelShape[spatial];
     int64_t outputs = kernelShape[spatial + 1];
     SmallVector<int64_t> resultShape(counts);
     resultShape.back() = outputs;
+    if (byBatch)
+      resultShape.front() /= groups;
     kiln::PrecisionAttr precision =
         precisionOf(getContext(), op.getPrecisionConfig(), 0);
     auto contract = [&](Value lhs, Value rhs, ArrayRef<int64_t> lhsBatch,
@@ -535,21 +542,33 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
       result = contract(patches, k, {}, {}, {spatial + 1, spatial + 2},
                         {0, 1}, resultShape);
     } else {
-      // Features split into [groups, per group], the kernel's outputs too;
-      // the groups are a batch dimension of the product, [groups, batch,
-      // output spatial..., per group], moved next to the per group outputs.
+      // Feature groups split the features into [groups, per group], batch
+      // groups the batch (the kernel gradient of a grouped convolution);
+      // the kernel's outputs split the same way, and the groups are a
+      // batch dimension of the product, [groups, batch, output spatial...,
+      // per group], moved next to the per group outputs.
       SmallVector<int64_t> groupedPatches(patchShape);
-      groupedPatches.back() = perGroupIn;
-      groupedPatches.insert(groupedPatches.end() - 1, groups);
+      int64_t groupDim;
+      SmallVector<int64_t> contracted;
+      if (byBatch) {
+        groupedPatches.front() /= groups;
+        groupedPatches.insert(groupedPatches.begin(), groups);
+        groupDim = 0;
+        contracted = {spatial + 2, spatial + 3};
+      } else {
+        groupedPatches.back() = perGroupIn;
+        groupedPatches.insert(groupedPatches.end() - 1, groups);
+        groupDim = spatial + 2;
+        contracted = {spatial + 1, spatial + 3};
+      }
       patches = reshape(rewriter, loc, patches, groupedPatches);
       k = reshape(rewriter, loc, k,
                   {window, perGroupIn, groups, outputs / groups});
       SmallVector<int64_t> productShape = {groups};
-      productShape.append(counts.begin(), counts.end() - 1);
+      productShape.append(resultShape.begin(), resultShape.end() - 1);
       productShape.push_back(outputs / groups);
-      Value product = contract(patches, k, {spatial + 2}, {2},
-                               {spatial + 1, spatial + 3}, {0, 1},
-                               productShape);
+      Value product = contract(patches, k, {groupDim}, {2}, contracted,
+                               {0, 1}, productShape);
       SmallVector<int64_t> groupsLast;
       for (int64_t d = 1; d <= spatial + 1; ++d)
         groupsLast.push_back(d);

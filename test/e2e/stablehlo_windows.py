@@ -1,6 +1,6 @@
 # Convolutions and windowed reductions as JAX exports them (flax's Conv,
-# lax.conv_general_dilated with strides, padding, dilations, feature groups
-# and any layout; max and average pooling with lax.reduce_window) run
+# lax.conv_general_dilated with strides, padding, dilations, feature and
+# batch groups and any layout; max and average pooling with lax.reduce_window) run
 # through kiln-run's importer and match numpy references written from
 # StableHLO's specification (a dilated, padded input read window by
 # window); a small CNN exported whole matches numpy, and Kiln's gradient of
@@ -51,10 +51,18 @@ def windows(x, sizes, strides, dilations):
 
 
 def conv_reference(x, k, layouts, strides, padding, lhs_dil, rhs_dil,
-                   groups=1, reverse=None):
+                   groups=1, reverse=None, batch_groups=1):
     """StableHLO's convolution in float64, from the layouts ("b01f",
-    "01io", "b01f": the letters' positions)."""
+    "01io", "b01f": the letters' positions); batch groups split the batch
+    and the outputs into contiguous parts, convolved pairwise."""
     in_l, k_l, out_l = layouts
+    if batch_groups > 1:
+        batch, features = in_l.index("b"), k_l.index("o")
+        parts = [conv_reference(xp, kp, layouts, strides, padding, lhs_dil,
+                                rhs_dil, groups, reverse)
+                 for xp, kp in zip(np.split(x, batch_groups, axis=batch),
+                                   np.split(k, batch_groups, axis=features))]
+        return np.concatenate(parts, axis=out_l.index("f"))
     n = len(in_l) - 2
     xs = np.moveaxis(x.astype(np.float64), [in_l.index(c) for c in
                      "b" + "".join(map(str, range(n))) + "f"], range(n + 2))
@@ -89,7 +97,7 @@ def layout_text(layout):
 
 
 def conv_module(x, k, result_shape, layouts, strides, padding, lhs_dil,
-                rhs_dil, groups=1, reverse=None):
+                rhs_dil, groups=1, reverse=None, batch_groups=1):
     a, b = ttype(x.shape, x.dtype), ttype(k.shape, k.dtype)
     r = ttype(result_shape, x.dtype)
     window = [f"stride = {strides}", f"pad = {[list(p) for p in padding]}",
@@ -101,7 +109,7 @@ def conv_module(x, k, result_shape, layouts, strides, padding, lhs_dil,
         layouts[2])
     return f'''module @jit_f {{
   func.func public @main(%arg0: {a}, %arg1: {b}) -> ({r} {{jax.result_info = ""}}) {{
-    %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = {dims}, window = {{{", ".join(window)}}} {{batch_group_count = 1 : i64, feature_group_count = {groups} : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}} : ({a}, {b}) -> {r} loc(#loc2)
+    %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = {dims}, window = {{{", ".join(window)}}} {{batch_group_count = {batch_groups} : i64, feature_group_count = {groups} : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}} : ({a}, {b}) -> {r} loc(#loc2)
     return %0 : {r}
   }}
 }}
@@ -111,16 +119,17 @@ def conv_module(x, k, result_shape, layouts, strides, padding, lhs_dil,
 
 
 def conv_case(name, x_shape, k_shape, layouts, strides, padding, lhs_dil=None,
-              rhs_dil=None, groups=1, reverse=None, dtype=np.float32):
+              rhs_dil=None, groups=1, reverse=None, dtype=np.float32,
+              batch_groups=1):
     n = len(layouts[0]) - 2
     lhs_dil = lhs_dil or [1] * n
     rhs_dil = rhs_dil or [1] * n
     x = rng.standard_normal(x_shape).astype(dtype)
     k = rng.standard_normal(k_shape).astype(dtype)
     expected = conv_reference(x, k, layouts, strides, padding, lhs_dil,
-                              rhs_dil, groups, reverse)
+                              rhs_dil, groups, reverse, batch_groups)
     check(name, conv_module(x, k, expected.shape, layouts, strides, padding,
-                            lhs_dil, rhs_dil, groups, reverse),
+                            lhs_dil, rhs_dil, groups, reverse, batch_groups),
           "main", [x, k], [expected], rtol=1e-4, atol=1e-4)
 
 
@@ -149,6 +158,13 @@ conv_case("conv NCHW / OIHW in, NHWC out", (2, 3, 6, 6), (4, 3, 3, 3),
           ("bf01", "oi01", "b01f"), [1, 1], [(1, 1), (1, 1)])
 conv_case("conv f64", (1, 5, 5, 2), (3, 3, 2, 2), NHWC, [1, 1],
           [(1, 1), (1, 1)], dtype=np.float64)
+# Batch groups: the kernel gradient of a depthwise convolution, as JAX's
+# transpose rule writes it (features as the batch, 4 groups).
+conv_case("conv with batch groups (depthwise kernel gradient)", (3, 6, 6, 4),
+          (3, 3, 3, 8), ("f01b", "01io", "01bf"), [1, 1], [(1, 1), (1, 1)],
+          batch_groups=4)
+conv_case("conv with 2 batch groups, strided", (6, 7, 5, 2), (2, 3, 2, 4),
+          NHWC, [2, 1], [(0, 0), (1, 1)], batch_groups=2)
 
 
 def pool_reference(x, init, combine, sizes, strides, base_dil, win_dil,

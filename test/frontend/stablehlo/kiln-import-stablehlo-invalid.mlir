@@ -149,12 +149,11 @@ func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
-// Convolutions grouped by batch (the kernel gradient of a depthwise
-// convolution) are not imported.
-func.func @main(%arg0: tensor<2x5x5x4xf32>, %arg1: tensor<3x3x4x4xf32>) -> tensor<1x3x3x4xf32> {
-  // expected-error @+1 {{stablehlo.convolution: Kiln imports convolutions of batch_group_count 1}}
-  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 2 : i64, feature_group_count = 1 : i64} : (tensor<2x5x5x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x3x3x4xf32>
-  return %0 : tensor<1x3x3x4xf32>
+// Batch groups must divide the batch.
+func.func @main(%arg0: tensor<2x5x5x4xf32>, %arg1: tensor<3x3x4x6xf32>) -> tensor<1x3x3x6xf32> {
+  // expected-error @+1 {{stablehlo.convolution: batch groups that do not divide the batch and the outputs, or with feature groups}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 3 : i64, feature_group_count = 1 : i64} : (tensor<2x5x5x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x3x3x6xf32>
+  return %0 : tensor<1x3x3x6xf32>
 }
 
 // -----
