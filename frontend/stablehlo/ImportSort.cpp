@@ -111,6 +111,14 @@ struct TopK : OpConversionPattern<chlo::TopKOp> {
     auto type = cast<RankedTensorType>(x.getType());
     auto valuesType = cast<RankedTensorType>(op.getValues().getType());
     auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    if (valuesType.getNumElements() == 0) {
+      // Nothing to take (k = 0, or no rows): empty results.
+      rewriter.replaceOp(
+          op, {o.splat(valuesType, rewriter.getZeroAttr(type.getElementType())),
+               o.splat(indicesType,
+                       rewriter.getZeroAttr(indicesType.getElementType()))});
+      return success();
+    }
     int64_t rank = type.getRank(), n = type.getShape().back();
     bool isFloat = isa<FloatType>(type.getElementType());
     auto rows = RankedTensorType::get(type.getShape().drop_back(),
@@ -267,6 +275,11 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
     Location loc = op.getLoc();
     Ops o{rewriter, loc};
     auto type = cast<RankedTensorType>(op.getInputs()[0].getType());
+    if (type.getNumElements() == 0) {
+      // An empty tensor is sorted already.
+      rewriter.replaceOp(op, adaptor.getInputs());
+      return success();
+    }
     // A negative dimension counts from the last.
     int64_t rank = type.getRank(), dim = int64_t(op.getDimension());
     if (dim < 0)

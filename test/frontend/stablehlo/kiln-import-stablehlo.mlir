@@ -608,3 +608,24 @@ func.func @unsigned(%arg0: tensor<4xui32>, %arg1: tensor<4xui32>) -> (tensor<4xi
   %3 = stablehlo.bitcast_convert %2 : (tensor<4xui32>) -> tensor<4xf32>
   return %0, %1, %3 : tensor<4xi1>, tensor<4xui32>, tensor<4xf32>
 }
+
+// -----
+
+// Empty tensors: a sort returns its input, a top_k of k = 0 empty results.
+// CHECK-LABEL: func.func @empty_sort
+// CHECK-NEXT: return %arg0 : tensor<3x0xf32>
+// CHECK-LABEL: func.func @empty_top_k
+// CHECK-DAG: kiln.constant dense<0.000000e+00> : tensor<3x0xf32>
+// CHECK-DAG: kiln.constant dense<0> : tensor<3x0xi32>
+func.func @empty_sort(%arg0: tensor<3x0xf32>) -> tensor<3x0xf32> {
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<3x0xf32>) -> tensor<3x0xf32>
+  return %0 : tensor<3x0xf32>
+}
+func.func @empty_top_k(%arg0: tensor<3x4xf32>) -> (tensor<3x0xf32>, tensor<3x0xi32>) {
+  %0:2 = chlo.top_k(%arg0, k = 0) : tensor<3x4xf32> -> (tensor<3x0xf32>, tensor<3x0xi32>)
+  return %0#0, %0#1 : tensor<3x0xf32>, tensor<3x0xi32>
+}
