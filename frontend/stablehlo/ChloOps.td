@@ -29,7 +29,8 @@ class Chlo_UnaryOp<string mnemonic>
 }
 
 // [mnemonic, C++ name]
-foreach op = [["erf", "Erf"], ["erf_inv", "ErfInv"], ["tan", "Tan"],
+foreach op = [["erf", "Erf"], ["erfc", "Erfc"], ["erf_inv", "ErfInv"],
+              ["tan", "Tan"],
               ["sinh", "Sinh"], ["cosh", "Cosh"], ["atan", "Atan"],
               ["asin", "Asin"], ["acos", "Acos"], ["asinh", "Asinh"],
               ["acosh", "Acosh"], ["atanh", "Atanh"], ["lgamma", "Lgamma"],

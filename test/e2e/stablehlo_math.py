@@ -1,11 +1,11 @@
 # The elementwise functions JAX exports as StableHLO or CHLO ops Kiln has
 # no op for (tan, cbrt, the two roundings, chlo's hyperbolic and inverse
-# trigonometric functions, lgamma, digamma, erf_inv) run through kiln-run's importer in f32,
-# f64 and f16 and match numpy (Python's math.lgamma, the asymptotic series
-# for digamma, the statistics module for erf_inv) over a
-# spread of points: near zero, large, at the ends of each domain, beyond
-# them (NaN), infinities and NaN; for the functions that keep the sign of
-# zero, 1/f(x) shows it.
+# trigonometric functions, lgamma, digamma, erfc, erf_inv) run through
+# kiln-run's importer in f32, f64 and f16 and match numpy (Python's
+# math.lgamma and math.erfc, the asymptotic series for digamma, the
+# statistics module for erf_inv) over a spread of points: near zero, large,
+# at the ends of each domain, beyond them (NaN), infinities and NaN; for
+# the functions that keep the sign of zero, 1/f(x) shows it.
 # RUN: %numpy_python %s kiln-run
 import math
 import statistics
@@ -98,6 +98,8 @@ FUNCTIONS = [
                              -2.5, -3.3, 0.5], False, 1e-5),
     ("chlo.digamma", digamma, [1.0, 2.5, 3.5, 10.0, 30.0, 1e5, -1.0, -2.5,
                                -3.3, 0.5], False, 1e-5),
+    ("chlo.erfc", math.erfc, [0.4, -0.4, 0.6, 1.0, 2.0, 3.5, 5.0, 9.0,
+                              10.5, -3.0, 27.0], False, 2e-6),
     ("chlo.erf_inv", erf_inv, [1.0, -1.0, 0.999, -0.99999, 0.5, 1.5], True,
      2e-6),
 ]
@@ -129,8 +131,8 @@ with np.errstate(all="ignore"):
         # f16 is computed in f32 and rounded once (within an f16 ulp).
         for dtype, rtol in ((np.float32, rtol32), (np.float64, 1e-12),
                             (np.float16, 1e-3)):
-            if op == "chlo.erf_inv" and dtype == np.float64:
-                rtol = 2e-6  # XLA's single-precision approximation
+            if op in ("chlo.erf_inv", "chlo.erfc") and dtype == np.float64:
+                rtol = 2e-6  # single-precision approximations
             x = np.array(COMMON + points, dtype)
             expected = np.array([reference(float(v)) for v in x]).astype(dtype)
             outputs = [expected]
