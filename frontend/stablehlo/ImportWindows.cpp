@@ -468,6 +468,62 @@ Value reshape(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> shape) {
   return kiln::ReshapeOp::create(b, loc, type.clone(shape), x);
 }
 
+/// A result in [batch, output spatial..., feature] order, in the
+/// convolution's output layout.
+Value toResultLayout(OpBuilder &b, Location loc, Value result,
+                     const ConvLayouts &l) {
+  SmallVector<int64_t> toResult(l.output.size());
+  for (auto [from, to] : llvm::enumerate(l.output))
+    toResult[to] = from;
+  return transpose(b, loc, result, toResult);
+}
+
+/// A depthwise convolution (one input feature per group, `multiplier`
+/// outputs each): the sum over the window of each tap times its kernel
+/// row, elementwise (a contraction of 1 feature per group would be a
+/// product of tiny matrices), as [batch, output spatial..., features,
+/// multiplier], then the result's layout.
+Value depthwise(OpBuilder &b, Location loc, const ConvLayouts &l,
+                ArrayRef<Value> taps, Value kernel) {
+  auto tapType = cast<RankedTensorType>(taps.front().getType());
+  int64_t rank = tapType.getRank();
+  int64_t features = tapType.getShape().back();
+  auto kernelType = cast<RankedTensorType>(kernel.getType());
+  int64_t multiplier = kernelType.getShape().back() / features;
+  SmallVector<int64_t> shape(tapType.getShape());
+  shape.push_back(multiplier);
+  auto type = tapType.clone(shape);
+  // Kernel rows: [window, features, multiplier].
+  Value rows = reshape(b, loc, kernel,
+                       {int64_t(taps.size()), features, multiplier});
+  SmallVector<int64_t> tapDims =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value sum;
+  for (auto [index, tap] : llvm::enumerate(taps)) {
+    int64_t t = int64_t(index);
+    Value row = reshape(
+        b, loc,
+        kiln::SliceOp::create(b, loc, rows,
+                              b.getDenseI64ArrayAttr({t, 0, 0}),
+                              b.getDenseI64ArrayAttr({t + 1, features,
+                                                      multiplier}),
+                              b.getDenseI64ArrayAttr({1, 1, 1})),
+        {features, multiplier});
+    Value term = kiln::MulOp::create(
+        b, loc,
+        kiln::BroadcastInDimOp::create(b, loc, type, tap,
+                                       b.getDenseI64ArrayAttr(tapDims),
+                                       Value()),
+        kiln::BroadcastInDimOp::create(b, loc, type, row,
+                                       b.getDenseI64ArrayAttr({rank - 1, rank}),
+                                       Value()));
+    sum = sum ? kiln::AddOp::create(b, loc, sum, term) : term;
+  }
+  SmallVector<int64_t> flat(tapType.getShape());
+  flat.back() = features * multiplier;
+  return toResultLayout(b, loc, reshape(b, loc, sum, flat), l);
+}
+
 /// The input in [batch, spatial..., feature] order goes through the window
 /// into taps of [batch, output spatial..., feature], stacked into patches
 /// [batch, output spatial..., window, feature]; the kernel in [window,
@@ -501,6 +557,14 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
         rewriter, loc,
         cast<ElementsAttr>(
             rewriter.getZeroAttr(inputType.clone(ArrayRef<int64_t>{}))));
+    ArrayRef<int64_t> kernelDims = kernelType.getShape();
+    if (op.getFeatureGroupCount() > 1 && kernelDims[spatial] == 1) {
+      rewriter.replaceOp(op, depthwise(rewriter, loc, l,
+                                       windowTaps(rewriter, loc, x, zero, w,
+                                                  counts),
+                                       k));
+      return success();
+    }
     // Patches [batch, output spatial..., window, feature].
     SmallVector<int64_t> tapShape(counts);
     tapShape.insert(tapShape.end() - 1, 1);
@@ -578,10 +642,7 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
                        transpose(rewriter, loc, product, groupsLast),
                        resultShape);
     }
-    SmallVector<int64_t> toResult(l.output.size());
-    for (auto [from, to] : llvm::enumerate(l.output))
-      toResult[to] = from;
-    rewriter.replaceOp(op, transpose(rewriter, loc, result, toResult));
+    rewriter.replaceOp(op, toResultLayout(rewriter, loc, result, l));
     return success();
   }
 };

@@ -629,3 +629,20 @@ func.func @empty_top_k(%arg0: tensor<3x4xf32>) -> (tensor<3x0xf32>, tensor<3x0xi
   %0:2 = chlo.top_k(%arg0, k = 0) : tensor<3x4xf32> -> (tensor<3x0xf32>, tensor<3x0xi32>)
   return %0#0, %0#1 : tensor<3x0xf32>, tensor<3x0xi32>
 }
+
+// -----
+
+// A depthwise convolution (one input feature per group) multiplies each
+// tap by its kernel row and sums, elementwise: no dot_general.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT: kiln.dot_general
+// CHECK: %[[T0:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [0, 1, 2, 3] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2x1xf32>
+// CHECK: %[[K0:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [3, 4] : (tensor<2x1xf32>) -> tensor<1x3x3x2x1xf32>
+// CHECK: kiln.mul %[[T0]], %[[K0]] : tensor<1x3x3x2x1xf32>
+// CHECK: kiln.add
+// CHECK-NOT: kiln.dot_general
+// CHECK: return
+func.func @depthwise(%arg0: tensor<1x4x4x2xf32>, %arg1: tensor<2x2x1x2xf32>) -> tensor<1x3x3x2xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x4x4x2xf32>, tensor<2x2x1x2xf32>) -> tensor<1x3x3x2xf32>
+  return %0 : tensor<1x3x3x2xf32>
+}
