@@ -156,13 +156,6 @@ std::optional<std::string> checkForm(const IndexForm &form,
   return std::nullopt;
 }
 
-Value splat(OpBuilder &b, Location loc, RankedTensorType type, int64_t value) {
-  return kiln::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(
-          type, b.getIntegerAttr(type.getElementType(), value)));
-}
-
 /// The batch dimensions of the gather's result (the scatter's updates).
 SmallVector<int64_t> batchDimsOf(const IndexForm &form,
                                  const IndexShapes &shapes) {
@@ -202,6 +195,17 @@ Value startIndex(OpBuilder &b, Location loc, Value indices,
                                  indices);
 }
 
+/// Every component of the index vectors (one per indexed operand
+/// dimension, in `form.indexMap`'s order), over the batch.
+SmallVector<Value> startIndices(OpBuilder &b, Location loc, Value indices,
+                                const IndexForm &form,
+                                const IndexShapes &shapes) {
+  SmallVector<Value> starts;
+  for (int64_t k = 0, n = form.indexMap.size(); k < n; ++k)
+    starts.push_back(startIndex(b, loc, indices, form, shapes, k));
+  return starts;
+}
+
 /// The largest start index along operand dimension `d` whose slice fits,
 /// and 0, over the batch.
 std::pair<Value, Value> startBounds(OpBuilder &b, Location loc, Value start,
@@ -213,13 +217,12 @@ std::pair<Value, Value> startBounds(OpBuilder &b, Location loc, Value start,
 }
 
 /// Whether each update's slice fits in the operand, over the scatter's
-/// updates; null if all do.
-Value slicesFit(OpBuilder &b, Location loc, Value indices,
+/// updates, given the start indices (`startIndices`); null if all do.
+Value slicesFit(OpBuilder &b, Location loc, ArrayRef<Value> starts,
                 const IndexForm &form, const IndexShapes &shapes,
                 ArrayRef<int64_t> sliceSizes) {
   Value fits;
-  for (auto [k, d] : llvm::enumerate(form.indexMap)) {
-    Value start = startIndex(b, loc, indices, form, shapes, k);
+  for (auto [start, d] : llvm::zip(starts, form.indexMap)) {
     auto [last, zero] = startBounds(b, loc, start, shapes, sliceSizes, d);
     Value inside = kiln::AndOp::create(
         b, loc,
@@ -233,9 +236,10 @@ Value slicesFit(OpBuilder &b, Location loc, Value indices,
 }
 
 /// The position in the flattened operand of each element of the gather's
-/// result (the scatter's updates), as i64s. A gather's start indices are
-/// clamped (`clamp`) so that its slices fit, as StableHLO's are.
-Value flatPositions(OpBuilder &b, Location loc, Value indices,
+/// result (the scatter's updates), as i64s, given the start indices
+/// (`startIndices`). A gather's start indices are clamped (`clamp`) so that
+/// its slices fit, as StableHLO's are.
+Value flatPositions(OpBuilder &b, Location loc, ArrayRef<Value> starts,
                     const IndexForm &form, const IndexShapes &shapes,
                     ArrayRef<int64_t> sliceSizes, bool clamp) {
   auto whole = RankedTensorType::get(shapes.elements, b.getI64Type());
@@ -254,8 +258,7 @@ Value flatPositions(OpBuilder &b, Location loc, Value indices,
     };
     if (const int64_t *k = llvm::find(form.indexMap, d);
         k != form.indexMap.end()) {
-      Value start =
-          startIndex(b, loc, indices, form, shapes, k - form.indexMap.begin());
+      Value start = starts[k - form.indexMap.begin()];
       auto type = cast<RankedTensorType>(start.getType());
       if (!type.getElementType().isInteger(64))
         start = kiln::ConvertOp::create(b, loc, type.clone(b.getI64Type()),
@@ -384,7 +387,10 @@ struct Gather : OpConversionPattern<shlo::GatherOp> {
       return success();
     }
     Value positions =
-        flatPositions(rewriter, loc, adaptor.getStartIndices(), form, *shapes,
+        flatPositions(rewriter, loc,
+                      startIndices(rewriter, loc, adaptor.getStartIndices(),
+                                   form, *shapes),
+                      form, *shapes,
                       op.getSliceSizes(), /*clamp=*/true);
     rewriter.replaceOpWithNewOp<kiln::TakeOp>(
         op, op.getType(), flatten(rewriter, loc, adaptor.getOperand()),
@@ -458,10 +464,12 @@ struct Scatter : OpConversionPattern<shlo::ScatterOp> {
     Value updates = adaptor.getUpdates()[0];
     Value indices = adaptor.getScatterIndices();
     SmallVector<int64_t> sizes = updateSliceSizes(form, *shapes);
-    Value fits = slicesFit(rewriter, loc, indices, form, *shapes, sizes);
+    SmallVector<Value> starts =
+        startIndices(rewriter, loc, indices, form, *shapes);
+    Value fits = slicesFit(rewriter, loc, starts, form, *shapes, sizes);
     Operation *body = appliedOp(op.getUpdateComputation());
     if (!body || !isa<shlo::AddOp>(body) || isBoolTensor(op.getType(0))) {
-      Value positions = flatPositions(rewriter, loc, indices, form, *shapes,
+      Value positions = flatPositions(rewriter, loc, starts, form, *shapes,
                                       sizes, /*clamp=*/false);
       Value result =
           scatterOneByOne(op, flatten(rewriter, loc, operand), positions,
@@ -484,7 +492,7 @@ struct Scatter : OpConversionPattern<shlo::ScatterOp> {
           rewriter.getI64IntegerAttr(*d));
       return success();
     }
-    Value positions = flatPositions(rewriter, loc, indices, form, *shapes,
+    Value positions = flatPositions(rewriter, loc, starts, form, *shapes,
                                     sizes, /*clamp=*/false);
     Value flat = flatten(rewriter, loc, operand);
     Value added = kiln::ScatterAddOp::create(rewriter, loc, flat.getType(),

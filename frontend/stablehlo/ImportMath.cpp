@@ -27,10 +27,7 @@ struct Math {
   RankedTensorType type;
 
   Value c(double value) {
-    return kiln::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(type,
-                               b.getFloatAttr(type.getElementType(), value)));
+    return splat(b, loc, type, b.getFloatAttr(type.getElementType(), value));
   }
   Value add(Value x, Value y) { return kiln::AddOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return kiln::SubOp::create(b, loc, x, y); }

@@ -42,6 +42,15 @@ kiln::PrecisionAttr precisionOf(mlir::MLIRContext *context,
                                 std::optional<mlir::ArrayAttr> precisions,
                                 int least);
 
+/// A kiln.constant of `type` holding `value` (an attribute of its element
+/// type) in every element.
+mlir::Value splat(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::RankedTensorType type, mlir::Attribute value);
+
+/// A kiln.constant of `type` (of integers) holding `value` everywhere.
+mlir::Value splat(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::RankedTensorType type, int64_t value);
+
 /// A kiln.while running `body` for i = 0, ..., count - 1 on `carried`
 /// (given i as a tensor<i64> and the carried values, it builds and returns
 /// their next values); the final carried values.

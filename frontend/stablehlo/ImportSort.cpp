@@ -27,8 +27,7 @@ struct Ops {
   Location loc;
 
   Value splat(RankedTensorType type, Attribute value) {
-    return kiln::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, ArrayRef<Attribute>{value}));
+    return stablehlo_import::splat(b, loc, type, value);
   }
   /// The lowest value of `type`'s elements (-inf for floats).
   Value lowest(RankedTensorType type) {
@@ -246,11 +245,8 @@ Value compareAll(OpBuilder &b, Location loc, Block &comparator,
     if (auto constant = dyn_cast<shlo::ConstantOp>(nested)) {
       auto value = cast<DenseElementsAttr>(constant.getValue());
       map.map(constant.getResult(),
-              kiln::ConstantOp::create(
-                  b, loc,
-                  DenseElementsAttr::get(
-                      RankedTensorType::get(grid, value.getElementType()),
-                      value.getSplatValue<Attribute>())));
+              splat(b, loc, RankedTensorType::get(grid, value.getElementType()),
+                    value.getSplatValue<Attribute>()));
       continue;
     }
     Operation *copy = b.clone(nested, map);

@@ -25,14 +25,22 @@ bool kiln::stablehlo_import::isBoolTensor(Type type) {
   return cast<TensorType>(type).getElementType().isInteger(1);
 }
 
+Value kiln::stablehlo_import::splat(OpBuilder &b, Location loc,
+                                    RankedTensorType type, Attribute value) {
+  return kiln::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<Attribute>{value}));
+}
+
+Value kiln::stablehlo_import::splat(OpBuilder &b, Location loc,
+                                    RankedTensorType type, int64_t value) {
+  return splat(b, loc, type, b.getIntegerAttr(type.getElementType(), value));
+}
+
 SmallVector<Value> kiln::stablehlo_import::countedLoop(
     OpBuilder &b, Location loc, int64_t count, ValueRange carried,
     function_ref<SmallVector<Value>(Value, ValueRange)> body) {
   auto counter = RankedTensorType::get({}, b.getI64Type());
-  auto constant = [&](int64_t value) -> Value {
-    return kiln::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(counter, b.getI64IntegerAttr(value)));
-  };
+  auto constant = [&](int64_t value) { return splat(b, loc, counter, value); };
   SmallVector<Value> operands = {constant(0)};
   llvm::append_range(operands, carried);
   SmallVector<Type> types = llvm::to_vector(ValueRange(operands).getTypes());
@@ -111,11 +119,10 @@ struct IsFinite : OpConversionPattern<shlo::IsFiniteOp> {
     if (!element)
       return rewriter.notifyMatchFailure(op, "is_finite of a non-float");
     Value magnitude = kiln::AbsOp::create(rewriter, loc, adaptor.getOperand());
-    Value infinity = kiln::ConstantOp::create(
-        rewriter, loc,
-        DenseElementsAttr::get(
-            type, rewriter.getFloatAttr(
-                      element, APFloat::getInf(element.getFloatSemantics()))));
+    Value infinity = splat(
+        rewriter, loc, type,
+        rewriter.getFloatAttr(element,
+                              APFloat::getInf(element.getFloatSemantics())));
     rewriter.replaceOpWithNewOp<kiln::CompareOp>(
         op, kiln::ComparisonDirection::LT, magnitude, infinity);
     return success();
@@ -129,11 +136,8 @@ Value totalLess(OpBuilder &b, Location loc, Value x, Value y) {
   auto compare = [&](kiln::ComparisonDirection direction, Value p, Value q) {
     return kiln::CompareOp::create(b, loc, direction, p, q);
   };
-  auto constant = [&](double value) -> Value {
-    return kiln::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(type,
-                               b.getFloatAttr(type.getElementType(), value)));
+  auto constant = [&](double value) {
+    return splat(b, loc, type, b.getFloatAttr(type.getElementType(), value));
   };
   using D = kiln::ComparisonDirection;
   // Zeros' signs: 1/x is -inf for -0.
@@ -419,10 +423,7 @@ struct Case : OpConversionPattern<shlo::CaseOp> {
     auto indexType = cast<RankedTensorType>(index.getType());
     kiln::CondOp outer;
     for (size_t k = 0; k + 1 < n; ++k) {
-      Value position = kiln::ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(
-              indexType, rewriter.getIntegerAttr(indexType.getElementType(), k)));
+      Value position = splat(rewriter, loc, indexType, int64_t(k));
       Value pred = kiln::CompareOp::create(
           rewriter, loc, kiln::ComparisonDirection::EQ, index, position);
       auto cond = kiln::CondOp::create(rewriter, loc, op.getResultTypes(), pred);

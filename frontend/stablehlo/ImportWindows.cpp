@@ -259,10 +259,8 @@ struct SelectAndScatter : OpConversionPattern<shlo::SelectAndScatterOp> {
     auto positions = sourceType.clone(rewriter.getI64Type());
     Window w = *windowOf(op, type.getRank());
     ArrayRef<int64_t> counts = sourceType.getShape();
-    auto constant = [&](RankedTensorType t, Attribute value) -> Value {
-      return kiln::ConstantOp::create(
-          rewriter, loc,
-          DenseElementsAttr::get(t, ArrayRef<Attribute>{value}));
+    auto constant = [&](RankedTensorType t, Attribute value) {
+      return splat(rewriter, loc, t, value);
     };
     Value scalarZero = constant(type.clone(ArrayRef<int64_t>{}),
                                 rewriter.getZeroAttr(type.getElementType()));

@@ -350,9 +350,11 @@ Tree<T> unflatten(const Tree<U> &like, const std::vector<T> &leaves,
 template <typename T, typename U, typename F>
 auto map(const Tree<T> &a, const Tree<U> &b, const F &f) {
   std::vector<U> right = flatten(b);
-  if (right.size() != flatten(a).size()) {
-    std::fprintf(stderr, "kiln::map: trees of %zu and %zu leaves\n",
-                 flatten(a).size(), right.size());
+  size_t left = 0;
+  forEachLeaf(a, [&](const T &) { ++left; });
+  if (right.size() != left) {
+    std::fprintf(stderr, "kiln::map: trees of %zu and %zu leaves\n", left,
+                 right.size());
     std::abort();
   }
   size_t next = 0;

@@ -304,12 +304,15 @@ func.func @indexing(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>, %arg2: ten
 // positions computed from the clamped start indices, iotas over the
 // slice and the operand's strides.
 // CHECK-LABEL: func.func @points
-// CHECK: %[[I:.*]] = kiln.slice %arg1 [0:6, 0:1]
-// CHECK: %[[I64:.*]] = kiln.convert %{{.*}} : (tensor<6xi32>) -> tensor<6xi64>
+// CHECK: %[[S0:.*]] = kiln.slice %arg1 [0:6, 0:1]
+// CHECK: %[[I:.*]] = kiln.reshape %[[S0]] : (tensor<6x1xi32>) -> tensor<6xi32>
+// CHECK: %[[S1:.*]] = kiln.slice %arg1 [0:6, 1:2]
+// CHECK: %[[J:.*]] = kiln.reshape %[[S1]] : (tensor<6x1xi32>) -> tensor<6xi32>
+// CHECK: %[[I64:.*]] = kiln.convert %[[I]] : (tensor<6xi32>) -> tensor<6xi64>
 // CHECK: %[[LO:.*]] = kiln.max %[[I64]], %{{.*}} : tensor<6xi64>
 // CHECK: %[[CI:.*]] = kiln.min %[[LO]], %{{.*}} : tensor<6xi64>
 // CHECK: %[[ROW:.*]] = kiln.broadcast_in_dim %[[CI]], dims = [0] : (tensor<6xi64>) -> tensor<6x4xi64>
-// CHECK: kiln.slice %arg1 [0:6, 1:2]
+// CHECK: %[[J64:.*]] = kiln.convert %[[J]] : (tensor<6xi32>) -> tensor<6xi64>
 // CHECK: %[[COL:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [0] : (tensor<6xi64>) -> tensor<6x4xi64>
 // CHECK: %[[K:.*]] = kiln.iota dim = 1 : tensor<6x4xi64>
 // CHECK: %[[FOUR:.*]] = kiln.constant dense<4> : tensor<6x4xi64>
