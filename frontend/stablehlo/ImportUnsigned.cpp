@@ -88,14 +88,16 @@ std::optional<std::string> unsupportedUnsigned(Operation *op) {
   if (!llvm::any_of(op->getOperandTypes(), isUnsigned) &&
       !llvm::any_of(op->getResultTypes(), isUnsigned))
     return std::nullopt;
-  if (isa<shlo::AbsOp, shlo::SignOp, shlo::PowerOp, shlo::ClampOp,
-          chlo::TopKOp, shlo::ReduceOp, shlo::ReduceWindowOp>(op) &&
-      !(isa<shlo::ReduceOp, shlo::ReduceWindowOp>(op) &&
-        llvm::all_of(op->getRegion(0).front().without_terminator(),
-                     [](Operation &nested) {
-                       return isa<shlo::AddOp, shlo::MultiplyOp, shlo::AndOp,
-                                  shlo::OrOp, shlo::XorOp>(nested);
-                     })))
+  // Reductions whose body does not depend on the sign are as signed ones.
+  bool signedOnly = isa<shlo::AbsOp, shlo::SignOp, shlo::PowerOp,
+                        shlo::ClampOp, chlo::TopKOp>(op);
+  if (isa<shlo::ReduceOp, shlo::ReduceWindowOp>(op))
+    signedOnly = !llvm::all_of(
+        op->getRegion(0).front().without_terminator(), [](Operation &nested) {
+          return isa<shlo::AddOp, shlo::MultiplyOp, shlo::AndOp, shlo::OrOp,
+                     shlo::XorOp>(nested);
+        });
+  if (signedOnly)
     return std::string("Kiln imports it on signed integers (or on unsigned "
                        "ones with a body that adds, multiplies or combines "
                        "bits)");
@@ -132,9 +134,9 @@ void makeSignless(ModuleOp module) {
 Value flipSign(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   unsigned width = type.getElementTypeBitWidth();
-  Value sign = kiln::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(type, APInt::getSignedMinValue(width)));
+  Value sign = splat(b, loc, type,
+                     b.getIntegerAttr(type.getElementType(),
+                                      APInt::getSignedMinValue(width)));
   return kiln::XorOp::create(b, loc, x, sign);
 }
 
@@ -143,8 +145,7 @@ Value zeroExtend(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   auto wide = type.clone(b.getI64Type());
   Value extended = kiln::ConvertOp::create(b, loc, wide, x);
-  Value mask = kiln::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(wide, APInt::getLowBitsSet(64, 32)));
+  Value mask = splat(b, loc, wide, int64_t(0xFFFFFFFF));
   return kiln::AndOp::create(b, loc, extended, mask);
 }
 
@@ -213,10 +214,7 @@ struct UnsignedBinary : OpConversionPattern<From> {
 std::pair<Value, Value> divideWide(OpBuilder &b, Location loc, Value x,
                                    Value y) {
   auto type = cast<RankedTensorType>(x.getType());
-  auto c = [&](int64_t value) -> Value {
-    return kiln::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
-  };
+  auto c = [&](int64_t value) { return splat(b, loc, type, value); };
   auto compare = [&](kiln::ComparisonDirection direction, Value p, Value q) {
     return kiln::CompareOp::create(b, loc, direction, p, q);
   };
@@ -281,9 +279,8 @@ struct UnsignedConvert : OpConversionPattern<shlo::ConvertOp> {
     auto to = cast<RankedTensorType>(op.getType());
     bool fromUnsigned = op->hasAttr(kUnsignedOperands);
     auto i64 = from.clone(rewriter.getI64Type());
-    auto constant = [&](RankedTensorType type, Attribute value) -> Value {
-      return kiln::ConstantOp::create(
-          rewriter, loc, DenseElementsAttr::get(type, ArrayRef<Attribute>{value}));
+    auto constant = [&](RankedTensorType type, Attribute value) {
+      return splat(rewriter, loc, type, value);
     };
     if (fromUnsigned && from.getElementTypeBitWidth() == 32 &&
         (isa<FloatType>(to.getElementType()) ||
