@@ -286,3 +286,160 @@ func.func @main(%arg0: tensor<4xui32>) -> tensor<ui32> {
   %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.maximum across dimensions = [0] : (tensor<4xui32>, tensor<ui32>) -> tensor<ui32>
   return %0 : tensor<ui32>
 }
+
+// -----
+
+// A collapsed dimension the operand does not have.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<5x16xf32> {
+  // expected-error @+1 {{stablehlo.gather: operand dimensions out of range, repeated or both batching and indexed}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [5], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 16>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x16xf32>
+  return %0 : tensor<5x16xf32>
+}
+
+// -----
+
+// An operand batching dimension without its indices' partner.
+func.func @main(%arg0: tensor<5x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<5xf32> {
+  // expected-error @+1 {{stablehlo.gather: index dimensions out of range or unpaired}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1], operand_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1>}> : (tensor<5x16xf32>, tensor<5x1xi32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// Window dimensions out of order.
+func.func @main(%arg0: tensor<4x6x8xf32>, %arg1: tensor<5x1xi32>) -> tensor<6x8x5xf32> {
+  // expected-error @+1 {{stablehlo.gather: window dimensions out of range, unsorted, or not one per kept operand dimension}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1, 0], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 6, 8>}> : (tensor<4x6x8xf32>, tensor<5x1xi32>) -> tensor<6x8x5xf32>
+  return %0 : tensor<6x8x5xf32>
+}
+
+// -----
+
+// A result whose batch is not the indices'.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{stablehlo.gather: batch dimensions that differ from the indices'}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 16>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// A collapsed dimension sliced wider than 1.
+func.func @main(%arg0: tensor<10x16xf32>, %arg1: tensor<5x1xi32>) -> tensor<5x16xf32> {
+  // expected-error @+1 {{stablehlo.gather: collapsed dimensions of slice size other than 1}}
+  %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 2, 16>}> : (tensor<10x16xf32>, tensor<5x1xi32>) -> tensor<5x16xf32>
+  return %0 : tensor<5x16xf32>
+}
+
+// -----
+
+// A convolution whose operands differ in element type.
+func.func @main(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<3x3x2x4xf64>) -> tensor<1x3x3x4xf32> {
+  // expected-error @+1 {{stablehlo.convolution: Kiln imports convolutions of ranked tensors of one element type}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x2xf32>, tensor<3x3x2x4xf64>) -> tensor<1x3x3x4xf32>
+  return %0 : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+// Layouts of two spatial dimensions for operands of one.
+func.func @main(%arg0: tensor<1x5x2xf32>, %arg1: tensor<3x2x4xf32>) -> tensor<1x3x4xf32> {
+  // expected-error @+1 {{stablehlo.convolution: layouts that are not one dimension each of the operands' and result's}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x2xf32>, tensor<3x2x4xf32>) -> tensor<1x3x4xf32>
+  return %0 : tensor<1x3x4xf32>
+}
+
+// -----
+
+// Strides for one spatial dimension of two.
+func.func @main(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32> {
+  // expected-error @+1 {{stablehlo.convolution: window attributes not one per spatial dimension}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32>
+  return %0 : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+// A kernel larger than the padded input.
+func.func @main(%arg0: tensor<1x2x2x2xf32>, %arg1: tensor<3x3x2x4xf32>) -> tensor<1x1x1x4xf32> {
+  // expected-error @+1 {{stablehlo.convolution: a window larger than the padded input}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x2x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x1x1x4xf32>
+  return %0 : tensor<1x1x1x4xf32>
+}
+
+// -----
+
+// A pooling whose result is not its window's shape.
+func.func @main(%arg0: tensor<4xf32>) -> tensor<3xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  // expected-error @+1 {{stablehlo.reduce_window: a window that does not give the result's shape}}
+  %0 = "stablehlo.reduce_window"(%arg0, %c) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<4xf32>, tensor<f32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// A select_and_scatter whose source is not its windows' shape.
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<3xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  // expected-error @+1 {{stablehlo.select_and_scatter: a window that does not give the source's shape}}
+  %0 = "stablehlo.select_and_scatter"(%arg0, %arg1, %c) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %k = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %k : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4xf32>, tensor<3xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A sort of inputs of different shapes.
+func.func @main(%arg0: tensor<5xf32>, %arg1: tensor<4xi32>) -> tensor<5xf32> {
+  // expected-error @+1 {{stablehlo.sort: inputs of different shapes}}
+  %0:2 = "stablehlo.sort"(%arg0, %arg1) <{dimension = 0 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<5xf32>, tensor<4xi32>) -> (tensor<5xf32>, tensor<4xi32>)
+  return %0#0 : tensor<5xf32>
+}
+
+// -----
+
+// A sort whose results are not its inputs' types.
+func.func @main(%arg0: tensor<5xf32>) -> tensor<5xf64> {
+  // expected-error @+1 {{stablehlo.sort: results of other types than the inputs}}
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<5xf32>) -> tensor<5xf64>
+  return %0 : tensor<5xf64>
+}
+
+// -----
+
+// top_k of booleans.
+func.func @main(%arg0: tensor<5xi1>) -> tensor<2xi1> {
+  // expected-error @+1 {{chlo.top_k: Kiln imports top_k of numbers, with indices of 32 or 64 bits}}
+  %0:2 = chlo.top_k(%arg0, k = 2) : tensor<5xi1> -> (tensor<2xi1>, tensor<2xi32>)
+  return %0#0 : tensor<2xi1>
+}
+
+// -----
+
+// top_k results of the wrong shape.
+func.func @main(%arg0: tensor<3x5xf32>) -> tensor<3x3xf32> {
+  // expected-error @+1 {{chlo.top_k: results that are not the operand's shape with k last}}
+  %0:2 = chlo.top_k(%arg0, k = 2) : tensor<3x5xf32> -> (tensor<3x3xf32>, tensor<3x2xi32>)
+  return %0#0 : tensor<3x3xf32>
+}
