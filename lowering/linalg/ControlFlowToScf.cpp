@@ -52,14 +52,14 @@ std::optional<int64_t> constantInt(Value v) {
   return constant.getSplatValue<APInt>().getSExtValue();
 }
 
-/// The trip count of `op` if it counts: its cond is `i < limit` for a
+/// The trip count of `op` if it counts: its cond yields `i < limit` for a
 /// carried integer `i` that starts at a constant and that the body steps
-/// by a positive constant (as kiln.scan's loops do).
+/// by a positive constant (as kiln.scan's loops and the StableHLO
+/// importer's do; the limit may be defined in the cond region).
 std::optional<int64_t> tripCount(WhileOp op) {
   Block &cond = op.getCond().front(), &body = op.getBody().front();
-  auto compare = dyn_cast<CompareOp>(cond.front());
-  if (!compare || &cond.back() != compare->getNextNode() ||
-      cond.getTerminator()->getOperand(0) != compare.getResult() ||
+  auto compare = cond.getTerminator()->getOperand(0).getDefiningOp<CompareOp>();
+  if (!compare ||
       compare.getComparisonDirection() != ComparisonDirection::LT ||
       !compare.getLhs().getType().getElementType().isSignlessInteger())
     return std::nullopt;

@@ -169,6 +169,46 @@ func.func @control_flow(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {
 
 // -----
 
+// A while that counts (i < limit, i starting at a constant and stepped by
+// a positive one; the limit defined in the cond region, as the StableHLO
+// importer's loops have it, or above) becomes an scf.for of its trip
+// count, which updates its carried tensors in place.
+// CHECK-LABEL: func.func @counted
+func.func @counted(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = kiln.constant dense<1> : tensor<i64>
+  // CHECK-NOT: scf.while
+  // CHECK: %[[C4:.*]] = arith.constant 4 : index
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %[[C4]] step
+  %0:2 = kiln.while (%zero, %x) : tensor<i64>, tensor<8xf32> cond {
+  ^bb0(%i: tensor<i64>, %v: tensor<8xf32>):
+    %limit = kiln.constant dense<8> : tensor<i64>
+    %c = kiln.compare LT, %i, %limit : tensor<i64>
+    kiln.yield %c : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i64>, %v: tensor<8xf32>):
+    %two = kiln.constant dense<2> : tensor<i64>
+    %j = kiln.add %i, %two : tensor<i64>
+    %w = kiln.add %v, %v : tensor<8xf32>
+    kiln.yield %j, %w : tensor<i64>, tensor<8xf32>
+  }
+  // CHECK: %[[C2:.*]] = arith.constant 2 : index
+  // CHECK: scf.for %{{.*}} = %{{.*}} to %[[C2]] step
+  %three = kiln.constant dense<3> : tensor<i64>
+  %1:2 = kiln.while (%zero, %x) : tensor<i64>, tensor<8xf32> cond {
+  ^bb0(%i: tensor<i64>, %v: tensor<8xf32>):
+    %c = kiln.compare LT, %i, %three : tensor<i64>
+    kiln.yield %c : tensor<i1>
+  } do {
+  ^bb0(%i: tensor<i64>, %v: tensor<8xf32>):
+    %j = kiln.add %i, %zero : tensor<i64>
+    %w = kiln.mul %v, %v : tensor<8xf32>
+    kiln.yield %j, %w : tensor<i64>, tensor<8xf32>
+  }
+  return %0#1, %1#1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 func.func private @loss(%w: tensor<4xf32>) -> tensor<f32>
 
 // Transformation ops stay for the contract check to report.
