@@ -107,6 +107,26 @@ Tensor zerosOf(const TensorType &type) {
   return tensor;
 }
 
+/// `source` with `functions` added to its top-level module: inside an
+/// explicit `module { ... }` (JAX's exports have one: functions after it
+/// would land in an implicit module around it, beside it), else at its end.
+std::string withFunctions(const std::string &source,
+                          const std::string &functions) {
+  std::istringstream lines(source);
+  for (std::string line; std::getline(lines, line);) {
+    size_t start = line.find_first_not_of(" \t\r");
+    // Blank lines, comments and attribute or type aliases come first.
+    if (start == std::string::npos || line.compare(start, 2, "//") == 0 ||
+        line[start] == '#' || line[start] == '!')
+      continue;
+    size_t close = source.rfind('}');
+    if (line.compare(start, 6, "module") != 0 || close == std::string::npos)
+      break;
+    return source.substr(0, close) + functions + source.substr(close);
+  }
+  return source + functions;
+}
+
 Module compileWithFunctions(const std::string &path,
                             const std::string &functions,
                             const CompileSource &compile,
@@ -124,7 +144,10 @@ Module compileWithFunctions(const std::string &path,
   std::string copy =
       std::string(folder) + "/" +
       (slash == std::string::npos ? path : path.substr(slash + 1));
-  { std::ofstream(copy, std::ios::binary) << source.str() << functions; }
+  {
+    std::ofstream(copy, std::ios::binary)
+        << withFunctions(source.str(), functions);
+  }
   kiln_module_t raw = nullptr;
   Status status(compile(copy, &raw));
   std::remove(copy.c_str());
