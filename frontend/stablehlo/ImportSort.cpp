@@ -1,12 +1,10 @@
 //===- ImportSort.cpp - chlo.top_k and stablehlo.sort ---------------------===//
 //
-// Kiln has no sort op; these are written with its reductions. top_k takes
-// the largest remaining element k times in a kiln.while (O(k n) per row:
-// k is small where models use it, as in top-k sampling). A sort by one key
-// counts, for every element, the elements that go before it (O(n^2) per
-// row, which suits the short rows jnp.sort and jnp.argsort see in models;
-// long rows need a sort op of Kiln's own), and every operand is gathered
-// in that order.
+// Kiln has no sort op; these are written with its data-parallel ops, so
+// that they run, differentiate and batch on every target. top_k takes the
+// largest remaining element k times in a kiln.while (O(k n) per row: k is
+// small where models use it, as in top-k sampling). A sort runs a bitonic
+// sorting network (O(n log^2 n) per row) in a kiln.while.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
@@ -235,12 +233,14 @@ std::optional<std::string> checkSort(shlo::SortOp op) {
   return std::nullopt;
 }
 
-/// The comparator applied to every pair of the grid: `args` are its
-/// arguments as tensors of the grid's shape.
+/// The comparator applied elementwise: `args` are its arguments as
+/// tensors of shape `grid` (null for those it does not use).
 Value compareAll(OpBuilder &b, Location loc, Block &comparator,
-                 ValueRange args, ArrayRef<int64_t> grid) {
+                 ArrayRef<Value> args, ArrayRef<int64_t> grid) {
   IRMapping map;
-  map.map(comparator.getArguments(), args);
+  for (auto [arg, value] : llvm::zip(comparator.getArguments(), args))
+    if (value)
+      map.map(arg, value);
   for (Operation &nested : comparator.without_terminator()) {
     if (auto constant = dyn_cast<shlo::ConstantOp>(nested)) {
       auto value = cast<DenseElementsAttr>(constant.getValue());
@@ -257,10 +257,147 @@ Value compareAll(OpBuilder &b, Location loc, Block &comparator,
   return map.lookup(comparator.getTerminator()->getOperand(0));
 }
 
-/// Per row of the sorted dimension (moved last), element i's place is the
-/// number of elements the comparator puts before it, and of equal ones
-/// before it in the row (a stable sort); the inverse permutation, counted
-/// the same way, gathers every input.
+/// The partner masks of a bitonic sorting network over rows of `width` (a
+/// power of two), one per step: each merge of sorted blocks of k / 2 into
+/// blocks of k first pairs element i with its mirror in the block (i xor
+/// (k - 1)), then with i xor k / 4, ..., i xor 1.
+SmallVector<int64_t> bitonicMasks(int64_t width) {
+  SmallVector<int64_t> masks;
+  for (int64_t block = 2; block <= width; block *= 2) {
+    masks.push_back(block - 1);
+    for (int64_t half = block / 4; half >= 1; half /= 2)
+      masks.push_back(half);
+  }
+  return masks;
+}
+
+/// The order a stable sort by `comparator` puts each row of `rows` in (the
+/// sort's operands as [rows, n] tensors, null where the comparator does not
+/// read them), as the original column of each place ([rows, n], i64), by a
+/// bitonic sorting network over rows padded to a power of two: O(n log^2 n)
+/// comparisons, log2(n) (log2(n) + 1) / 2 steps of one kiln.while, each
+/// comparing every element with its partner (gathered by kiln.take) and
+/// keeping the one that belongs at its place. Each element carries its
+/// original column: ties go by it, and padding (columns from n) goes last.
+Value sortedColumns(OpBuilder &b, Location loc, Block &comparator,
+                    ArrayRef<Value> rows) {
+  Ops o{b, loc};
+  auto rowsType = cast<RankedTensorType>(
+      llvm::find_if(rows, [](Value x) { return bool(x); })->getType());
+  int64_t count = rowsType.getDimSize(0), n = rowsType.getDimSize(1);
+  int64_t width = int64_t(llvm::bit_ceil(uint64_t(n)));
+  // The loop works on the rows flattened, [count * width]: a reshape of a
+  // carried value would be copied every step.
+  auto gridType = RankedTensorType::get({count, width}, b.getI64Type());
+  auto flatType = RankedTensorType::get({count * width}, b.getI64Type());
+  auto flat = [&](Value x) -> Value {
+    auto type = cast<RankedTensorType>(x.getType());
+    return kiln::ReshapeOp::create(b, loc, type.clone({count * width}), x);
+  };
+  auto iota = [&](int64_t dimension) {
+    return flat(kiln::IotaOp::create(b, loc, gridType,
+                                     b.getI64IntegerAttr(dimension)));
+  };
+  auto index = [&](int64_t value) {
+    return o.splat(flatType, b.getI64IntegerAttr(value));
+  };
+  auto lt = [&](Value x, Value y) {
+    return o.compare(kiln::ComparisonDirection::LT, x, y);
+  };
+  Value column = iota(1);
+  Value columns = width > n ? index(n) : Value();
+  Value rowStart = kiln::MulOp::create(b, loc, iota(0), index(width));
+  SmallVector<int64_t> masks = bitonicMasks(width);
+  auto maskType =
+      RankedTensorType::get({int64_t(masks.size())}, b.getI64Type());
+  Value maskTable = kiln::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(maskType, ArrayRef(masks)));
+  // Whether the element with comparator results `xy` (x before y) and `yx`
+  // and original columns `x` and `y` goes before the other.
+  auto precedes = [&](Value xy, Value yx, Value x, Value y) {
+    Value byColumn = lt(x, y);
+    Value key = o.either(xy, o.both(o.no(yx), byColumn));
+    if (width == n)
+      return key;
+    Value yPadding = o.no(lt(y, columns));
+    return o.select(lt(x, columns), o.either(yPadding, key),
+                    o.both(yPadding, byColumn));
+  };
+  auto zeros = b.getDenseI64ArrayAttr({0, 0});
+  SmallVector<Value> carried;
+  for (Value x : rows) {
+    if (!x)
+      continue;
+    auto type = cast<RankedTensorType>(x.getType());
+    if (width > n)
+      x = kiln::PadOp::create(b, loc, x,
+                              o.splat(type.clone(ArrayRef<int64_t>{}),
+                                      b.getZeroAttr(type.getElementType())),
+                              zeros, b.getDenseI64ArrayAttr({0, width - n}),
+                              zeros);
+    carried.push_back(flat(x));
+  }
+  carried.push_back(column);
+  SmallVector<Value> sorted = countedLoop(
+      b, loc, masks.size(), carried,
+      [&](Value step, ValueRange mine) -> SmallVector<Value> {
+        Value mask = kiln::ReshapeOp::create(
+            b, loc, RankedTensorType::get({}, b.getI64Type()),
+            kiln::DynamicSliceOp::create(b, loc, maskTable, ValueRange{step},
+                                         b.getDenseI64ArrayAttr(1)));
+        Value partner = kiln::XorOp::create(
+            b, loc, column,
+            kiln::BroadcastInDimOp::create(b, loc, flatType, mask,
+                                           b.getDenseI64ArrayAttr({}),
+                                           Value()));
+        Value positions = kiln::AddOp::create(b, loc, rowStart, partner);
+        SmallVector<Value> theirs;
+        for (Value x : mine)
+          theirs.push_back(kiln::TakeOp::create(b, loc, x.getType(), x,
+                                                positions,
+                                                b.getI64IntegerAttr(0)));
+        // The comparator's arguments: pairs of each operand's elements
+        // (null for an operand it does not read).
+        SmallVector<Value> mineFirst, theirsFirst;
+        for (unsigned k = 0, used = 0; k < rows.size(); ++k) {
+          Value x = rows[k] ? mine[used] : Value();
+          Value y = rows[k] ? theirs[used++] : Value();
+          mineFirst.append({x, y});
+          theirsFirst.append({y, x});
+        }
+        SmallVector<int64_t> grid = {count * width};
+        Value mineBefore = compareAll(b, loc, comparator, mineFirst, grid);
+        Value theirsBefore = compareAll(b, loc, comparator, theirsFirst, grid);
+        // The lower of a pair keeps the one that goes first.
+        Value taken = o.select(
+            lt(column, partner),
+            precedes(theirsBefore, mineBefore, theirs.back(), mine.back()),
+            precedes(mineBefore, theirsBefore, mine.back(), theirs.back()));
+        // Kept as i32, each select comparing it anew: the comparisons then
+        // fuse into vector loops (a tensor of i1 would be stored and read
+        // back element by element).
+        auto maskI32 = flatType.clone(b.getI32Type());
+        Value takenMask = kiln::ConvertOp::create(b, loc, maskI32, taken);
+        Value no = o.splat(maskI32, b.getI32IntegerAttr(0));
+        SmallVector<Value> next;
+        for (auto [x, y] : llvm::zip(mine, theirs))
+          next.push_back(o.select(
+              o.compare(kiln::ComparisonDirection::NE, takenMask, no), y, x));
+        return next;
+      });
+  Value order = kiln::ReshapeOp::create(b, loc, gridType, sorted.back());
+  return width == n ? order
+                    : Value(kiln::SliceOp::create(
+                          b, loc, gridType.clone({count, n}), order, zeros,
+                          b.getDenseI64ArrayAttr({count, n}),
+                          b.getDenseI64ArrayAttr({1, 1})));
+}
+
+/// Per row of the sorted dimension (moved last), the order sortedColumns
+/// finds from the operands the comparator reads (under stop_gradient: the
+/// order is piecewise constant, and a kiln.while cannot be differentiated
+/// in reverse mode), then every operand gathered in that order, which
+/// differentiates as a gather.
 struct Sort : OpConversionPattern<shlo::SortOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -269,18 +406,27 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
     if (checkSort(op))
       return rewriter.notifyMatchFailure(op, "unsupported sort");
     Location loc = op.getLoc();
-    Ops o{rewriter, loc};
     auto type = cast<RankedTensorType>(op.getInputs()[0].getType());
-    if (type.getNumElements() == 0) {
-      // An empty tensor is sorted already.
-      rewriter.replaceOp(op, adaptor.getInputs());
-      return success();
-    }
     // A negative dimension counts from the last.
     int64_t rank = type.getRank(), dim = int64_t(op.getDimension());
     if (dim < 0)
       dim += rank;
-    int64_t n = type.getDimSize(dim), rows = type.getNumElements() / n;
+    int64_t n = type.getDimSize(dim);
+    Block &comparator = op.getComparator().front();
+    auto reads = [&](unsigned k) {
+      return !comparator.getArgument(2 * k).use_empty() ||
+             !comparator.getArgument(2 * k + 1).use_empty();
+    };
+    bool readsAny = llvm::any_of(llvm::seq(0u, unsigned(op.getInputs().size())),
+                                 reads);
+    if (type.getNumElements() == 0 || n == 1 || !readsAny) {
+      // Empty tensors and rows of one are sorted already; a comparator
+      // that reads nothing finds every element equal (a stable sort keeps
+      // them in place).
+      rewriter.replaceOp(op, adaptor.getInputs());
+      return success();
+    }
+    int64_t rows = type.getNumElements() / n;
     // The sorted dimension last, the others flattened: [rows, n].
     SmallVector<int64_t> toLast, fromLast(rank);
     for (int64_t d = 0; d < rank; ++d)
@@ -292,58 +438,26 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
     SmallVector<int64_t> lastShape;
     for (int64_t d : toLast)
       lastShape.push_back(type.getDimSize(d));
-    SmallVector<Value> table;
-    for (Value input : adaptor.getInputs()) {
+    SmallVector<Value> table, keys;
+    for (auto [k, input] : llvm::enumerate(adaptor.getInputs())) {
       auto inputType = cast<RankedTensorType>(input.getType());
       Value moved = kiln::TransposeOp::create(
           rewriter, loc, inputType.clone(lastShape), input,
           rewriter.getDenseI64ArrayAttr(toLast));
       table.push_back(kiln::ReshapeOp::create(
           rewriter, loc, inputType.clone({rows, n}), moved));
+      keys.push_back(reads(k) ? Value(kiln::StopGradientOp::create(
+                                    rewriter, loc, table.back()))
+                              : Value());
     }
-    // The grid [rows, i, j] of every pair, each input read at i and at j.
-    SmallVector<int64_t> grid = {rows, n, n};
-    auto at = [&](Value x, int64_t dimension) -> Value {
-      auto t = cast<RankedTensorType>(x.getType());
-      return kiln::BroadcastInDimOp::create(
-          rewriter, loc, t.clone(grid), x,
-          rewriter.getDenseI64ArrayAttr({0, dimension}), Value());
-    };
-    SmallVector<Value> jThenI, iThenJ;
-    for (Value x : table) {
-      Value atI = at(x, 1), atJ = at(x, 2);
-      jThenI.append({atJ, atI});
-      iThenJ.append({atI, atJ});
-    }
-    Block &comparator = op.getComparator().front();
-    Value jBefore = compareAll(rewriter, loc, comparator, jThenI, grid);
-    Value iBefore = compareAll(rewriter, loc, comparator, iThenJ, grid);
-    auto gridIndex = RankedTensorType::get(grid, rewriter.getI64Type());
-    Value i = kiln::IotaOp::create(rewriter, loc, gridIndex,
-                                   rewriter.getI64IntegerAttr(1));
-    Value j = kiln::IotaOp::create(rewriter, loc, gridIndex,
-                                   rewriter.getI64IntegerAttr(2));
-    Value before = o.either(
-        jBefore,
-        o.both(o.no(iBefore),
-               o.compare(kiln::ComparisonDirection::LT, j, i)));
-    auto rowIndex = RankedTensorType::get({rows, n}, rewriter.getI64Type());
-    auto sumOverJ = [&](Value x) -> Value {
-      return kiln::ReduceSumOp::create(rewriter, loc, rowIndex, x,
-                                       rewriter.getDenseI64ArrayAttr({2}));
-    };
-    Value place = sumOverJ(kiln::ConvertOp::create(rewriter, loc, gridIndex,
-                                                   before));
-    // source[p] = the j whose place is p: over [rows, p, j].
-    Value isPlace = o.eq(at(place, 2), i);
-    Value source = sumOverJ(o.select(
-        isPlace, j, o.splat(gridIndex, rewriter.getI64IntegerAttr(0))));
+    Value order = sortedColumns(rewriter, loc, comparator, keys);
+    auto indexType = cast<RankedTensorType>(order.getType());
     Value rowStart = kiln::MulOp::create(
         rewriter, loc,
-        kiln::IotaOp::create(rewriter, loc, rowIndex,
+        kiln::IotaOp::create(rewriter, loc, indexType,
                              rewriter.getI64IntegerAttr(0)),
-        o.splat(rowIndex, rewriter.getI64IntegerAttr(n)));
-    Value positions = kiln::AddOp::create(rewriter, loc, rowStart, source);
+        splat(rewriter, loc, indexType, rewriter.getI64IntegerAttr(n)));
+    Value positions = kiln::AddOp::create(rewriter, loc, rowStart, order);
     SmallVector<Value> results;
     for (Value x : table) {
       auto t = cast<RankedTensorType>(x.getType());

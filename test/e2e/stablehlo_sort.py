@@ -1,7 +1,7 @@
 # Sorting as JAX exports it: jnp.sort (its comparator canonicalizes NaN and
 # -0.0, then compares in TOTALORDER), jnp.argsort (values and an iota,
 # stable), descending integer sorts along a leading axis, a two-key
-# lexicographic sort, and lax.top_k (NaN first, the lowest index among
+# lexicographic sort, long rows and rows of one, and lax.top_k (NaN first, the lowest index among
 # ties) run through kiln-run's importer and match numpy's stable sorts.
 # RUN: %numpy_python %s kiln-run
 import math
@@ -95,6 +95,32 @@ check("lexicographic sort by two keys",
           "%both = stablehlo.and %e0, %l1 : tensor<i1>",
           "%lt = stablehlo.or %l0, %both : tensor<i1>"]),
       "main", [a, b], [a[order], b[order]])
+
+# Long rows, which the network pads to a power of two: 1000 floats per row
+# (NaNs, infinities, repeats) and an argsort of 4097 elements drawn from
+# ten values (stability over many ties; padded to 8192); rows of one.
+long_rows = rng.standard_normal((3, 1000)).astype(np.float32)
+long_rows[0, ::97] = np.nan
+long_rows[1, ::3] = 0.5
+long_rows[2, [5, 500]] = [np.inf, -np.inf]
+check("jnp.sort of rows of 1000",
+      sort_module([ttype(long_rows.shape, long_rows.dtype)], 1,
+                  comparator_float("tensor<f32>", "p0", "q0")),
+      "main", [long_rows], [np.sort(long_rows, axis=1, kind="stable")])
+ties = rng.integers(0, 10, (2, 4097)).astype(np.float32)
+positions = np.broadcast_to(np.arange(4097, dtype=np.int32), (2, 4097)).copy()
+check("jnp.argsort of rows of 4097 with many ties",
+      sort_module([ttype(ties.shape, ties.dtype),
+                   ttype(positions.shape, positions.dtype)], 1,
+                  comparator_float("tensor<f32>", "p0", "q0")),
+      "main", [ties, positions],
+      [np.sort(ties, axis=1, kind="stable"),
+       np.argsort(ties, axis=1, kind="stable").astype(np.int32)])
+single = rng.standard_normal((5, 1)).astype(np.float32)
+check("sort of rows of one",
+      sort_module([ttype(single.shape, single.dtype)], 1,
+                  comparator_float("tensor<f32>", "p0", "q0")),
+      "main", [single], [single])
 
 
 def top_k_reference(x, k):

@@ -545,19 +545,35 @@ func.func @select_and_scatter(%arg0: tensor<4xf32>, %arg1: tensor<2xf32>) -> ten
 
 // -----
 
-// A sort counts, over the grid of pairs [rows, i, j], the elements the
-// comparator puts before each (and equal ones earlier in the row), then
-// gathers by the inverse of those places.
+// A sort finds each row's order by a bitonic network over rows padded to
+// a power of two and flattened, under stop_gradient: a counted kiln.while
+// whose step gathers each element's partner (column xor the step's mask)
+// and keeps, at the lower of the pair, the one the comparator puts first
+// (ties and padding by original column). The operands are then gathered
+// in that order, which differentiates.
 // CHECK-LABEL: func.func @sort
 // CHECK: %[[T:.*]] = kiln.transpose %arg0, permutation = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
 // CHECK: %[[ROWS:.*]] = kiln.reshape %[[T]] : (tensor<3x4xf32>) -> tensor<3x4xf32>
-// CHECK: %[[I:.*]] = kiln.broadcast_in_dim %[[ROWS]], dims = [0, 1] : (tensor<3x4xf32>) -> tensor<3x4x4xf32>
-// CHECK: %[[J:.*]] = kiln.broadcast_in_dim %[[ROWS]], dims = [0, 2] : (tensor<3x4xf32>) -> tensor<3x4x4xf32>
-// CHECK: %[[JFIRST:.*]] = kiln.compare  GT, %[[J]], %[[I]] : tensor<3x4x4xf32>
-// CHECK: %[[IFIRST:.*]] = kiln.compare  GT, %[[I]], %[[J]] : tensor<3x4x4xf32>
-// CHECK: kiln.reduce_sum %{{.*}} dims = [2] : (tensor<3x4x4xi64>) -> tensor<3x4xi64>
-// CHECK: %[[SORTED:.*]] = kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<12xf32>, tensor<3x4xi64>) -> tensor<3x4xf32>
-// CHECK: kiln.transpose %{{.*}}, permutation = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+// CHECK: %[[KEYS:.*]] = kiln.stop_gradient %[[ROWS]]
+// CHECK: %[[IOTA:.*]] = kiln.iota dim = 1 : tensor<3x4xi64>
+// CHECK: %[[COL:.*]] = kiln.reshape %[[IOTA]] : (tensor<3x4xi64>) -> tensor<12xi64>
+// CHECK: %[[MASKS:.*]] = kiln.constant dense<[1, 3, 1]> : tensor<3xi64>
+// CHECK: %[[FLAT:.*]] = kiln.reshape %[[KEYS]] : (tensor<3x4xf32>) -> tensor<12xf32>
+// CHECK: %[[LOOP:.*]]:3 = kiln.while(%{{.*}}, %[[FLAT]], %[[COL]])
+// CHECK: kiln.constant dense<3> : tensor<i64>
+// CHECK: kiln.dynamic_slice %[[MASKS]][%{{.*}}], sizes = [1]
+// CHECK: %[[PARTNER:.*]] = kiln.xor %[[COL]], %{{.*}} : tensor<12xi64>
+// CHECK: %[[THEIRS:.*]] = kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<12xf32>, tensor<12xi64>) -> tensor<12xf32>
+// CHECK: kiln.compare  GT, %{{.*}}, %[[THEIRS]] : tensor<12xf32>
+// CHECK: kiln.compare  GT, %[[THEIRS]], %{{.*}} : tensor<12xf32>
+// CHECK: kiln.compare  LT, %[[COL]], %[[PARTNER]] : tensor<12xi64>
+// CHECK: kiln.select %{{.*}}, %[[THEIRS]], %{{.*}} : tensor<12xi1>, tensor<12xf32>
+// CHECK: %[[ORDER:.*]] = kiln.reshape %[[LOOP]]#2 : (tensor<12xi64>) -> tensor<3x4xi64>
+// CHECK: %[[AT:.*]] = kiln.add %{{.*}}, %[[ORDER]] : tensor<3x4xi64>
+// CHECK: %[[TABLE:.*]] = kiln.reshape %[[ROWS]] : (tensor<3x4xf32>) -> tensor<12xf32>
+// CHECK: %[[SORTED:.*]] = kiln.take %[[TABLE]][%[[AT]]], dim = 0
+// CHECK: %[[BACK:.*]] = kiln.reshape %[[SORTED]] : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK: kiln.transpose %[[BACK]], permutation = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
 func.func @sort(%arg0: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
@@ -565,6 +581,30 @@ func.func @sort(%arg0: tensor<4x3xf32>) -> tensor<4x3xf32> {
     stablehlo.return %gt : tensor<i1>
   }) : (tensor<4x3xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// Rows of 3 pad to 4 (padding goes last and is sliced off the order); an
+// operand the comparator does not read (argsort's iota) is not carried
+// through the network, only gathered in the order found.
+// CHECK-LABEL: func.func @argsort
+// CHECK: %[[KEYS:.*]] = kiln.stop_gradient %{{.*}} : tensor<1x3xf32>
+// CHECK-NOT: kiln.stop_gradient
+// CHECK: %[[PADDED:.*]] = kiln.pad %[[KEYS]], %{{.*}}, low = [0, 0], high = [0, 1], interior = [0, 0] : (tensor<1x3xf32>, tensor<f32>) -> tensor<1x4xf32>
+// CHECK: %[[FLAT:.*]] = kiln.reshape %[[PADDED]] : (tensor<1x4xf32>) -> tensor<4xf32>
+// CHECK: %[[LOOP:.*]]:3 = kiln.while(%{{.*}}, %[[FLAT]], %{{.*}}) : tensor<i64>, tensor<4xf32>, tensor<4xi64>
+// CHECK: %[[ROWS:.*]] = kiln.reshape %[[LOOP]]#2 : (tensor<4xi64>) -> tensor<1x4xi64>
+// CHECK: %[[ORDER:.*]] = kiln.slice %[[ROWS]] [0:1, 0:3] : (tensor<1x4xi64>) -> tensor<1x3xi64>
+// CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<3xf32>, tensor<1x3xi64>) -> tensor<1x3xf32>
+// CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<3xi32>, tensor<1x3xi64>) -> tensor<1x3xi32>
+func.func @argsort(%arg0: tensor<3xf32>, %arg1: tensor<3xi32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %0:2 = "stablehlo.sort"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<3xf32>, tensor<3xi32>) -> (tensor<3xf32>, tensor<3xi32>)
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xi32>
 }
 
 // -----
