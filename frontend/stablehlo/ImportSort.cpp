@@ -93,8 +93,12 @@ std::optional<std::string> checkTopK(chlo::TopKOp op) {
   return std::nullopt;
 }
 
-/// k times: the largest available element (NaN the largest, the first of
-/// ties), written into column j of the results and made unavailable.
+/// k times: the index of the largest available element (NaN the largest,
+/// the first of ties), written into column j of the indices and made
+/// unavailable; under stop_gradient, as the indices are piecewise constant
+/// (and a kiln.while cannot be differentiated in reverse mode). The values
+/// are then gathered at the indices, which differentiates (a mixture of
+/// experts' router weights its top k).
 struct TopK : OpConversionPattern<chlo::TopKOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -120,33 +124,29 @@ struct TopK : OpConversionPattern<chlo::TopKOp> {
     bool isFloat = isa<FloatType>(type.getElementType());
     auto rows = RankedTensorType::get(type.getShape().drop_back(),
                                       type.getElementType());
-    auto column = [&](RankedTensorType t) {
-      SmallVector<int64_t> shape(t.getShape());
-      shape.back() = 1;
-      return t.clone(shape);
-    };
+    Value keys = kiln::StopGradientOp::create(rewriter, loc, x);
     Value position = kiln::IotaOp::create(
         rewriter, loc, type.clone(indicesType.getElementType()),
         rewriter.getI64IntegerAttr(rank - 1));
     Value everywhere = o.splat(type.clone(rewriter.getI1Type()),
                                rewriter.getBoolAttr(true));
     auto lastDim = rewriter.getDenseI64ArrayAttr({rank - 1});
+    SmallVector<int64_t> columnShape(indicesType.getShape());
+    columnShape.back() = 1;
     SmallVector<Value> results = countedLoop(
         rewriter, loc, op.getK(),
         ValueRange{everywhere,
-                   o.splat(valuesType,
-                           rewriter.getZeroAttr(type.getElementType())),
                    o.splat(indicesType, rewriter.getZeroAttr(
                                             indicesType.getElementType()))},
         [&](Value j, ValueRange carried) -> SmallVector<Value> {
           Value available = carried[0];
-          Value masked = o.select(available, x, o.lowest(type));
+          Value masked = o.select(available, keys, o.lowest(type));
           Value best = o.spread(
               kiln::ReduceMaxOp::create(rewriter, loc, rows, masked, lastDim),
               n);
-          Value hit = o.eq(x, best);
+          Value hit = o.eq(keys, best);
           if (isFloat)
-            hit = o.either(hit, o.both(o.isNan(x), o.isNan(best)));
+            hit = o.either(hit, o.both(o.isNan(keys), o.isNan(best)));
           hit = o.both(available, hit);
           Value index = kiln::ArgmaxOp::create(
               rewriter, loc, rows.clone(indicesType.getElementType()),
@@ -154,25 +154,38 @@ struct TopK : OpConversionPattern<chlo::TopKOp> {
                                       type.clone(rewriter.getI32Type()), hit),
               rewriter.getI64IntegerAttr(rank - 1));
           Value chosen = o.eq(position, o.spread(index, n));
-          // The chosen element exactly (its NaN, its zero's sign).
-          Value value = kiln::ReduceMaxOp::create(
-              rewriter, loc, rows, o.select(chosen, x, o.lowest(type)),
-              lastDim);
           SmallVector<Value> at(rank - 1, o.splat(RankedTensorType::get(
                                                       {}, rewriter.getI64Type()),
                                                   rewriter.getI64IntegerAttr(0)));
           at.push_back(j);
-          auto write = [&](Value into, Value row) -> Value {
-            auto intoType = cast<RankedTensorType>(into.getType());
-            return kiln::DynamicUpdateSliceOp::create(
-                rewriter, loc, into,
-                kiln::ReshapeOp::create(rewriter, loc, column(intoType), row),
-                at);
-          };
-          return {o.both(available, o.no(chosen)), write(carried[1], value),
-                  write(carried[2], index)};
+          Value written = kiln::DynamicUpdateSliceOp::create(
+              rewriter, loc, carried[1],
+              kiln::ReshapeOp::create(rewriter, loc,
+                                      indicesType.clone(columnShape), index),
+              at);
+          return {o.both(available, o.no(chosen)), written};
         });
-    rewriter.replaceOp(op, {results[1], results[2]});
+    Value indices = results[1];
+    // The values: x's rows, flattened, at each row's start plus its index.
+    auto positionsType = indicesType.clone(rewriter.getI64Type());
+    int64_t count = rows.getNumElements(), k = op.getK();
+    Value rowStart = kiln::MulOp::create(
+        rewriter, loc,
+        kiln::IotaOp::create(rewriter, loc, positionsType.clone({count, k}),
+                             rewriter.getI64IntegerAttr(0)),
+        o.splat(positionsType.clone({count, k}), rewriter.getI64IntegerAttr(n)));
+    Value positions = kiln::AddOp::create(
+        rewriter, loc, rowStart,
+        kiln::ReshapeOp::create(
+            rewriter, loc, positionsType.clone({count, k}),
+            kiln::ConvertOp::create(rewriter, loc, positionsType, indices)));
+    Value flat = kiln::ReshapeOp::create(rewriter, loc, type.clone({count * n}),
+                                         x);
+    Value values = kiln::ReshapeOp::create(
+        rewriter, loc, valuesType,
+        kiln::TakeOp::create(rewriter, loc, valuesType.clone({count, k}), flat,
+                             positions, rewriter.getI64IntegerAttr(0)));
+    rewriter.replaceOp(op, {values, indices});
     return success();
   }
 };
