@@ -32,6 +32,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
+  pm.addPass(createKilnVectorizeCopies({options.vectorWidth}));
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(
       createKilnLowerVectors({options.streamingBytes, options.avx512Bf16}));

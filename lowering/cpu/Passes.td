@@ -151,6 +151,49 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
   ];
 }
 
+def KilnVectorizeCopies : Pass<"kiln-vectorize-copies"> {
+  let summary = "Copy buffers by rows of vectors";
+  let description = [{
+    The copies bufferization leaves (a pad's or a concatenation's input
+    placed into its result, a dynamic_update_slice's update, a loop's
+    carried buffer) are `linalg.copy` ops on memrefs, which the loop
+    lowering turns into scalar loads and stores that LLVM does not
+    vectorize (the buffers may alias). Each copy between statically shaped
+    memrefs whose innermost dimension is contiguous in both and longer
+    than one element becomes loops over its rows, each row copied by
+    vectors of up to `vector-width` elements (the widest power of two no
+    longer than the row) and one masked vector for the rest. The memrefs
+    are indexed as they are: a view of a buffer would keep
+    kiln-lower-vectors from hoisting a matmul's accumulators out of their
+    loop over it. Copies of i1 (stored as bytes, read as packed bits by
+    vector ops) stay as they are.
+
+    Example:
+
+    ```mlir
+    linalg.copy ins(%a : memref<8x100xf32>)
+                outs(%b : memref<8x100xf32, strided<[128, 1]>>)
+    // becomes
+    scf.for %i = %c0 to %c8 step %c1 {
+      scf.for %j = %c0 to %c64 step %c64 {
+        %v = vector.load %a[%i, %j] : memref<8x100xf32>, vector<64xf32>
+        vector.store %v, %b[%i, %j] : ..., vector<64xf32>
+      }
+      %t = vector.maskedload %a[%i, %c64], %mask36, %zeros : ...
+      vector.maskedstore %b[%i, %c64], %mask36, %t : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "64",
+           "Elements per vector of a row">,
+  ];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def KilnLowerForalls : Pass<"kiln-lower-foralls"> {
   let summary = "Run outermost scf.forall loops on threads where that is safe";
   let description = [{

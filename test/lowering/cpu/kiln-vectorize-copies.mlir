@@ -1,0 +1,61 @@
+// RUN: kiln-opt %s --kiln-vectorize-copies --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-vectorize-copies="vector-width=16" --split-input-file | FileCheck %s --check-prefix=W16
+// RUN: not kiln-opt %s --kiln-vectorize-copies="vector-width=0" --split-input-file 2>&1 | FileCheck %s --check-prefix=ZERO
+
+// A pad's input placed into its result: rows of 64 (the innermost
+// dimension, contiguous in both) copied by whole vectors, indexing the
+// memrefs as they are.
+// CHECK-LABEL: func.func @into_padded
+// CHECK-NOT: linalg.copy
+// CHECK: scf.for %[[I:.*]] = %c0 to %c2 step %c1
+// CHECK: scf.for %[[J:.*]] = %c0 to %c5 step %c1
+// CHECK: scf.for %[[K:.*]] = %c0 to %c64 step %c64
+// CHECK: %[[V:.*]] = vector.load %arg0[%[[I]], %[[J]], %[[K]]] : memref<2x5x64xf32>, vector<64xf32>
+// CHECK: vector.store %[[V]], %{{.*}}[%[[I]], %[[J]], %[[K]]] : memref<2x5x64xf32, strided<[448, 64, 1], offset: 64>>, vector<64xf32>
+// CHECK-NOT: vector.maskedload
+// W16-LABEL: func.func @into_padded
+// W16: scf.for %{{.*}} = %c0 to %c64 step %c16
+// W16: vector.load {{.*}} vector<16xf32>
+// ZERO: error: kiln-vectorize-copies: vector-width must be positive, not 0
+func.func @into_padded(%x: memref<2x5x64xf32>, %padded: memref<2x7x64xf32>) {
+  %view = memref.subview %padded[0, 1, 0] [2, 5, 64] [1, 1, 1] : memref<2x7x64xf32> to memref<2x5x64xf32, strided<[448, 64, 1], offset: 64>>
+  linalg.copy ins(%x : memref<2x5x64xf32>) outs(%view : memref<2x5x64xf32, strided<[448, 64, 1], offset: 64>>)
+  return
+}
+
+// -----
+
+// A row of 100: vectors of 64 (the widest power of two no longer than the
+// row), then the last 36 elements through a masked vector (its mask a
+// constant before the loops).
+// CHECK-LABEL: func.func @odd_row
+// CHECK: %[[MASK:.*]] = arith.constant dense<[true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false]> : vector<64xi1>
+// CHECK: scf.for %[[K:.*]] = %c0 to %c64 step %c64
+// CHECK: vector.load %arg0[%{{.*}}, %[[K]]] : memref<3x100xbf16>, vector<64xbf16>
+// CHECK: %[[TAIL:.*]] = vector.maskedload %arg0[%{{.*}}, %c64], %[[MASK]], %{{.*}} : memref<3x100xbf16>, vector<64xi1>, vector<64xbf16> into vector<64xbf16>
+// CHECK: vector.maskedstore %arg1[%{{.*}}, %c64], %[[MASK]], %[[TAIL]]
+// W16-LABEL: func.func @odd_row
+// W16: scf.for %{{.*}} = %c0 to %c96 step %c16
+func.func @odd_row(%x: memref<3x100xbf16>, %y: memref<3x100xbf16>) {
+  linalg.copy ins(%x : memref<3x100xbf16>) outs(%y : memref<3x100xbf16>)
+  return
+}
+
+// -----
+
+// Copies left to the loop lowering: booleans (vector ops read i1 as packed
+// bits, a tensor of i1 holds bytes), an innermost dimension read with a
+// stride (a transposed view), dynamic shapes, rows of one element (a
+// scalar's view as tensor<1xf32>: a vector load through it would fold
+// into a load from a rank-0 memref, which does not exist).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-4: linalg.copy
+// CHECK-NOT: vector.load
+func.func @left_alone(%b: memref<4x8xi1>, %c: memref<4x8xi1>, %t: memref<8x4xf32, strided<[1, 8]>>, %u: memref<8x4xf32>, %d: memref<?x8xf32>, %e: memref<?x8xf32>, %s: memref<f32>, %v: memref<1xf32>) {
+  linalg.copy ins(%b : memref<4x8xi1>) outs(%c : memref<4x8xi1>)
+  linalg.copy ins(%t : memref<8x4xf32, strided<[1, 8]>>) outs(%u : memref<8x4xf32>)
+  linalg.copy ins(%d : memref<?x8xf32>) outs(%e : memref<?x8xf32>)
+  %one = memref.expand_shape %s [] output_shape [1] : memref<f32> into memref<1xf32>
+  linalg.copy ins(%one : memref<1xf32>) outs(%v : memref<1xf32>)
+  return
+}
