@@ -479,8 +479,11 @@ Value toResultLayout(OpBuilder &b, Location loc, Value result,
 /// A depthwise convolution (one input feature per group, `multiplier`
 /// outputs each): the sum over the window of each tap times its kernel
 /// row, elementwise (a contraction of 1 feature per group would be a
-/// product of tiny matrices), as [batch, output spatial..., features,
-/// multiplier], then the result's layout.
+/// product of tiny matrices), then the result's layout. The features stay
+/// the innermost dimension, which the loops vectorize along: the sum is
+/// [batch, output spatial..., features] for one output per feature (the
+/// common case), else [batch, output spatial..., multiplier, features],
+/// transposed to put each feature's outputs together at the end.
 Value depthwise(OpBuilder &b, Location loc, const ConvLayouts &l,
                 ArrayRef<Value> taps, Value kernel) {
   auto tapType = cast<RankedTensorType>(taps.front().getType());
@@ -488,38 +491,54 @@ Value depthwise(OpBuilder &b, Location loc, const ConvLayouts &l,
   int64_t features = tapType.getShape().back();
   auto kernelType = cast<RankedTensorType>(kernel.getType());
   int64_t multiplier = kernelType.getShape().back() / features;
+  int64_t window = int64_t(taps.size());
+  // Kernel rows: [window, multiplier, features].
+  Value rows =
+      multiplier == 1
+          ? reshape(b, loc, kernel, {window, 1, features})
+          : transpose(b, loc,
+                      reshape(b, loc, kernel, {window, features, multiplier}),
+                      {0, 2, 1});
   SmallVector<int64_t> shape(tapType.getShape());
-  shape.push_back(multiplier);
+  SmallVector<int64_t> tapDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  SmallVector<int64_t> rowShape = {features}, rowDims = {rank - 1};
+  if (multiplier > 1) {
+    shape.insert(shape.end() - 1, multiplier);
+    tapDims.back() = rank;
+    rowShape = {multiplier, features};
+    rowDims = {rank - 1, rank};
+  }
   auto type = tapType.clone(shape);
-  // Kernel rows: [window, features, multiplier].
-  Value rows = reshape(b, loc, kernel,
-                       {int64_t(taps.size()), features, multiplier});
-  SmallVector<int64_t> tapDims =
-      llvm::to_vector(llvm::seq<int64_t>(0, rank));
   Value sum;
-  for (auto [index, tap] : llvm::enumerate(taps)) {
-    int64_t t = int64_t(index);
+  for (int64_t t = 0; t < window; ++t) {
+    Value tap = taps[t];
     Value row = reshape(
         b, loc,
         kiln::SliceOp::create(b, loc, rows,
                               b.getDenseI64ArrayAttr({t, 0, 0}),
-                              b.getDenseI64ArrayAttr({t + 1, features,
-                                                      multiplier}),
+                              b.getDenseI64ArrayAttr({t + 1, multiplier,
+                                                      features}),
                               b.getDenseI64ArrayAttr({1, 1, 1})),
-        {features, multiplier});
+        rowShape);
+    if (multiplier > 1)
+      tap = kiln::BroadcastInDimOp::create(b, loc, type, tap,
+                                           b.getDenseI64ArrayAttr(tapDims),
+                                           Value());
     Value term = kiln::MulOp::create(
-        b, loc,
-        kiln::BroadcastInDimOp::create(b, loc, type, tap,
-                                       b.getDenseI64ArrayAttr(tapDims),
-                                       Value()),
+        b, loc, tap,
         kiln::BroadcastInDimOp::create(b, loc, type, row,
-                                       b.getDenseI64ArrayAttr({rank - 1, rank}),
+                                       b.getDenseI64ArrayAttr(rowDims),
                                        Value()));
     sum = sum ? kiln::AddOp::create(b, loc, sum, term) : term;
   }
-  SmallVector<int64_t> flat(tapType.getShape());
-  flat.back() = features * multiplier;
-  return toResultLayout(b, loc, reshape(b, loc, sum, flat), l);
+  if (multiplier > 1) {
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank + 1));
+    std::swap(perm[rank - 1], perm[rank]);
+    SmallVector<int64_t> flat(tapType.getShape());
+    flat.back() = features * multiplier;
+    sum = reshape(b, loc, transpose(b, loc, sum, perm), flat);
+  }
+  return toResultLayout(b, loc, sum, l);
 }
 
 /// The input in [batch, spatial..., feature] order goes through the window

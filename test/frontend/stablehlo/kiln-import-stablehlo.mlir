@@ -676,16 +676,38 @@ func.func @empty_top_k(%arg0: tensor<3x4xf32>) -> (tensor<3x0xf32>, tensor<3x0xi
 // -----
 
 // A depthwise convolution (one input feature per group) multiplies each
-// tap by its kernel row and sums, elementwise: no dot_general.
+// tap by its kernel row and sums, elementwise, the features innermost: no
+// dot_general. With one output per feature, the sum has the taps' shape.
 // CHECK-LABEL: func.func @depthwise
 // CHECK-NOT: kiln.dot_general
-// CHECK: %[[T0:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [0, 1, 2, 3] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2x1xf32>
-// CHECK: %[[K0:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [3, 4] : (tensor<2x1xf32>) -> tensor<1x3x3x2x1xf32>
-// CHECK: kiln.mul %[[T0]], %[[K0]] : tensor<1x3x3x2x1xf32>
+// CHECK: %[[T0:.*]] = kiln.slice %arg0 [0:1, 0:3, 0:3, 0:2]
+// CHECK: %[[ROWS:.*]] = kiln.reshape %arg1 : (tensor<2x2x1x2xf32>) -> tensor<4x1x2xf32>
+// CHECK: %[[ROW0:.*]] = kiln.slice %[[ROWS]] [0:1, 0:1, 0:2]
+// CHECK: %[[R0:.*]] = kiln.reshape %[[ROW0]] : (tensor<1x1x2xf32>) -> tensor<2xf32>
+// CHECK: %[[K0:.*]] = kiln.broadcast_in_dim %[[R0]], dims = [3] : (tensor<2xf32>) -> tensor<1x3x3x2xf32>
+// CHECK: kiln.mul %[[T0]], %[[K0]] : tensor<1x3x3x2xf32>
 // CHECK: kiln.add
 // CHECK-NOT: kiln.dot_general
 // CHECK: return
 func.func @depthwise(%arg0: tensor<1x4x4x2xf32>, %arg1: tensor<2x2x1x2xf32>) -> tensor<1x3x3x2xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x4x4x2xf32>, tensor<2x2x1x2xf32>) -> tensor<1x3x3x2xf32>
   return %0 : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// With two outputs per feature, the sum is [..., multiplier, features]
+// (the kernel rows transposed to match), then transposed and reshaped so
+// that each feature's outputs are adjacent, as StableHLO orders them.
+// CHECK-LABEL: func.func @depthwise_multiplier
+// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<2x2x1x4xf32>) -> tensor<4x2x2xf32>
+// CHECK: %[[ROWS:.*]] = kiln.transpose %[[K]], permutation = [0, 2, 1]
+// CHECK: %[[T0:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [0, 1, 2, 4] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2x2xf32>
+// CHECK: %[[K0:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [3, 4] : (tensor<2x2xf32>) -> tensor<1x3x3x2x2xf32>
+// CHECK: kiln.mul %[[T0]], %[[K0]] : tensor<1x3x3x2x2xf32>
+// CHECK: %[[T:.*]] = kiln.transpose %{{.*}}, permutation = [0, 1, 2, 4, 3] : (tensor<1x3x3x2x2xf32>) -> tensor<1x3x3x2x2xf32>
+// CHECK: kiln.reshape %[[T]] : (tensor<1x3x3x2x2xf32>) -> tensor<1x3x3x4xf32>
+func.func @depthwise_multiplier(%arg0: tensor<1x4x4x2xf32>, %arg1: tensor<2x2x1x4xf32>) -> tensor<1x3x3x4xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x4x4x2xf32>, tensor<2x2x1x4xf32>) -> tensor<1x3x3x4xf32>
+  return %0 : tensor<1x3x3x4xf32>
 }
