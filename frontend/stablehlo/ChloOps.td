@@ -34,8 +34,17 @@ foreach op = [["erf", "Erf"], ["erfc", "Erfc"], ["erf_inv", "ErfInv"],
               ["sinh", "Sinh"], ["cosh", "Cosh"], ["atan", "Atan"],
               ["asin", "Asin"], ["acos", "Acos"], ["asinh", "Asinh"],
               ["acosh", "Acosh"], ["atanh", "Atanh"], ["lgamma", "Lgamma"],
-              ["digamma", "Digamma"]] in
+              ["digamma", "Digamma"], ["square", "Square"]] in
   def Chlo_#op[1]#Op : Chlo_UnaryOp<op[0]>;
+
+def Chlo_NextAfterOp : Op<Chlo_Dialect, "next_after", [Elementwise]> {
+  let summary = "the next float after `x` towards `y`, elementwise";
+  let arguments = (ins AnyTensor:$x, AnyTensor:$y);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $y attr-dict `:` type($x) `,` type($y) `->` type($result)
+  }];
+}
 
 def Chlo_TopKOp : Op<Chlo_Dialect, "top_k"> {
   let summary = "the k largest elements of the last dimension and their "

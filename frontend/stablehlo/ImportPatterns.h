@@ -68,6 +68,12 @@ bool isBoolTensor(mlir::Type type);
 /// arguments in order, returning its result, or null.
 mlir::Operation *appliedOp(mlir::Region &body);
 
+/// Bit counting, next_after and square (ImportBits.cpp).
+void populateBitPatterns(mlir::RewritePatternSet &patterns);
+
+/// Why such an `op` cannot be imported, if it cannot.
+std::optional<std::string> unsupportedBits(mlir::Operation *op);
+
 /// stablehlo.gather and stablehlo.scatter (ImportGatherScatter.cpp).
 void populateGatherScatterPatterns(mlir::RewritePatternSet &patterns);
 

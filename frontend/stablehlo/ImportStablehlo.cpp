@@ -673,6 +673,8 @@ std::optional<std::string> unsupported(Operation *op) {
   }
   if (std::optional<std::string> why = unsupportedMath(op))
     return why;
+  if (std::optional<std::string> why = unsupportedBits(op))
+    return why;
   if (std::optional<std::string> why = unsupportedWindows(op))
     return why;
   if (std::optional<std::string> why = unsupportedSort(op))
@@ -812,6 +814,7 @@ struct KilnImportStablehlo
         DotGeneral, Dot, OptimizationBarrier, Composite, Reduce>(context);
     populateGatherScatterPatterns(patterns);
     populateMathPatterns(patterns);
+    populateBitPatterns(patterns);
     populateWindowPatterns(patterns);
     populateSortPatterns(patterns);
     populateUnsignedPatterns(patterns);

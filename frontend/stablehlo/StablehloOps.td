@@ -173,7 +173,8 @@ foreach op = [["abs", "Abs"], ["negate", "Negate"],
               ["floor", "Floor"], ["ceil", "Ceil"], ["not", "Not"],
               ["sign", "Sign"], ["convert", "Convert"],
               ["bitcast_convert", "BitcastConvert"],
-              ["is_finite", "IsFinite"]] in
+              ["is_finite", "IsFinite"], ["popcnt", "Popcnt"],
+              ["count_leading_zeros", "CountLeadingZeros"]] in
   def Stablehlo_#op[1]#Op : Stablehlo_UnaryOp<op[0]>;
 
 foreach op = [["add", "Add"], ["subtract", "Subtract"],

@@ -149,6 +149,22 @@ func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
+// Bit counts of floats, next_after of 16-bit floats (Kiln has no 16-bit
+// integers for their bits) and squares of booleans.
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf16>, %arg2: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xi1>) {
+  // expected-error @+1 {{stablehlo.popcnt: Kiln imports it on 32- and 64-bit integers, its result of the operand's type}}
+  %0 = stablehlo.popcnt %arg0 : tensor<4xf32>
+  // expected-error @+1 {{stablehlo.count_leading_zeros: Kiln imports it on 32- and 64-bit integers, its result of the operand's type}}
+  %1 = stablehlo.count_leading_zeros %arg0 : tensor<4xf32>
+  // expected-error @+1 {{chlo.next_after: Kiln imports it on f32 and f64 tensors of one type}}
+  %2 = chlo.next_after %arg1, %arg1 : tensor<4xf16>, tensor<4xf16> -> tensor<4xf16>
+  // expected-error @+1 {{chlo.square: Kiln imports it on ranked tensors of numbers, its result of the operand's type}}
+  %3 = chlo.square %arg2 : tensor<4xi1> -> tensor<4xi1>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xi1>
+}
+
+// -----
+
 // Batch groups must divide the batch.
 func.func @main(%arg0: tensor<2x5x5x4xf32>, %arg1: tensor<3x3x4x6xf32>) -> tensor<1x3x3x6xf32> {
   // expected-error @+1 {{stablehlo.convolution: batch groups that do not divide the batch and the outputs, or with feature groups}}

@@ -609,6 +609,33 @@ func.func @argsort(%arg0: tensor<3xf32>, %arg1: tensor<3xi32>) -> (tensor<3xf32>
 
 // -----
 
+// chlo.square is a product; popcnt counts bits by SWAR (pairs, nibbles,
+// bytes, then a multiply by 0x01010101 summing the bytes into the top
+// one); count_leading_zeros sets every bit below the highest and counts
+// them; next_after steps the float's bits.
+// CHECK-LABEL: func.func @bits
+// CHECK: kiln.mul %arg0, %arg0 : tensor<4xf32>
+// CHECK: kiln.constant dense<1431655765> : tensor<4xi32>
+// CHECK: kiln.constant dense<858993459> : tensor<4xi32>
+// CHECK: kiln.constant dense<252645135> : tensor<4xi32>
+// CHECK: %[[BYTES:.*]] = kiln.constant dense<16843009> : tensor<4xi32>
+// CHECK: %[[SUM:.*]] = kiln.mul %{{.*}}, %[[BYTES]] : tensor<4xi32>
+// CHECK: %[[TOP:.*]] = kiln.constant dense<24> : tensor<4xi32>
+// CHECK: kiln.shift_right_logical %[[SUM]], %[[TOP]] : tensor<4xi32>
+// CHECK-COUNT-5: kiln.or
+// CHECK: kiln.constant dense<32> : tensor<4xi32>
+// CHECK: kiln.bitcast_convert %arg0 : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK: kiln.bitcast_convert %{{.*}} : (tensor<4xi32>) -> tensor<4xf32>
+func.func @bits(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xf32>) {
+  %0 = chlo.square %arg0 : tensor<4xf32> -> tensor<4xf32>
+  %1 = stablehlo.popcnt %arg1 : tensor<4xi32>
+  %2 = stablehlo.count_leading_zeros %arg1 : tensor<4xi32>
+  %3 = chlo.next_after %arg0, %0 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xf32>
+}
+
+// -----
+
 // A composite (jax.lax.composite) calls its decomposition.
 // CHECK-LABEL: func.func @composite
 // CHECK: %[[R:.*]] = call @my.swish.impl(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
