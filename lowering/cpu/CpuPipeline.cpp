@@ -66,6 +66,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   memrefToLLVM.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createKilnBoolVectorsAsBytes());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createKilnEmitEntryWrappers());
   pm.addPass(createCanonicalizerPass());

@@ -72,19 +72,15 @@ int64_t dividingTile(int64_t size, int64_t preferred) {
 
 /// Whether tiling and vectorizing `op` is sound and pays: static, non-empty
 /// loops (there is nothing to vectorize in an empty one, and tiles cannot
-/// have size 0), operands read through projected permutations (tiling
-/// cannot slice a reversed or shifted access), and no i1 tensors (a vector
-/// of i1 is stored as packed bits, not as the bytes a tensor of i1 holds).
+/// have size 0) and operands read through projected permutations (tiling
+/// cannot slice a reversed or shifted access). Vectors of i1 load and store
+/// a tensor of i1's bytes (kiln-bool-vectors-as-bytes).
 bool isVectorizable(linalg::LinalgOp op) {
   if (llvm::any_of(op.getStaticLoopRanges(),
                    [](int64_t size) { return size <= 0; }))
     return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-        return map.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
-    return false;
-  return llvm::none_of(op->getOperandTypes(), [](Type type) {
-    return getElementTypeOrSelf(type).isInteger(1);
+  return llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+    return map.isProjectedPermutation(/*allowZeroInResults=*/true);
   });
 }
 

@@ -26,7 +26,7 @@ std::optional<SmallVector<int64_t>> staticStrides(MemRefType type) {
 }
 
 /// `copy` (statically shaped memrefs, the innermost dimension contiguous in
-/// both and longer than one element, not i1) as loops over its rows, each copied by vectors of
+/// both and longer than one element) as loops over its rows, each copied by vectors of
 /// `width` elements at most (the largest power of two no longer than the
 /// row) and a masked one for the rest; returns whether it rewrote it. The
 /// memrefs are indexed as they are, without views: a view of a buffer
@@ -39,7 +39,6 @@ bool vectorizeCopy(linalg::CopyOp copy, int64_t width) {
   if (!sourceType || !targetType || sourceType.getRank() == 0 ||
       sourceType.getShape() != targetType.getShape() ||
       sourceType.getElementType() != targetType.getElementType() ||
-      sourceType.getElementType().isInteger(1) ||
       sourceType.getNumElements() == 0 || sourceType.getShape().back() < 2)
     return false;
   std::optional<SmallVector<int64_t>> sourceStrides = staticStrides(sourceType);

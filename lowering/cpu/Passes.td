@@ -165,8 +165,8 @@ def KilnVectorizeCopies : Pass<"kiln-vectorize-copies"> {
     longer than the row) and one masked vector for the rest. The memrefs
     are indexed as they are: a view of a buffer would keep
     kiln-lower-vectors from hoisting a matmul's accumulators out of their
-    loop over it. Copies of i1 (stored as bytes, read as packed bits by
-    vector ops) stay as they are.
+    loop over it. Vectors of i1 move a tensor of i1's bytes
+    (kiln-bool-vectors-as-bytes).
 
     Example:
 
@@ -192,6 +192,29 @@ def KilnVectorizeCopies : Pass<"kiln-vectorize-copies"> {
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+def KilnBoolVectorsAsBytes : Pass<"kiln-bool-vectors-as-bytes"> {
+  let summary = "Load and store vectors of i1 as vectors of bytes";
+  let description = [{
+    A tensor of i1 holds one byte per element (as numpy's bool), but LLVM
+    stores `<N x i1>` as N packed bits. Every load and store in the LLVM
+    dialect of a vector of i1 (plain, masked, gathered or scattered; masks
+    themselves stay bits) moves a vector of i8 instead, widened with
+    `llvm.zext` before a store and narrowed with `llvm.trunc` after a load,
+    so that vectorized code reads and writes boolean tensors as their
+    bytes. Scalar i1 accesses already read and write a byte.
+
+    Example:
+
+    ```mlir
+    %m = llvm.load %p : !llvm.ptr -> vector<64xi1>
+    // becomes
+    %b = llvm.load %p : !llvm.ptr -> vector<64xi8>
+    %m = llvm.trunc %b : vector<64xi8> to vector<64xi1>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def KilnLowerForalls : Pass<"kiln-lower-foralls"> {

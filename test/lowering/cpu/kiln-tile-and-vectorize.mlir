@@ -79,11 +79,13 @@ func.func @i32_matmul(%a: tensor<64x64xi32>, %b: tensor<64x64xi32>, %c: tensor<6
 // -----
 
 #id = affine_map<(d0) -> (d0)>
-// i1 tensors stay scalar: a vector of i1 is stored as packed bits.
+// i1 tensors vectorize like any other (kiln-bool-vectors-as-bytes makes
+// their vectors load and store bytes).
 // CHECK-LABEL: func.func @booleans
 func.func @booleans(%x: tensor<64xi1>) -> tensor<64xi1> {
   %e = tensor.empty() : tensor<64xi1>
-  // CHECK-NOT: vector
+  // CHECK: %[[V:.*]] = vector.transfer_read %{{.*}} : tensor<64xi1>, vector<64xi1>
+  // CHECK: vector.transfer_write %[[V]], %{{.*}} : vector<64xi1>, tensor<64xi1>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%x : tensor<64xi1>) outs(%e : tensor<64xi1>) {
   ^bb0(%in: i1, %out: i1):
