@@ -131,9 +131,11 @@ void addAsyncUse(kiln_tensor_t tensor);
 /// loader maps it: a truncated file would fault (SIGBUS) inside the loader.
 kiln_status_t checkSharedObject(const std::string &image, const char *path);
 /// Checks one argument against its spec and the entry's `device`; `what`
-/// is "arg1" etc.
+/// is "arg1" etc. `read`: the call reads its elements (not a result's
+/// buffer, which it overwrites), so booleans must be 0 or 1.
 kiln_status_t checkArgument(kiln_tensor_t tensor, const TensorSpec &spec,
-                            kiln_device_t device, const std::string &what);
+                            kiln_device_t device, const std::string &what,
+                            bool read = true);
 /// Checks the entry, the counts and every argument of a call, as
 /// kiln_module_call does, without waiting for any of them.
 kiln_status_t checkArguments(kiln_module_t module, const char *entry,

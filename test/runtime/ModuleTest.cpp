@@ -127,6 +127,34 @@ func.func @pick(%p: tensor<3xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {
   EXPECT_EQ(result, nullptr);
 }
 
+TEST(Module, OverwritesABoolResultBufferWhateverItHeld) {
+  TempFile source("positive.mlir", R"mlir(
+func.func @positive(%x: tensor<3xf32>) -> tensor<3xi1> {
+  %z = kiln.constant dense<0.0> : tensor<3xf32>
+  %0 = kiln.compare GT, %x, %z : tensor<3xf32>
+  return %0 : tensor<3xi1>
+}
+)mlir");
+  kiln_module_t raw = nullptr;
+  ASSERT_EQ(message(kiln_module_compile(source.path.c_str(), &raw)), "ok");
+  std::unique_ptr<kiln_module, decltype(&kiln_module_free)> module(
+      raw, kiln_module_free);
+  float values[] = {-1.0f, 2.0f, 0.0f};
+  Tensor x = tensor(KILN_F32, {3}, values, sizeof values),
+         out = tensor(KILN_I1, {3});
+  // A result's old bytes are not read: garbage is no error.
+  auto *bytes = static_cast<unsigned char *>(kiln_tensor_data(out.get()));
+  bytes[0] = 7;
+  kiln_tensor_t args[] = {x.get()};
+  kiln_tensor_t results[] = {out.get()};
+  ASSERT_EQ(message(kiln_module_call_into(raw, "positive", 1, args, 1,
+                                          results)),
+            "ok");
+  EXPECT_EQ(bytes[0], 0);
+  EXPECT_EQ(bytes[1], 1);
+  EXPECT_EQ(bytes[2], 0);
+}
+
 TEST(Module, ReportsTheIntermediateBytesOfTheLastCall) {
   // A product feeding another product lives in a buffer of its own (64
   // KiB); in @two, the first product is still needed by the third, so two

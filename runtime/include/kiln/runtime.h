@@ -217,8 +217,9 @@ kiln_status_t kiln_module_call(kiln_module_t module, const char *entry,
 
 /* Like kiln_module_call, but writes the results into `results`, existing
  * tensors of the result types (checked like the arguments and named
- * "result0", ...), which the caller keeps owning: no allocation per call. A
- * result must not alias an argument. */
+ * "result0", ...; their old elements are not read, so a boolean result's
+ * bytes may be anything), which the caller keeps owning: no allocation per
+ * call. A result must not alias an argument. */
 kiln_status_t kiln_module_call_into(kiln_module_t module, const char *entry,
                                     size_t num_args, const kiln_tensor_t *args,
                                     size_t num_results,
