@@ -10,20 +10,17 @@ relative difference of the results, and the geometric mean.
 Usage: conv_spread.py KILN_RUN [N]   (default 20)
 """
 import math
-import os
 import sys
 import tempfile
 
-# torch.set_num_threads(1) alone leaves oneDNN's convolutions on every
-# core (measured: 2.8 ms of CPU in 1.4 ms); its OpenMP pool must start
-# with one thread.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
-from dot_spread import cpu_name, kiln_ms, median_ms  # noqa: E402
+from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads
 
-torch.set_num_threads(1)
+# torch.set_num_threads(1) alone left a 1x1 convolution's product on
+# OpenBLAS's two threads (2.8 ms of CPU in 1.4 ms).
+set_torch_threads(1)
 
 
 def t(shape):

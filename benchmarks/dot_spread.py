@@ -7,6 +7,7 @@ row per case with the ratio numpy/kiln (100% = as fast as numpy).
 
 Usage: dot_spread.py KILN_RUN [N]   (default 50)
 """
+import ctypes
 import os
 import platform
 import subprocess
@@ -69,6 +70,32 @@ def median_ms(call, runs):
 def numpy_ms(subscripts, a, b, runs):
     path = np.einsum_path(subscripts, a, b, optimize="optimal")[0]
     return median_ms(lambda: np.einsum(subscripts, a, b, optimize=path), runs)
+
+
+def _openblas_libraries():
+    """The OpenBLAS libraries loaded in this process (numpy's and PyTorch's
+    BLAS here: Debian's pthread build, as libblas.so.3 and under its own
+    name), each with openblas_set_num_threads."""
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f
+                 if "openblas" in line and ".so" in line}
+    libraries = []
+    for path in sorted(paths):
+        library = ctypes.CDLL(path)
+        if hasattr(library, "openblas_set_num_threads"):
+            libraries.append(library)
+    return libraries
+
+
+def set_torch_threads(threads):
+    """PyTorch's threads: torch.set_num_threads, and OpenBLAS's own pool,
+    which runs PyTorch's matmuls here and which torch.set_num_threads does
+    not govern (with it alone, a "one-thread" MLP step ran its products on
+    two: 2.6-4.1 ms where one thread takes 4.7)."""
+    import torch
+    torch.set_num_threads(threads)
+    for library in _openblas_libraries():
+        library.openblas_set_num_threads(threads)
 
 
 def cpu_name():

@@ -23,7 +23,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from dot_spread import cpu_name, kiln_ms, median_ms  # noqa: E402
+from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads  # noqa: E402
 from matmul_spread import ttype  # noqa: E402
 
 # (name, M, K, N, activation, residual)
@@ -117,7 +117,7 @@ def measure(case, threads, kiln_run, tmp, runs, rng):
     want = numpy_activation(activation, x.astype(np.float64) @ w + b)
     want = want + r if residual else want
     error = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     tx, tw, tb, tr = map(torch.from_numpy, (x, w, b, r))
     act = torch_activation(activation)
     peers = {"torch": median_ms(

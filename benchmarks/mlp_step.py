@@ -19,7 +19,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from dot_spread import cpu_name, kiln_ms, median_ms, ttype  # noqa: E402
+from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads, ttype  # noqa: E402
 
 B, D, H, C = 256, 784, 512, 10
 LR = 0.05
@@ -134,7 +134,7 @@ def main():
                 error = np.max(np.abs(new_w1 - want)) / np.max(np.abs(want))
                 if error > 1e-4:
                     sys.exit(f"Kiln's updated w1 is off by {error:.1e}")
-            torch.set_num_threads(threads)
+            set_torch_threads(threads)
             peer = median_ms(lambda: torch_step(model, optimizer, tx, tl), runs)
             print(f"{threads} thread(s): kiln {kiln:7.3f} ms | torch "
                   f"{peer:7.3f} ms | torch/kiln {100 * peer / kiln:6.1f}%")

@@ -19,7 +19,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from dot_spread import cpu_name, kiln_ms, median_ms, ttype  # noqa: E402
+from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads, ttype  # noqa: E402
 from norm_spread import layer_norm, softmax, torch_layer_norm, torch_softmax  # noqa: E402
 
 
@@ -70,7 +70,7 @@ def main():
             for threads in (1, 2):
                 kiln[threads], got = kiln_ms(kiln_run, tmp, source, args, runs,
                                              threads)
-                torch.set_num_threads(threads)
+                set_torch_threads(threads)
                 peer[threads] = median_ms(lambda: reference(*tensors), runs)
                 want = reference(*[t.double() for t in tensors]).numpy()
                 error = np.max(np.abs(got - want)) / np.max(np.abs(want))
