@@ -650,9 +650,33 @@ struct Reduce : OpConversionPattern<shlo::ReduceOp> {
   }
 };
 
+/// Whether `call` is GSPMD's sharding annotation of a value
+/// (`jax.lax.with_sharding_constraint` in an export without Shardy):
+/// `custom_call @Sharding` of one value, giving it back.
+bool isGspmdSharding(shlo::CustomCallOp call) {
+  return call.getCallTargetName() == "Sharding" &&
+         call.getInputs().size() == 1 && call->getNumResults() == 1 &&
+         call.getInputs()[0].getType() == call->getResult(0).getType();
+}
+
+/// GSPMD's sharding annotation passes its value through: it places the
+/// value, never changes it, and Kiln reads Shardy's shardings only.
+struct GspmdSharding : OpConversionPattern<shlo::CustomCallOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shlo::CustomCallOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isGspmdSharding(op))
+      return rewriter.notifyMatchFailure(op, "a backend's own function");
+    rewriter.replaceOp(op, adaptor.getInputs()[0]);
+    return success();
+  }
+};
+
 /// Why `op` cannot be imported, if Kiln knows before trying.
 std::optional<std::string> unsupported(Operation *op) {
-  if (auto call = dyn_cast<shlo::CustomCallOp>(op))
+  if (auto call = dyn_cast<shlo::CustomCallOp>(op); call &&
+                                                   !isGspmdSharding(call))
     return "stablehlo.custom_call @" + call.getCallTargetName().str() +
            ": a backend's own function, which Kiln cannot import";
   if (auto composite = dyn_cast<shlo::CompositeOp>(op);
@@ -811,7 +835,8 @@ struct KilnImportStablehlo
         Rename<shlo::ShiftRightArithmeticOp, kiln::ShiftRightArithmeticOp>,
         Rename<shlo::BitcastConvertOp, kiln::BitcastConvertOp>, IsFinite,
         Compare, Select,
-        DotGeneral, Dot, OptimizationBarrier, Composite, Reduce>(context);
+        DotGeneral, Dot, OptimizationBarrier, Composite, Reduce,
+        GspmdSharding>(context);
     populateGatherScatterPatterns(patterns);
     populateMathPatterns(patterns);
     populateBitPatterns(patterns);

@@ -485,7 +485,8 @@ def Stablehlo_ReturnOp : Stablehlo_Op<"return", [Terminator]> {
 }
 
 def Stablehlo_CustomCallOp : Stablehlo_Op<"custom_call"> {
-  let summary = "a call of a backend's own function (refused on import)";
+  let summary = "a call of a backend's own function (refused on import, "
+                "but for GSPMD's sharding annotation)";
   let arguments = (ins Variadic<AnyType>:$inputs, StrAttr:$call_target_name);
   let results = (outs Variadic<AnyType>);
   let assemblyFormat = [{

@@ -1,9 +1,20 @@
 // RUN: kiln-opt %s --split-input-file -verify-diagnostics --kiln-import-stablehlo
 
-// A backend's own function cannot run on Kiln's targets.
-func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{stablehlo.custom_call @Sharding: a backend's own function, which Kiln cannot import}}
-  %0 = stablehlo.custom_call @Sharding(%arg0) {backend_config = ""} : (tensor<4xf32>) -> tensor<4xf32>
+// A backend's own function cannot run on Kiln's targets (here LAPACK's
+// Cholesky factorization, as jnp.linalg.cholesky exports on the CPU).
+func.func @main(%arg0: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{stablehlo.custom_call @lapack_spotrf_ffi: a backend's own function, which Kiln cannot import}}
+  %0 = stablehlo.custom_call @lapack_spotrf_ffi(%arg0) {backend_config = ""} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// GSPMD's manual sharding (shard_map without Shardy) changes shapes: it is
+// no annotation to pass through.
+func.func @main(%arg0: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{stablehlo.custom_call @SPMDFullToShardShape: a backend's own function, which Kiln cannot import}}
+  %0 = stablehlo.custom_call @SPMDFullToShardShape(%arg0) {mhlo.sharding = "{manual}"} : (tensor<8xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

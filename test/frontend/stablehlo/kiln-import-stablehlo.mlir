@@ -636,6 +636,22 @@ func.func @bits(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, t
 
 // -----
 
+// GSPMD's sharding annotation (jax.lax.with_sharding_constraint exported
+// without Shardy) passes its value through; the arguments' mhlo.sharding
+// goes with XLA's other bookkeeping.
+// CHECK-LABEL: func.func @gspmd(
+// CHECK-SAME: %arg0: tensor<8x4xf32>) -> tensor<8x4xf32>
+// CHECK-NOT: custom_call
+// CHECK: %[[Y:.*]] = kiln.tanh %arg0
+// CHECK: return %[[Y]]
+func.func @gspmd(%arg0: tensor<8x4xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) -> tensor<8x4xf32> {
+  %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %1 = stablehlo.tanh %0 : tensor<8x4xf32>
+  return %1 : tensor<8x4xf32>
+}
+
+// -----
+
 // A composite (jax.lax.composite) calls its decomposition.
 // CHECK-LABEL: func.func @composite
 // CHECK: %[[R:.*]] = call @my.swish.impl(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
