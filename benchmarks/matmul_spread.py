@@ -26,7 +26,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads  # noqa: E402
+from dot_spread import cpu_name, kiln_ms, median_ms  # noqa: E402
 
 # (name, M, K, N, layout): layout "nn" is A[M,K] B[K,N]; "tn" reads A
 # transposed (A[K,M], the weight gradient X^T dY); "nt" reads B transposed
@@ -161,7 +161,11 @@ def measure(case, threads, bf16, kiln_run, tmp, runs, onednn, rng):
                         [a, b], runs, threads)
     want = numpy_call(a.astype(np.float64), b.astype(np.float64), layout)()
     error = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)
-    set_torch_threads(threads)
+    # OpenBLAS stays on one thread (set above, for numpy): on two vCPUs its
+    # workers, spinning after PyTorch's products, took oneDNN's second
+    # thread (set_torch_threads made oneDNN's two-thread cases run at its
+    # one-thread speed); oneDNN is the two-thread peer here.
+    torch.set_num_threads(threads)
     onednn.set_threads(threads)
     peers = {"torch": median_ms(torch_call(a, b, layout, bf16), runs)}
     call, c = onednn.gemm(a, b, layout, bf16)
