@@ -279,6 +279,25 @@ single("argmax f32", f"kiln.argmax %a0, dim = 1 : {sig([M], np.zeros(4, np.int32
        [M], np.array([1, 0, 0, 0], np.int32))
 single("argmax dim 0 i64", "kiln.argmax %a0, dim = 0 : (tensor<3x4xi32>) -> "
        "tensor<4xi64>", [RI], np.argmax(RI, axis=0).astype(np.int64))
+# Long rows (the row reductions' lanes and tail): repeated maxima, NaNs
+# late in a row, signed zeros, f16, and integers down to the lowest.
+L = np.round(rng.standard_normal((37, 1003)), 1).astype(np.float32)
+L[3, [500, 900]] = np.nan
+L[4, :] = -0.0
+L[4, 700] = 0.0
+L[5, [10, 1002]] = 9.0
+want = np.where(np.isnan(L).any(axis=1), np.isnan(L).argmax(axis=1),
+                L.argmax(axis=1)).astype(np.int32)
+single("argmax f32 rows of 1003", f"kiln.argmax %a0, dim = 1 : {sig([L], want)}",
+       [L], want)
+H = L[:8, :96].astype(np.float16)
+want = np.where(np.isnan(H).any(axis=1), np.isnan(H).argmax(axis=1),
+                H.argmax(axis=1)).astype(np.int32)
+single("argmax f16", f"kiln.argmax %a0, dim = 1 : {sig([H], want)}", [H], want)
+I = rng.integers(-5, 5, (6, 300)).astype(np.int32)
+I[2, :] = np.iinfo(np.int32).min
+single("argmax i32 rows of 300", f"kiln.argmax %a0, dim = 1 : "
+       f"{sig([I], np.zeros(6, np.int64))}", [I], I.argmax(axis=1))
 
 # take clamps its indices; scatter_add accumulates repeated ones.
 T = rng.standard_normal((10, 3)).astype(np.float32)

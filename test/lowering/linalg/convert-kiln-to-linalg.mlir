@@ -209,6 +209,26 @@ func.func @counted(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 
 // -----
 
+// argmax is two reductions, each vectorizable along a row: the maximum
+// (NaN if any element is NaN), then the least index whose element equals
+// it or is NaN where it is, over 10 elsewhere.
+// CHECK-LABEL: func.func @argmax
+// CHECK: %[[MAX:.*]] = linalg.reduce ins(%arg0 : tensor<4x10xf32>)
+// CHECK: arith.maximumf
+// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf une
+// CHECK: linalg.index 1
+// CHECK: %[[NONE:.*]] = arith.constant dense<10> : tensor<4x10xi32>
+// CHECK: arith.select
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<4x10xi32>)
+// CHECK: arith.minsi
+func.func @argmax(%x: tensor<4x10xf32>) -> tensor<4xi32> {
+  %i = kiln.argmax %x, dim = 1 : (tensor<4x10xf32>) -> tensor<4xi32>
+  return %i : tensor<4xi32>
+}
+
+// -----
+
 func.func private @loss(%w: tensor<4xf32>) -> tensor<f32>
 
 // Transformation ops stay for the contract check to report.
