@@ -67,6 +67,31 @@ struct Ops {
   }
 };
 
+/// Each row of every table ([rows, n]) at that row's `columns` ([rows, k],
+/// i64): jnp.take_along_axis over the last dimension, as one take of each
+/// table flattened at row * n + column (the positions computed once).
+SmallVector<Value> takeAlongRows(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> tables, Value columns) {
+  auto columnsType = cast<RankedTensorType>(columns.getType());
+  auto tableType = cast<RankedTensorType>(tables.front().getType());
+  int64_t rows = tableType.getDimSize(0), n = tableType.getDimSize(1);
+  Value rowStart = kiln::MulOp::create(
+      b, loc,
+      kiln::IotaOp::create(b, loc, columnsType, b.getI64IntegerAttr(0)),
+      splat(b, loc, columnsType, b.getI64IntegerAttr(n)));
+  Value positions = kiln::AddOp::create(b, loc, rowStart, columns);
+  SmallVector<Value> taken;
+  for (Value table : tables) {
+    auto type = cast<RankedTensorType>(table.getType());
+    Value flat = kiln::ReshapeOp::create(b, loc, type.clone({rows * n}), table);
+    taken.push_back(kiln::TakeOp::create(b, loc,
+                                         type.clone(columnsType.getShape()),
+                                         flat, positions,
+                                         b.getI64IntegerAttr(0)));
+  }
+  return taken;
+}
+
 //===----------------------------------------------------------------------===//
 // top_k
 //===----------------------------------------------------------------------===//
@@ -166,25 +191,19 @@ struct TopK : OpConversionPattern<chlo::TopKOp> {
           return {o.both(available, o.no(chosen)), written};
         });
     Value indices = results[1];
-    // The values: x's rows, flattened, at each row's start plus its index.
-    auto positionsType = indicesType.clone(rewriter.getI64Type());
+    // The values: x's rows at their indices.
     int64_t count = rows.getNumElements(), k = op.getK();
-    Value rowStart = kiln::MulOp::create(
-        rewriter, loc,
-        kiln::IotaOp::create(rewriter, loc, positionsType.clone({count, k}),
-                             rewriter.getI64IntegerAttr(0)),
-        o.splat(positionsType.clone({count, k}), rewriter.getI64IntegerAttr(n)));
-    Value positions = kiln::AddOp::create(
-        rewriter, loc, rowStart,
-        kiln::ReshapeOp::create(
-            rewriter, loc, positionsType.clone({count, k}),
-            kiln::ConvertOp::create(rewriter, loc, positionsType, indices)));
-    Value flat = kiln::ReshapeOp::create(rewriter, loc, type.clone({count * n}),
-                                         x);
+    auto columnsType = RankedTensorType::get({count, k}, rewriter.getI64Type());
+    Value columns = kiln::ReshapeOp::create(
+        rewriter, loc, columnsType,
+        kiln::ConvertOp::create(rewriter, loc,
+                                indicesType.clone(rewriter.getI64Type()),
+                                indices));
+    Value table =
+        kiln::ReshapeOp::create(rewriter, loc, type.clone({count, n}), x);
     Value values = kiln::ReshapeOp::create(
         rewriter, loc, valuesType,
-        kiln::TakeOp::create(rewriter, loc, valuesType.clone({count, k}), flat,
-                             positions, rewriter.getI64IntegerAttr(0)));
+        takeAlongRows(rewriter, loc, table, columns).front());
     rewriter.replaceOp(op, {values, indices});
     return success();
   }
@@ -464,20 +483,9 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
                               : Value());
     }
     Value order = sortedColumns(rewriter, loc, comparator, keys);
-    auto indexType = cast<RankedTensorType>(order.getType());
-    Value rowStart = kiln::MulOp::create(
-        rewriter, loc,
-        kiln::IotaOp::create(rewriter, loc, indexType,
-                             rewriter.getI64IntegerAttr(0)),
-        splat(rewriter, loc, indexType, rewriter.getI64IntegerAttr(n)));
-    Value positions = kiln::AddOp::create(rewriter, loc, rowStart, order);
     SmallVector<Value> results;
-    for (Value x : table) {
-      auto t = cast<RankedTensorType>(x.getType());
-      Value flat = kiln::ReshapeOp::create(rewriter, loc,
-                                           t.clone({rows * n}), x);
-      Value sorted = kiln::TakeOp::create(rewriter, loc, t, flat, positions,
-                                          rewriter.getI64IntegerAttr(0));
+    for (Value sorted : takeAlongRows(rewriter, loc, table, order)) {
+      auto t = cast<RankedTensorType>(sorted.getType());
       Value shaped = kiln::ReshapeOp::create(rewriter, loc,
                                              t.clone(lastShape), sorted);
       results.push_back(kiln::TransposeOp::create(
