@@ -12,7 +12,6 @@
 #include "llvm/ADT/APInt.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -228,40 +227,36 @@ template <Shift kind> LogicalResult shift(Evaluation &evaluation) {
   return success();
 }
 
-/// The bits of a float element (of f32 or f64), or of an integer's.
+/// The bits of an element, float (in its own format) or integer.
 uint64_t bitsOf(const HostTensor &x, int64_t i) {
   if (!x.isFloat())
     return lowBits(x.getInt(i), x.elementType().getIntOrFloatBitWidth());
-  if (x.elementType().isF64()) {
-    double value = x.getFloat(i);
-    uint64_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return bits;
-  }
-  float value = float(x.getFloat(i));
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
+  llvm::APFloat value(x.getFloat(i));
+  bool lost;
+  // Exact: the element holds a value of its own format.
+  value.convert(cast<FloatType>(x.elementType()).getFloatSemantics(),
+                llvm::APFloat::rmNearestTiesToEven, &lost);
+  return value.bitcastToAPInt().getZExtValue();
 }
 
 LogicalResult bitcastConvert(Evaluation &evaluation) {
   const HostTensor &x = evaluation.operand(0);
   HostTensor &result = evaluation.result(0);
+  Type element = result.elementType();
   for (int64_t i = 0; i < x.size(); ++i) {
     uint64_t bits = bitsOf(x, i);
     if (!result.isFloat()) {
       // setInt wraps to the width, sign-extending.
       result.setInt(i, int64_t(bits));
-    } else if (result.elementType().isF64()) {
-      double value;
-      std::memcpy(&value, &bits, sizeof value);
-      result.setFloat(i, value);
-    } else {
-      uint32_t narrow = uint32_t(bits);
-      float value;
-      std::memcpy(&value, &narrow, sizeof value);
-      result.setFloat(i, value);
+      continue;
     }
+    unsigned width = element.getIntOrFloatBitWidth();
+    llvm::APFloat value(cast<FloatType>(element).getFloatSemantics(),
+                        llvm::APInt(width, bits));
+    bool lost;
+    value.convert(llvm::APFloat::IEEEdouble(),
+                  llvm::APFloat::rmNearestTiesToEven, &lost);
+    result.setFloat(i, value.convertToDouble());
   }
   return success();
 }

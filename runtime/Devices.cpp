@@ -174,6 +174,16 @@ void reduceSame(int64_t kind, const std::vector<const char *> &inputs,
   reduceAs<T>(kind, inputs, offset, out, count, same, same);
 }
 
+/// Narrow integers combine as ints and wrap when stored, as kiln's
+/// integer arithmetic does.
+template <typename T>
+void reduceNarrowInt(int64_t kind, const std::vector<const char *> &inputs,
+                     int64_t offset, char *out, int64_t count) {
+  reduceAs<T, int>(
+      kind, inputs, offset, out, count, [](T x) { return int(x); },
+      [](int x) { return T(x); });
+}
+
 void reduce(int64_t kind, int64_t dtype, const std::vector<const char *> &inputs,
             int64_t offset, char *out, int64_t count) {
   int64_t code = kind;
@@ -186,6 +196,10 @@ void reduce(int64_t kind, int64_t dtype, const std::vector<const char *> &inputs
     return reduceSame<int32_t>(code, inputs, offset, out, count);
   case KILN_I64:
     return reduceSame<int64_t>(code, inputs, offset, out, count);
+  case KILN_I8:
+    return reduceNarrowInt<int8_t>(code, inputs, offset, out, count);
+  case KILN_I16:
+    return reduceNarrowInt<int16_t>(code, inputs, offset, out, count);
   case KILN_I1:
     // Booleans combine as 0/1 bytes: sum and max are "or", prod and min
     // "and".

@@ -25,7 +25,7 @@ namespace {
 constexpr const char *kHeader = "kiln-manifest 1";
 
 bool parseDtype(const std::string &name, kiln_dtype_t &dtype) {
-  for (int d = KILN_F32; d <= KILN_I64; ++d)
+  for (int d = KILN_F32; kiln_dtype_size(static_cast<kiln_dtype_t>(d)) != 0; ++d)
     if (name == kiln_dtype_name(static_cast<kiln_dtype_t>(d))) {
       dtype = static_cast<kiln_dtype_t>(d);
       return true;

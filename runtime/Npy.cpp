@@ -25,7 +25,8 @@ struct DtypeCode {
 /// numpy has no bf16: bf16 tensors are written and read by callers as f32.
 constexpr DtypeCode kCodes[] = {{"<f4", KILN_F32}, {"<f8", KILN_F64},
                                 {"<f2", KILN_F16}, {"|b1", KILN_I1},
-                                {"<i4", KILN_I32}, {"<i8", KILN_I64}};
+                                {"<i4", KILN_I32}, {"<i8", KILN_I64},
+                                {"|i1", KILN_I8},  {"<i2", KILN_I16}};
 
 /// The text after `'key':` in the header dict, up to the next item.
 bool findValue(const std::string &header, const std::string &key,

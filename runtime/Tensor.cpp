@@ -33,6 +33,10 @@ const char *kiln_dtype_name(kiln_dtype_t dtype) {
     return "i32";
   case KILN_I64:
     return "i64";
+  case KILN_I8:
+    return "i8";
+  case KILN_I16:
+    return "i16";
   }
   return "invalid";
 }
@@ -47,8 +51,10 @@ size_t kiln_dtype_size(kiln_dtype_t dtype) {
     return 8;
   case KILN_F16:
   case KILN_BF16:
+  case KILN_I16:
     return 2;
   case KILN_I1:
+  case KILN_I8:
     return 1;
   }
   return 0;

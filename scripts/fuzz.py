@@ -44,9 +44,10 @@ sys.path.insert(0, os.path.join(root, "test", "e2e"))
 import progen  # noqa: E402
 
 DTYPE_CODES = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3, "i1": 4, "i32": 5,
-               "i64": 6}
+               "i64": 6, "i8": 7, "i16": 8}
 NUMPY_OF_CODE = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint16,
-                 4: np.bool_, 5: np.int32, 6: np.int64}
+                 4: np.bool_, 5: np.int32, 6: np.int64, 7: np.int8,
+                 8: np.int16}
 
 
 class Runtime:

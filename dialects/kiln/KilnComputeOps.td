@@ -91,7 +91,7 @@ def Kiln_ArgmaxOp : Kiln_Op<"argmax", [Pure,
     ```
   }];
   let arguments = (ins Kiln_NumericTensor:$operand, I64Attr:$dimension);
-  let results = (outs Kiln_IntTensor:$result);
+  let results = (outs Kiln_TensorOf<[I32, I64]>:$result);
   let assemblyFormat = [{
     $operand `,` `dim` `=` $dimension attr-dict `:`
     functional-type($operand, $result)

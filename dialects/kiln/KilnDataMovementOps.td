@@ -59,7 +59,7 @@ def Kiln_IotaOp : Kiln_Op<"iota", [Pure]> {
     ```
   }];
   let arguments = (ins I64Attr:$iota_dimension);
-  let results = (outs Kiln_StaticTensorOf<[F16, BF16, F32, F64, I32, I64]>:$result);
+  let results = (outs Kiln_StaticTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>:$result);
   let assemblyFormat = "`dim` `=` $iota_dimension attr-dict `:` type($result)";
   let hasVerifier = 1;
 }

@@ -72,13 +72,13 @@ class Kiln_StaticTensorOf<list<Type> types>
            StaticShapeTensorOf<types>.summary # " of fewer than 2^63 bytes",
            "::mlir::RankedTensorType">;
 
-def Kiln_Tensor : Kiln_TensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
-def Kiln_StaticTensor : Kiln_StaticTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def Kiln_Tensor : Kiln_TensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>;
+def Kiln_StaticTensor : Kiln_StaticTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>;
 def Kiln_FloatTensor : Kiln_TensorOf<[F16, BF16, F32, F64]>;
 // Arithmetic excludes i1, as in jax.lax.
-def Kiln_NumericTensor : Kiln_TensorOf<[F16, BF16, F32, F64, I32, I64]>;
-def Kiln_LogicalTensor : Kiln_TensorOf<[I1, I32, I64]>;
-def Kiln_IntTensor : Kiln_TensorOf<[I32, I64]>;
+def Kiln_NumericTensor : Kiln_TensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>;
+def Kiln_LogicalTensor : Kiln_TensorOf<[I1, I8, I16, I32, I64]>;
+def Kiln_IntTensor : Kiln_TensorOf<[I8, I16, I32, I64]>;
 def Kiln_PredTensor : Kiln_TensorOf<[I1]>;
 // Buildable so that pretty forms need not spell `tensor<i1>` out.
 def Kiln_ScalarPred : 0DTensorOf<[I1]> {

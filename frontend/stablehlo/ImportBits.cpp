@@ -2,9 +2,9 @@
 //
 // Elementwise ops JAX emits that Kiln has no op for, written with kiln's
 // integer and bit ops: stablehlo.popcnt and count_leading_zeros
-// (lax.population_count, lax.clz) on 32- and 64-bit integers by the SWAR
+// (lax.population_count, lax.clz) on 8- to 64-bit integers by the SWAR
 // reduction of bit counts (pairs, nibbles, bytes, then a multiply summing
-// the bytes); chlo.next_after (jnp.nextafter) of f32 and f64 by stepping
+// the bytes); chlo.next_after (jnp.nextafter) of floats by stepping
 // the float's bits; chlo.square (jnp.square and x ** 2 of floats in newer
 // JAX) as a product.
 //
@@ -59,19 +59,18 @@ struct Bits {
   }
 };
 
-/// Whether `type` is a tensor of 32- or 64-bit integers.
-bool isWideInteger(Type type) {
+/// Whether `type` is a tensor of integers of whole bytes.
+bool isByteInteger(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   auto element = tensor ? dyn_cast<IntegerType>(tensor.getElementType())
                         : IntegerType();
-  return element && (element.getWidth() == 32 || element.getWidth() == 64);
+  return element && element.getWidth() % 8 == 0;
 }
 
-/// Whether `type` is a tensor of f32 or f64.
-bool isWideFloat(Type type) {
+/// Whether `type` is a tensor of floats.
+bool isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && (tensor.getElementType().isF32() ||
-                    tensor.getElementType().isF64());
+  return tensor && isa<FloatType>(tensor.getElementType());
 }
 
 /// popcnt and count_leading_zeros.
@@ -82,8 +81,8 @@ struct CountBits : OpConversionPattern<From> {
   matchAndRewrite(From op, typename From::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value x = adaptor.getOperand();
-    if (!isWideInteger(x.getType()))
-      return rewriter.notifyMatchFailure(op, "not 32- or 64-bit integers");
+    if (!isByteInteger(x.getType()))
+      return rewriter.notifyMatchFailure(op, "not integers of whole bytes");
     Bits bits{rewriter, op.getLoc(), cast<RankedTensorType>(x.getType())};
     rewriter.replaceOp(op, std::is_same_v<From, shlo::PopcntOp>
                                ? bits.popcount(x)
@@ -102,8 +101,8 @@ struct NextAfter : OpConversionPattern<chlo::NextAfterOp> {
   matchAndRewrite(chlo::NextAfterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value x = adaptor.getX(), y = adaptor.getY();
-    if (!isWideFloat(x.getType()) || x.getType() != y.getType())
-      return rewriter.notifyMatchFailure(op, "not f32 or f64");
+    if (!isFloatTensor(x.getType()) || x.getType() != y.getType())
+      return rewriter.notifyMatchFailure(op, "not floats of one type");
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(x.getType());
     unsigned width = type.getElementTypeBitWidth();
@@ -180,15 +179,15 @@ void populateBitPatterns(RewritePatternSet &patterns) {
 std::optional<std::string> unsupportedBits(Operation *op) {
   std::optional<std::string> why;
   if (isa<shlo::PopcntOp, shlo::CountLeadingZerosOp>(op) &&
-      (!isWideInteger(op->getOperand(0).getType()) ||
+      (!isByteInteger(op->getOperand(0).getType()) ||
        op->getResult(0).getType() != op->getOperand(0).getType()))
-    why = "Kiln imports it on 32- and 64-bit integers, its result of the "
+    why = "Kiln imports it on integers of 8 to 64 bits, its result of the "
           "operand's type";
   else if (isa<chlo::NextAfterOp>(op) &&
-           (!isWideFloat(op->getOperand(0).getType()) ||
+           (!isFloatTensor(op->getOperand(0).getType()) ||
             op->getOperand(1).getType() != op->getOperand(0).getType() ||
             op->getResult(0).getType() != op->getOperand(0).getType()))
-    why = "Kiln imports it on f32 and f64 tensors of one type";
+    why = "Kiln imports it on float tensors of one type";
   else if (isa<chlo::SquareOp>(op) &&
            (!isa<RankedTensorType>(op->getOperand(0).getType()) ||
             isBoolTensor(op->getOperand(0).getType()) ||

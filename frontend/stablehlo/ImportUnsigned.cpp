@@ -7,8 +7,8 @@
 // before the types change and written with signed ops here: comparisons and
 // max/min flip the sign bit first, 32-bit division and remainder work in
 // 64 bits on zero-extended values (64-bit ones on the halved dividend), and
-// conversions zero-extend or saturate. Kiln
-// has no 8- or 16-bit integers; those are refused.
+// conversions zero-extend or saturate. The same holds for 8- and 16-bit
+// unsigned integers (uint8 images); other widths are refused.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
@@ -56,8 +56,8 @@ std::optional<Type> narrowInteger(TypeRange types) {
   for (Type type : types) {
     auto tensor = dyn_cast<TensorType>(type);
     auto element = dyn_cast<IntegerType>(tensor ? tensor.getElementType() : type);
-    if (element && element.getWidth() != 1 && element.getWidth() != 32 &&
-        element.getWidth() != 64)
+    if (element && !llvm::is_contained({1u, 8u, 16u, 32u, 64u},
+                                       element.getWidth()))
       return type;
   }
   return std::nullopt;
@@ -140,12 +140,14 @@ Value flipSign(OpBuilder &b, Location loc, Value x) {
   return kiln::XorOp::create(b, loc, x, sign);
 }
 
-/// 32-bit values zero-extended to 64 bits.
+/// Values narrower than 64 bits zero-extended to 64 bits.
 Value zeroExtend(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   auto wide = type.clone(b.getI64Type());
   Value extended = kiln::ConvertOp::create(b, loc, wide, x);
-  Value mask = splat(b, loc, wide, int64_t(0xFFFFFFFF));
+  Value mask = splat(
+      b, loc, wide,
+      int64_t(APInt::getMaxValue(type.getElementTypeBitWidth()).getZExtValue()));
   return kiln::AndOp::create(b, loc, extended, mask);
 }
 
@@ -185,7 +187,7 @@ Value narrowTo(OpBuilder &b, Location loc, Value x, Type type) {
 
 /// A binary op on unsigned values as the signed `To` of its operands
 /// through `in`, its result through `out`: max and min of sign-flipped
-/// values flipped back; 32-bit division and remainder in 64 bits on
+/// values flipped back; narrower division and remainder in 64 bits on
 /// zero-extended values, narrowed back (XLA's rules for a zero divisor,
 /// all ones and the dividend, are what kiln's signed ones give there).
 template <typename From, typename To,
@@ -243,8 +245,8 @@ std::pair<Value, Value> divideWide(OpBuilder &b, Location loc, Value x,
   return {quotient, remainder};
 }
 
-/// Unsigned 64-bit division and remainder (32-bit ones go through 64 bits
-/// in UnsignedBinary).
+/// Unsigned 64-bit division and remainder (narrower ones go through 64
+/// bits in UnsignedBinary).
 template <typename From, bool isRemainder>
 struct UnsignedWideDivision : OpConversionPattern<From> {
   UnsignedWideDivision(MLIRContext *context)
@@ -262,9 +264,10 @@ struct UnsignedWideDivision : OpConversionPattern<From> {
   }
 };
 
-/// Conversions from unsigned values zero-extend them (a 64-bit one above
-/// INT64_MAX converts through its halved value, its low bit kept for the
-/// rounding); floats to unsigned values saturate to [0, 2^n - 1].
+/// Conversions from unsigned values to floats or wider integers
+/// zero-extend them (a 64-bit one above INT64_MAX converts through its
+/// halved value, its low bit kept for the rounding); floats to unsigned
+/// values saturate to [0, 2^n - 1].
 struct UnsignedConvert : OpConversionPattern<shlo::ConvertOp> {
   UnsignedConvert(MLIRContext *context)
       : OpConversionPattern(context, /*benefit=*/2) {}
@@ -282,14 +285,15 @@ struct UnsignedConvert : OpConversionPattern<shlo::ConvertOp> {
     auto constant = [&](RankedTensorType type, Attribute value) {
       return splat(rewriter, loc, type, value);
     };
-    if (fromUnsigned && from.getElementTypeBitWidth() == 32 &&
-        (isa<FloatType>(to.getElementType()) ||
-         to.getElementTypeBitWidth() > 32)) {
+    unsigned fromWidth = from.getElementTypeBitWidth();
+    unsigned toWidth = to.getElementTypeBitWidth();
+    if (fromUnsigned && fromWidth < 64 &&
+        (isa<FloatType>(to.getElementType()) || toWidth > fromWidth)) {
       rewriter.replaceOpWithNewOp<kiln::ConvertOp>(
           op, to, zeroExtend(rewriter, loc, x));
       return success();
     }
-    if (fromUnsigned && from.getElementTypeBitWidth() == 64 &&
+    if (fromUnsigned && fromWidth == 64 &&
         isa<FloatType>(to.getElementType())) {
       Value one = constant(from, rewriter.getI64IntegerAttr(1));
       Value halved = kiln::OrOp::create(
@@ -306,7 +310,7 @@ struct UnsignedConvert : OpConversionPattern<shlo::ConvertOp> {
       return success();
     }
     if (op->hasAttr(kUnsignedResult) && isa<FloatType>(from.getElementType()) &&
-        to.getElementTypeBitWidth() == 64) {
+        toWidth == 64) {
       // Below 2^63 as a signed value (negatives and NaN to 0); from there,
       // x - 2^63 with the top bit set again (saturating at all ones).
       Value zero = constant(from, rewriter.getFloatAttr(from.getElementType(), 0));
@@ -327,13 +331,14 @@ struct UnsignedConvert : OpConversionPattern<shlo::ConvertOp> {
     }
     if (op->hasAttr(kUnsignedResult) && isa<FloatType>(from.getElementType())) {
       // Toward zero, saturating, in 64 bits (NaN converts to 0), then
-      // clamped to the 32-bit unsigned range.
+      // clamped to the result's unsigned range.
       Value wide = kiln::ConvertOp::create(rewriter, loc, i64, x);
       Value low = kiln::MaxOp::create(
           rewriter, loc, wide, constant(i64, rewriter.getI64IntegerAttr(0)));
       Value clamped = kiln::MinOp::create(
           rewriter, loc, low,
-          constant(i64, rewriter.getI64IntegerAttr(0xFFFFFFFFll)));
+          constant(i64, rewriter.getI64IntegerAttr(
+                            APInt::getMaxValue(toWidth).getZExtValue())));
       rewriter.replaceOpWithNewOp<kiln::ConvertOp>(op, to, clamped);
       return success();
     }
@@ -357,7 +362,8 @@ LogicalResult importUnsigned(ModuleOp module) {
       llvm::append_range(types, fn.getFunctionType().getResults());
     }
     if (std::optional<Type> narrow = narrowInteger(types)) {
-      op->emitError() << "Kiln has integers of 32 and 64 bits (and i1), not "
+      op->emitError() << "Kiln has integers of 8, 16, 32 and 64 bits (and "
+                         "i1), not "
                       << *narrow;
       return WalkResult::interrupt();
     }

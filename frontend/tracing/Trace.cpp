@@ -63,6 +63,10 @@ public:
       return builder.getBF16Type();
     case KILN_I1:
       return builder.getI1Type();
+    case KILN_I8:
+      return builder.getI8Type();
+    case KILN_I16:
+      return builder.getIntegerType(16);
     case KILN_I32:
       return builder.getI32Type();
     case KILN_I64:
@@ -82,6 +86,8 @@ public:
                          : element.isF16()  ? KILN_F16
                          : element.isBF16() ? KILN_BF16
                          : element.isInteger(1)  ? KILN_I1
+                         : element.isInteger(8)  ? KILN_I8
+                         : element.isInteger(16) ? KILN_I16
                          : element.isInteger(32) ? KILN_I32
                          : element.isInteger(64) ? KILN_I64
                                                  : KILN_F32;
@@ -624,8 +630,10 @@ Values differentiate(StringRef name, const TracedFunction &fn,
   if (results.empty())
     return {};
   const Traced &first = results.front();
-  if (first.rank() != 0 || first.dtype() == KILN_I1 ||
-      first.dtype() == KILN_I32 || first.dtype() == KILN_I64) {
+  kiln_dtype_t dtype = first.dtype();
+  bool isFloat = dtype == KILN_F32 || dtype == KILN_F64 || dtype == KILN_F16 ||
+                 dtype == KILN_BF16;
+  if (first.rank() != 0 || !isFloat) {
     t->fail(name.str() + ": the function's first result must be a float "
             "scalar, got " + kiln_dtype_name(first.dtype()) +
             shapeText(first.shape()));

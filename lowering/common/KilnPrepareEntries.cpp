@@ -83,6 +83,10 @@ int64_t kiln::runtimeDtypeCode(Type type) {
     return KILN_BF16;
   if (type.isInteger(1))
     return KILN_I1;
+  if (type.isInteger(8))
+    return KILN_I8;
+  if (type.isInteger(16))
+    return KILN_I16;
   if (type.isInteger(32))
     return KILN_I32;
   if (type.isInteger(64))

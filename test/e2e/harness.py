@@ -21,7 +21,8 @@ _failures = []
 
 _DTYPES = {
     np.float32: "f32", np.float64: "f64", np.float16: "f16",
-    np.bool_: "i1", np.int32: "i32", np.int64: "i64",
+    np.bool_: "i1", np.int8: "i8", np.int16: "i16", np.int32: "i32",
+    np.int64: "i64",
 }
 
 

@@ -3,7 +3,8 @@ reference: every op is emitted as kiln text and computed in numpy beside it,
 with a bound on the reference's absolute error that follows the data (so
 that results are compared as tightly as their conditioning allows).
 
-Values are f32, f64, bf16 (held as float32 rounded to bf16), i32, i64 and i1
+Values are f32, f64, bf16 (held as float32 rounded to bf16), i8, i16, i32,
+i64 and i1
 tensors of rank 0 to 5 with size-0, size-1 and odd dimensions. Ops whose
 result jumps (floor, compare, argmax, float-to-int conversion) only take
 values that are exact in both Kiln and numpy.
@@ -19,10 +20,11 @@ import tempfile
 import numpy as np
 
 FLOATS = ("f32", "f64", "bf16")
-INTS = ("i32", "i64")
+INTS = ("i8", "i16", "i32", "i64")
 EPS = {"f32": 2.0**-23, "f64": 2.0**-52, "bf16": 2.0**-8}
 NP = {"f32": np.float32, "f64": np.float64, "bf16": np.float32,
-      "i32": np.int32, "i64": np.int64, "i1": np.bool_}
+      "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+      "i1": np.bool_}
 DIMS = (0, 1, 1, 2, 3, 3, 5, 7, 17)
 MAX_ELEMENTS = 600
 
@@ -213,7 +215,8 @@ class Program:
 
     def op_convert(self):
         x = self.pick()
-        to = ["f32", "f64", "bf16", "i32", "i64", "i1"][self.rng.integers(6)]
+        to = ["f32", "f64", "bf16", "i8", "i16", "i32", "i64",
+              "i1"][self.rng.integers(8)]
         if to == x.dtype:
             return
         if (to in INTS or to == "i1") and x.dtype in FLOATS and not x.exact:
@@ -445,8 +448,8 @@ class Program:
 
     def build(self, num_ops):
         for _ in range(int(self.rng.integers(1, 4))):
-            dtype = ["f32", "f64", "bf16", "i32", "i64", "i1",
-                     "f32"][self.rng.integers(7)]
+            dtype = ["f32", "f64", "bf16", "i8", "i16", "i32", "i64", "i1",
+                     "f32"][self.rng.integers(9)]
             self.argument(self.shape(), dtype)
         for _ in range(num_ops):
             getattr(self, self.OPS[self.rng.integers(len(self.OPS))])()

@@ -1,8 +1,9 @@
 # The elementwise ops newer JAX exports that Kiln has no op for, through
 # kiln-run's importer: stablehlo.popcnt and count_leading_zeros
-# (lax.population_count, lax.clz) on int32, int64 and uint32 (passed as
-# the int32 of the same bits) against Python's bit counts; chlo.next_after
-# (jnp.nextafter) on f32 and f64 against numpy's, over zeros of both
+# (lax.population_count, lax.clz) on int8 to int64, uint8 and uint32
+# (passed as the signed ints of the same bits) against Python's bit
+# counts; chlo.next_after (jnp.nextafter) on f16, f32 and f64 against
+# numpy's, over zeros of both
 # signs, subnormals, the largest floats, infinities and NaN; chlo.square
 # (jnp.square, x ** 2) on floats and integers against numpy's products.
 # RUN: %numpy_python %s kiln-run
@@ -37,7 +38,8 @@ def leading_zeros(x, width):
 
 
 for dtype, width, element in ((np.int32, 32, "i32"), (np.int64, 64, "i64"),
-                              (np.int32, 32, "ui32")):
+                              (np.int32, 32, "ui32"), (np.int8, 8, "i8"),
+                              (np.int16, 16, "i16"), (np.int8, 8, "ui8")):
     info = np.iinfo(dtype)
     x = np.concatenate([
         np.array([0, 1, -1, 2, 3, info.max, info.min, 1 << (width - 2)],
@@ -61,7 +63,7 @@ def next_after_module(t):
 '''
 
 
-for dtype in (np.float32, np.float64):
+for dtype in (np.float32, np.float64, np.float16):
     info = np.finfo(dtype)
     tiny = np.nextafter(dtype(0), dtype(1))
     points = [0.0, -0.0, 1.0, -1.0, tiny, -tiny, info.tiny, info.max,

@@ -2,7 +2,7 @@
 # uint32 keys and counters (adds, rotations by shifts, xors), its bits made
 # uniform floats (a logical shift, an or, a bitcast) and a dropout mask,
 # and the ops whose meaning depends on signedness (comparison, division,
-# remainder of 32 and 64 bits, max, min, conversions). They run through kiln-run's importer,
+# remainder of 8 to 64 bits, max, min, conversions). They run through kiln-run's importer,
 # which reads uint32 as the signless i32 of the same bits (arguments and
 # results are passed as int32 views), and match numpy's uint arithmetic.
 # RUN: %numpy_python %s kiln-run
@@ -147,6 +147,55 @@ check("unsigned compare, divide, remainder, max, min, converts", SIGNS,
        np.maximum(a, b).view(np.int32), np.minimum(a, b).view(np.int32),
        a.astype(np.float32), a.astype(np.int64), saturated.view(np.int32),
        wide.astype(np.float64), a.astype(np.uint64).view(np.int64)])
+
+def narrow_signs(bits):
+    """The sign-dependent ops on uint8 or uint16 (uint8 images made floats
+    in [0, 1]; values from 2^(bits - 1) on, where signed ones differ)."""
+    unsigned, signed = np.dtype(f"u{bits // 8}"), np.dtype(f"i{bits // 8}")
+    top = 2**bits - 1
+    x = np.array([0, 1, 2**(bits - 1), top, 7, top - 5, 5, 2**(bits - 1) + 3],
+                 unsigned)
+    y = np.array([1, top, 3, 2, 0, 7, 2**(bits - 1), 2**(bits - 1) + 3],
+                 unsigned)
+    reals = np.array([-1.5, 0.0, 1.9, 255.9, 300.0, np.nan, 65535.5, 1e9],
+                     np.float32)
+    big = np.array([0, 255, 256, 65535, 65536 + 9, 2**32 - 1, 2**31, 77],
+                   np.uint32)
+    u, i32 = f"tensor<8xui{bits}>", "tensor<8xui32>"
+    program = f'''module @jit_narrow {{
+  func.func public @main(%a: {u}, %b: {u}, %f: tensor<8xf32>, %w: {i32}) -> (tensor<8xi1>, tensor<8xi1>, {u}, {u}, {u}, {u}, tensor<8xf32>, tensor<8xi32>, {u}, {i32}, {u}) {{
+    %lt = stablehlo.compare  LT, %a, %b,  UNSIGNED : ({u}, {u}) -> tensor<8xi1>
+    %ge = stablehlo.compare  GE, %a, %b : ({u}, {u}) -> tensor<8xi1>
+    %div = stablehlo.divide %a, %b : {u}
+    %rem = stablehlo.remainder %a, %b : {u}
+    %max = stablehlo.maximum %a, %b : {u}
+    %min = stablehlo.minimum %a, %b : {u}
+    %real = stablehlo.convert %a : ({u}) -> tensor<8xf32>
+    %top = stablehlo.constant dense<{float(top)}> : tensor<8xf32>
+    %scaled = stablehlo.divide %real, %top : tensor<8xf32>
+    %toint = stablehlo.convert %a : ({u}) -> tensor<8xi32>
+    %fromfloat = stablehlo.convert %f : (tensor<8xf32>) -> {u}
+    %widened = stablehlo.convert %a : ({u}) -> {i32}
+    %low = stablehlo.convert %w : ({i32}) -> {u}
+    return %lt, %ge, %div, %rem, %max, %min, %scaled, %toint, %fromfloat, %widened, %low : tensor<8xi1>, tensor<8xi1>, {u}, {u}, {u}, {u}, tensor<8xf32>, tensor<8xi32>, {u}, {i32}, {u}
+  }}
+}}'''
+    safe = np.where(y == 0, 1, y)
+    saturated = np.nan_to_num(np.clip(np.trunc(reals), 0, top)).astype(unsigned)
+    check(f"uint{bits}: compare, divide, remainder, max, min, converts",
+          program, "main",
+          [x.view(signed), y.view(signed), reals, big.view(np.int32)],
+          [x < y, x >= y, np.where(y == 0, unsigned.type(top),
+                                   x // safe).view(signed),
+           np.where(y == 0, x, x % safe).view(signed),
+           np.maximum(x, y).view(signed), np.minimum(x, y).view(signed),
+           x.astype(np.float32) / np.float32(top), x.astype(np.int32),
+           saturated.view(signed), x.astype(np.uint32).view(np.int32),
+           big.astype(unsigned).view(signed)])
+
+
+narrow_signs(8)
+narrow_signs(16)
 
 # Unsigned 64-bit division and remainder: divisors above 2^63, zero, one,
 # and random values of every magnitude.

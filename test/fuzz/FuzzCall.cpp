@@ -89,7 +89,7 @@ kiln_tensor_t tensor(Reader &in, kiln_tensor_t previous) {
     return nullptr;
   if (kind == 0xfe)
     return previous;
-  auto dtype = kiln_dtype_t(kind % 8);
+  auto dtype = kiln_dtype_t(kind % 10); // 9: an invalid dtype
   int64_t rank = in.next() % 4;
   std::vector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i)

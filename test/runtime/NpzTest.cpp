@@ -13,8 +13,8 @@ using namespace kiln::test;
 namespace {
 
 TEST(Npy, RoundTripsEveryDtype) {
-  for (kiln_dtype_t dtype : {KILN_F32, KILN_F64, KILN_F16, KILN_I1, KILN_I32,
-                             KILN_I64}) {
+  for (kiln_dtype_t dtype : {KILN_F32, KILN_F64, KILN_F16, KILN_I1, KILN_I8,
+                             KILN_I16, KILN_I32, KILN_I64}) {
     size_t size = kiln_dtype_size(dtype);
     std::vector<unsigned char> bytes(6 * size);
     for (size_t i = 0; i < bytes.size(); ++i)

@@ -65,6 +65,11 @@ TEST(Dtype, NamesAndSizes) {
   EXPECT_STREQ(kiln_dtype_name(KILN_BF16), "bf16");
   EXPECT_EQ(kiln_dtype_size(KILN_BF16), 2u);
   EXPECT_EQ(kiln_dtype_size(KILN_I1), 1u);
+  EXPECT_STREQ(kiln_dtype_name(KILN_I8), "i8");
+  EXPECT_EQ(kiln_dtype_size(KILN_I8), 1u);
+  EXPECT_STREQ(kiln_dtype_name(KILN_I16), "i16");
+  EXPECT_EQ(kiln_dtype_size(KILN_I16), 2u);
+  EXPECT_STREQ(kiln_dtype_name(static_cast<kiln_dtype_t>(9)), "invalid");
   EXPECT_STREQ(kiln_dtype_name(static_cast<kiln_dtype_t>(-1)), "invalid");
   EXPECT_EQ(kiln_dtype_size(static_cast<kiln_dtype_t>(-1)), 0u);
 }

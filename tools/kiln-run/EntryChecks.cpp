@@ -68,6 +68,12 @@ std::vector<double> toDoubles(kiln_tensor_t tensor) {
     case KILN_I1:
       values[i] = static_cast<const uint8_t *>(data)[i];
       break;
+    case KILN_I8:
+      values[i] = static_cast<const int8_t *>(data)[i];
+      break;
+    case KILN_I16:
+      values[i] = static_cast<const int16_t *>(data)[i];
+      break;
     case KILN_I32:
       values[i] = static_cast<const int32_t *>(data)[i];
       break;

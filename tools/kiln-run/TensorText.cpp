@@ -73,6 +73,13 @@ std::string element(kiln_tensor_t tensor, int64_t index) {
   }
   case KILN_I1:
     return data[index] ? "True" : "False";
+  case KILN_I8:
+    return std::to_string(int(static_cast<int8_t>(data[index])));
+  case KILN_I16: {
+    int16_t v;
+    std::memcpy(&v, data + 2 * index, 2);
+    return std::to_string(v);
+  }
   case KILN_I32: {
     int32_t v;
     std::memcpy(&v, data + 4 * index, 4);

@@ -51,6 +51,8 @@ typedef enum kiln_dtype
   KILN_I1 = 4, /* one byte per element, 0 or 1, as numpy's bool */
   KILN_I32 = 5,
   KILN_I64 = 6,
+  KILN_I8 = 7,
+  KILN_I16 = 8,
 } kiln_dtype_t;
 
 /* The name of a dtype ("f32", ...), or "invalid". */

@@ -157,7 +157,7 @@ func.func @take_range(%t: tensor<10x4xf32>, %i: tensor<3xi32>) -> tensor<3x4xf32
 // -----
 
 func.func @take_indices(%t: tensor<10x4xf32>, %i: tensor<3xf32>) -> tensor<3x4xf32> {
-  // expected-error @+1 {{'kiln.take' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  // expected-error @+1 {{'kiln.take' op operand #1 must be ranked tensor of 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
   %0 = kiln.take %t[%i], dim = 0 : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }

@@ -2,7 +2,7 @@
 
 // Arithmetic on i1 is rejected, as in jax.lax.
 func.func @add_bool(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'kiln.add' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values}}
+  // expected-error @+1 {{'kiln.add' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
   %0 = kiln.add %a, %a : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -18,17 +18,17 @@ func.func @exp_int(%a: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @not_float(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'kiln.not' op operand #0 must be ranked tensor of 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  // expected-error @+1 {{'kiln.not' op operand #0 must be ranked tensor of 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
   %0 = kiln.not %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
-func.func @unsupported_element(%a: tensor<4xi8>) -> tensor<4xi8> {
+func.func @unsupported_element(%a: tensor<4xi4>) -> tensor<4xi4> {
   // expected-error @+1 {{'kiln.abs' op operand #0 must be ranked tensor}}
-  %0 = kiln.abs %a : tensor<4xi8>
-  return %0 : tensor<4xi8>
+  %0 = kiln.abs %a : tensor<4xi4>
+  return %0 : tensor<4xi4>
 }
 
 // -----
@@ -100,7 +100,7 @@ func.func @convert_shape(%a: tensor<4xf32>) -> tensor<3xi32> {
 
 // A tensor of 2^63 bytes or more cannot exist: offsets into it overflow.
 func.func @huge(%x: tensor<9223372036854775807x9223372036854775807xf32>) -> tensor<9223372036854775807x9223372036854775807xf32> {
-  // expected-error @+1 {{'kiln.neg' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
+  // expected-error @+1 {{'kiln.neg' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
   %0 = kiln.neg %x : tensor<9223372036854775807x9223372036854775807xf32>
   return %0 : tensor<9223372036854775807x9223372036854775807xf32>
 }
@@ -108,7 +108,7 @@ func.func @huge(%x: tensor<9223372036854775807x9223372036854775807xf32>) -> tens
 // -----
 
 func.func @just_too_big(%x: tensor<4xf64>) -> tensor<1152921504606846976x4xf64> {
-  // expected-error @+1 {{'kiln.broadcast_in_dim' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
+  // expected-error @+1 {{'kiln.broadcast_in_dim' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
   %0 = kiln.broadcast_in_dim %x, dims = [1] : (tensor<4xf64>) -> tensor<1152921504606846976x4xf64>
   return %0 : tensor<1152921504606846976x4xf64>
 }

@@ -73,7 +73,7 @@ func.func @reshape_count(%x: tensor<2x3xf32>) -> tensor<5xf32> {
 // -----
 
 func.func @reshape_overflow(%x: tensor<4294967296x4294967296xf32>) -> tensor<1xf32> {
-  // expected-error @+1 {{'kiln.reshape' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
+  // expected-error @+1 {{'kiln.reshape' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values of fewer than 2^63 bytes}}
   %0 = kiln.reshape %x : (tensor<4294967296x4294967296xf32>) -> tensor<1xf32>
   return %0 : tensor<1xf32>
 }

@@ -34,10 +34,10 @@ func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> tensor<f32> {
 // -----
 
 // Integer types kiln has no ops for are refused where they are first used.
-func.func @main(%arg0: tensor<4xui8>) -> tensor<4xui8> {
-  // expected-error @+1 {{Kiln has integers of 32 and 64 bits (and i1), not 'tensor<4xui8>'}}
-  %0 = stablehlo.add %arg0, %arg0 : tensor<4xui8>
-  return %0 : tensor<4xui8>
+func.func @main(%arg0: tensor<4xi4>) -> tensor<4xi4> {
+  // expected-error @+1 {{Kiln has integers of 8, 16, 32 and 64 bits (and i1), not 'tensor<4xi4>'}}
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xi4>
+  return %0 : tensor<4xi4>
 }
 
 // -----
@@ -160,18 +160,17 @@ func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
-// Bit counts of floats, next_after of 16-bit floats (Kiln has no 16-bit
-// integers for their bits) and squares of booleans.
-func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf16>, %arg2: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xi1>) {
-  // expected-error @+1 {{stablehlo.popcnt: Kiln imports it on 32- and 64-bit integers, its result of the operand's type}}
+// Bit counts of floats, next_after of integers and squares of booleans.
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi16>, %arg2: tensor<4xi1>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi16>, tensor<4xi1>) {
+  // expected-error @+1 {{stablehlo.popcnt: Kiln imports it on integers of 8 to 64 bits, its result of the operand's type}}
   %0 = stablehlo.popcnt %arg0 : tensor<4xf32>
-  // expected-error @+1 {{stablehlo.count_leading_zeros: Kiln imports it on 32- and 64-bit integers, its result of the operand's type}}
+  // expected-error @+1 {{stablehlo.count_leading_zeros: Kiln imports it on integers of 8 to 64 bits, its result of the operand's type}}
   %1 = stablehlo.count_leading_zeros %arg0 : tensor<4xf32>
-  // expected-error @+1 {{chlo.next_after: Kiln imports it on f32 and f64 tensors of one type}}
-  %2 = chlo.next_after %arg1, %arg1 : tensor<4xf16>, tensor<4xf16> -> tensor<4xf16>
+  // expected-error @+1 {{chlo.next_after: Kiln imports it on float tensors of one type}}
+  %2 = chlo.next_after %arg1, %arg1 : tensor<4xi16>, tensor<4xi16> -> tensor<4xi16>
   // expected-error @+1 {{chlo.square: Kiln imports it on ranked tensors of numbers, its result of the operand's type}}
   %3 = chlo.square %arg2 : tensor<4xi1> -> tensor<4xi1>
-  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xi1>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xi16>, tensor<4xi1>
 }
 
 // -----

@@ -33,6 +33,28 @@ func.func @maximum_op_test_si32() {
 
 // -----
 
+func.func @add_op_test_ui8() {
+  %0 = stablehlo.constant dense<[0, 16, 250]> : tensor<3xui8>
+  %1 = stablehlo.constant dense<[0, 16, 10]> : tensor<3xui8>
+  %2 = stablehlo.add %0, %1 : tensor<3xui8>
+  %3 = stablehlo.maximum %0, %1 : tensor<3xui8>
+  check.expect_eq_const %2, dense<[0, 32, 4]> : tensor<3xui8>
+  check.expect_eq_const %3, dense<[0, 16, 250]> : tensor<3xui8>
+  func.return
+}
+
+// -----
+
+func.func @divide_op_test_si16() {
+  %0 = stablehlo.constant dense<[-32768, 17, -17, 300]> : tensor<4xi16>
+  %1 = stablehlo.constant dense<[-1, 5, 5, -7]> : tensor<4xi16>
+  %2 = stablehlo.divide %0, %1 : tensor<4xi16>
+  check.expect_eq_const %2, dense<[-32768, 3, -3, -42]> : tensor<4xi16>
+  func.return
+}
+
+// -----
+
 "func.func"() <{function_type = () -> (), sym_name = "generic_form_test"}> ({
   %0 = "stablehlo.constant"() <{value = dense<[1.0, 4.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
   %1 = "stablehlo.sqrt"(%0) : (tensor<2xf32>) -> tensor<2xf32>
