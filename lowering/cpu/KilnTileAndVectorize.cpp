@@ -373,8 +373,9 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// Whether `op` is a linalg.matmul or linalg.batch_matmul accumulating in
-/// f32 (from f32, or from bf16 / f16 operands widened as they are read), or
-/// in f64, i32 or i64 from operands of its own type.
+/// f32 (from f32, or from bf16 / f16 operands widened as they are read), in
+/// f64 from f64, or in i32 or i64 from integers of at most its width
+/// (int8 weights and activations sign-extended as they are read).
 bool isTiledMatmul(linalg::LinalgOp op) {
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return false;
@@ -385,7 +386,10 @@ bool isTiledMatmul(linalg::LinalgOp op) {
     return false;
   if (acc.isF32())
     return lhs.isF32() || lhs.isBF16() || lhs.isF16();
-  return lhs == acc && (acc.isF64() || acc.isInteger(32) || acc.isInteger(64));
+  if (acc.isInteger(32) || acc.isInteger(64))
+    return lhs.isInteger() && lhs.getIntOrFloatBitWidth() >= 8 &&
+           lhs.getIntOrFloatBitWidth() <= acc.getIntOrFloatBitWidth();
+  return lhs == acc && acc.isF64();
 }
 
 /// The time `op` is estimated to take on one thread, in ns: a matmul at

@@ -78,6 +78,17 @@ func.func @i32_matmul(%a: tensor<64x64xi32>, %b: tensor<64x64xi32>, %c: tensor<6
 
 // -----
 
+// An int8 matmul into i32 (a quantized layer) takes the same schedule: the
+// contraction sign-extends its int8 operands.
+// CHECK-LABEL: func.func @i8_matmul_into_i32
+// CHECK: vector.contract {{.*}} vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
+func.func @i8_matmul_into_i32(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xi8>, tensor<64x64xi8>) outs(%c : tensor<64x64xi32>) -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
+
+// -----
+
 #id = affine_map<(d0) -> (d0)>
 // i1 tensors vectorize like any other (kiln-bool-vectors-as-bytes makes
 // their vectors load and store bytes).
