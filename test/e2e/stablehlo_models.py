@@ -4,7 +4,8 @@
 # kiln-run, which imports them (kiln-import-stablehlo), and match numpy: an
 # MLP with log_softmax, layer norm with GELU, batched causal attention, an
 # RNN written with lax.scan, lax.while_loop and lax.switch, an embedding
-# lookup and its scatter-add, erf and exact GELU (chlo.erf), a sharded
+# lookup and its scatter-add, erf and exact GELU (chlo.erf), an
+# int8-quantized layer on uint8 images, a sharded
 # export (Shardy's annotations) on 4 devices, and the gradient
 # of an imported loss taken in Kiln (kiln.value_and_grad of the imported
 # function) against the gradient derived by hand.
@@ -449,6 +450,54 @@ check("exact gelu", EXACT_GELU, "main", [points],
 flags = np.array([[0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 1, 1]], bool)
 check("jnp.any, jnp.all", ANY_ALL, "main", [flags],
       [flags.any(axis=1), flags.all(axis=0)])
+# An int8-quantized dense layer on uint8 images, as JAX exports
+# (img.astype(f32) / 255 - 0.5, activations quantized with jnp.round and
+# jnp.clip, lax.dot_general with preferred_element_type=int32, rescaled).
+P, Q = 48, 10
+QUANTIZED = HEADER + f'''
+  func.func public @main(%arg0: tensor<{B}x{P}xui8>, %arg1: tensor<{P}x{Q}xi8>, %arg2: tensor<{Q}xf32>) -> (tensor<{B}x{Q}xf32> {{jax.result_info = "[0]"}}, tensor<{B}xi32> {{jax.result_info = "[1]"}}) {{
+    %0 = stablehlo.convert %arg0 : (tensor<{B}x{P}xui8>) -> tensor<{B}x{P}xf32>
+    %cst = stablehlo.constant dense<2.550000e+02> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<{B}x{P}xf32>
+    %2 = stablehlo.divide %0, %1 : tensor<{B}x{P}xf32>
+    %cst_0 = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+    %3 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<{B}x{P}xf32>
+    %4 = stablehlo.subtract %2, %3 : tensor<{B}x{P}xf32>
+    %cst_1 = stablehlo.constant dense<1.270000e+02> : tensor<f32>
+    %5 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<{B}x{P}xf32>
+    %6 = stablehlo.multiply %4, %5 : tensor<{B}x{P}xf32>
+    %7 = stablehlo.round_nearest_even %6 : tensor<{B}x{P}xf32>
+    %cst_2 = stablehlo.constant dense<-1.270000e+02> : tensor<f32>
+    %8 = stablehlo.clamp %cst_2, %7, %cst_1 : (tensor<f32>, tensor<{B}x{P}xf32>, tensor<f32>) -> tensor<{B}x{P}xf32>
+    %9 = stablehlo.convert %8 : (tensor<{B}x{P}xf32>) -> tensor<{B}x{P}xi8>
+    %10 = stablehlo.dot_general %9, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<{B}x{P}xi8>, tensor<{P}x{Q}xi8>) -> tensor<{B}x{Q}xi32> loc(#loc2)
+    %11 = stablehlo.convert %10 : (tensor<{B}x{Q}xi32>) -> tensor<{B}x{Q}xf32>
+    %12 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<{Q}xf32>
+    %13 = stablehlo.divide %arg2, %12 : tensor<{Q}xf32>
+    %14 = stablehlo.broadcast_in_dim %13, dims = [1] : (tensor<{Q}xf32>) -> tensor<{B}x{Q}xf32>
+    %15 = stablehlo.multiply %11, %14 : tensor<{B}x{Q}xf32>
+    %16 = stablehlo.iota dim = 1 : tensor<{B}x{Q}xi32>
+    %cst_3 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %17:2 = stablehlo.reduce(%15 init: %cst_3), (%16 init: %c) across dimensions = [1] : (tensor<{B}x{Q}xf32>, tensor<{B}x{Q}xi32>, tensor<f32>, tensor<i32>) -> (tensor<{B}xf32>, tensor<{B}xi32>){arg_body("GT")}
+    return %15, %17#1 : tensor<{B}x{Q}xf32>, tensor<{B}xi32>
+  }}
+}}''' + LOCS
+
+
+def quantized(image, weights, scale):
+    x = image.astype(np.float32) / np.float32(255) - np.float32(0.5)
+    q = np.clip(np.round(x * np.float32(127)), -127, 127).astype(np.int8)
+    acc = q.astype(np.int32) @ weights.astype(np.int32)
+    y = acc.astype(np.float32) * (scale / np.float32(127))
+    return [y, y.argmax(axis=1).astype(np.int32)]
+
+
+image = rng.integers(0, 256, (B, P)).astype(np.uint8)
+weights = rng.integers(-127, 128, (P, Q)).astype(np.int8)
+args = [image.view(np.int8), weights, normal(Q)]
+check("int8-quantized layer on uint8 images", QUANTIZED, "main", args,
+      quantized(image, weights, args[2]))
 x = normal(4)
 for n, k in ((0, 0), (3, 1), (7, 2), (2, 9), (4, -3)):
     args = [x, np.array(n, np.int32), np.array(k, np.int32)]
