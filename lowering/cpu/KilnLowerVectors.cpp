@@ -41,6 +41,7 @@ struct KilnLowerVectorsPass
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, root);
     linalg::hoistRedundantVectorTransfers(root);
+    hoistAccumulatorsOfAllocations(root);
 
     lowerRowReductions(root);
 
@@ -87,6 +88,100 @@ struct KilnLowerVectorsPass
     if (failed(scalarizeStridedGathers(root)))
       return signalPassFailure();
     streamLargeStores(root, streamingBytes);
+  }
+
+  /// The buffer `memref` views (through view-like ops), or itself.
+  static Value rootBuffer(Value memref) {
+    while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+      memref = view.getViewSource();
+    return memref;
+  }
+
+  /// Whether `a` and `b` are views of different buffers one of which this
+  /// function allocated: a fresh allocation overlaps nothing else.
+  static bool distinctAllocations(Value a, Value b) {
+    Value rootA = rootBuffer(a), rootB = rootBuffer(b);
+    auto allocated = [](Value root) {
+      return root.getDefiningOp<memref::AllocOp>() ||
+             root.getDefiningOp<memref::AllocaOp>();
+    };
+    return rootA != rootB && (allocated(rootA) || allocated(rootB));
+  }
+
+  /// Whether no op in `loop` but `read` and `write` may touch the memory
+  /// they access: every other access is to a distinct allocation.
+  static bool onlyAccesses(scf::ForOp loop, vector::TransferReadOp read,
+                           vector::TransferWriteOp write) {
+    Value base = read.getBase();
+    WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+      if (op == read || op == write || isMemoryEffectFree(op) ||
+          op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects)
+        return WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &instance : instances) {
+        Value value = instance.getValue();
+        if (!value || !distinctAllocations(value, base))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return !walk.wasInterrupted();
+  }
+
+  /// Hoists one accumulator out of `loop` (a read and a later write of the
+  /// same vector at loop-invariant indices, which upstream's hoisting
+  /// leaves where the buffer has a view anywhere, as a product read back
+  /// through a reshape has); returns the new loop, or null.
+  static scf::ForOp hoistOneAccumulator(scf::ForOp loop) {
+    for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
+      if (!isa<MemRefType>(read.getBase().getType()) || read.getMask() ||
+          !llvm::all_of(read->getOperands(), [&](Value operand) {
+            return loop.isDefinedOutsideOfLoop(operand);
+          }))
+        continue;
+      vector::TransferWriteOp write;
+      for (auto candidate : loop.getBody()->getOps<vector::TransferWriteOp>())
+        if (candidate.getBase() == read.getBase() &&
+            candidate.getIndices() == read.getIndices() &&
+            candidate.getVectorType() == read.getVectorType() &&
+            candidate.getPermutationMap() == read.getPermutationMap() &&
+            !candidate.getMask() && read->isBeforeInBlock(candidate))
+          write = candidate;
+      if (!write || !onlyAccesses(loop, read, write))
+        continue;
+      IRRewriter rewriter(loop);
+      loop.moveOutOfLoop(read);
+      write->moveAfter(loop);
+      FailureOr<LoopLikeOpInterface> replaced =
+          cast<LoopLikeOpInterface>(loop.getOperation())
+              .replaceWithAdditionalYields(
+                  rewriter, read.getVector(),
+                  /*replaceInitOperandUsesInLoop=*/true,
+                  [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                    return SmallVector<Value>{write.getVector()};
+                  });
+      if (failed(replaced))
+        return {};
+      auto hoisted = cast<scf::ForOp>(replaced->getOperation());
+      write.getValueToStoreMutable().assign(hoisted.getResults().back());
+      return hoisted;
+    }
+    return {};
+  }
+
+  /// Keeps accumulators in registers across their loop where every other
+  /// buffer the loop touches is a distinct allocation, innermost loops
+  /// first.
+  static void hoistAccumulatorsOfAllocations(Operation *root) {
+    SmallVector<scf::ForOp> loops;
+    root->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      while (scf::ForOp hoisted = hoistOneAccumulator(loop))
+        loop = hoisted;
   }
 
   /// Reductions along the innermost dimension only (a row's vector lanes)
