@@ -541,6 +541,60 @@ Value depthwise(OpBuilder &b, Location loc, const ConvLayouts &l,
   return toResultLayout(b, loc, sum, l);
 }
 
+/// Input features fewer than this would copy into [..., window, feature]
+/// patches as rows too short for vectors (the first layer on grayscale or
+/// RGB images): such convolutions stack their taps feature-major.
+constexpr int64_t kFewFeatures = 4;
+
+/// A convolution of one group and few input features: the input in
+/// [feature, batch, spatial...] order goes through the window into taps
+/// whose rows run along the innermost output dimension, stacked into
+/// patches [window, feature, batch, output spatial...], which the kernel
+/// [window, feature, output] contracts into [output, batch, output
+/// spatial...]; returned in [batch, output spatial..., output] order.
+Value featureMajor(OpBuilder &b, Location loc, Value x, Value kernel,
+                   const Window &w, Value zero,
+                   kiln::PrecisionAttr precision) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> featureFirst = {rank - 1};
+  llvm::append_range(featureFirst, llvm::seq<int64_t>(0, rank - 1));
+  Value input = transpose(b, loc, x, featureFirst);
+  Window window{permuted(w.sizes, featureFirst),
+                permuted(w.strides, featureFirst),
+                permuted(w.dilations, featureFirst),
+                permuted(w.low, featureFirst),
+                permuted(w.high, featureFirst),
+                permuted(w.interior, featureFirst)};
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> counts = *windowCounts(window, inputType.getShape());
+  SmallVector<int64_t> tapShape = {1};
+  llvm::append_range(tapShape, counts);
+  SmallVector<Value> taps;
+  for (Value tap : windowTaps(b, loc, input, zero, window, counts))
+    taps.push_back(reshape(b, loc, tap, tapShape));
+  SmallVector<int64_t> patchShape(tapShape);
+  patchShape.front() = int64_t(taps.size());
+  Value patches =
+      taps.size() == 1
+          ? taps.front()
+          : Value(kiln::ConcatenateOp::create(b, loc,
+                                              inputType.clone(patchShape),
+                                              taps, b.getI64IntegerAttr(0)));
+  ArrayRef<int64_t> kernelShape =
+      cast<RankedTensorType>(kernel.getType()).getShape();
+  int64_t outputs = kernelShape.back();
+  kernel = reshape(b, loc, kernel,
+                   {patchShape.front(), kernelShape[rank - 2], outputs});
+  SmallVector<int64_t> productShape = {outputs};
+  llvm::append_range(productShape, ArrayRef<int64_t>(counts).drop_front());
+  Value product = kiln::DotGeneralOp::create(
+      b, loc, inputType.clone(productShape), kernel, patches, {}, {}, {0, 1},
+      {0, 1}, precision);
+  auto outputLast = llvm::to_vector(llvm::seq<int64_t>(1, rank));
+  outputLast.push_back(0);
+  return transpose(b, loc, product, outputLast);
+}
+
 /// The input in [batch, spatial..., feature] order goes through the window
 /// into taps of [batch, output spatial..., feature], stacked into patches
 /// [batch, output spatial..., window, feature]; the kernel in [window,
@@ -582,6 +636,17 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
                                        k));
       return success();
     }
+    kiln::PrecisionAttr precision =
+        precisionOf(getContext(), op.getPrecisionConfig(), 0);
+    if (op.getFeatureGroupCount() == 1 && op.getBatchGroupCount() == 1 &&
+        kernelDims[spatial] < kFewFeatures) {
+      rewriter.replaceOp(
+          op, toResultLayout(rewriter, loc,
+                             featureMajor(rewriter, loc, x, k, w, zero,
+                                          precision),
+                             l));
+      return success();
+    }
     // Patches [batch, output spatial..., window, feature].
     SmallVector<int64_t> tapShape(counts);
     tapShape.insert(tapShape.end() - 1, 1);
@@ -606,8 +671,6 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
     resultShape.back() = outputs;
     if (byBatch)
       resultShape.front() /= groups;
-    kiln::PrecisionAttr precision =
-        precisionOf(getContext(), op.getPrecisionConfig(), 0);
     auto contract = [&](Value lhs, Value rhs, ArrayRef<int64_t> lhsBatch,
                         ArrayRef<int64_t> rhsBatch,
                         ArrayRef<int64_t> lhsContract,

@@ -158,6 +158,12 @@ conv_case("conv NCHW / OIHW in, NHWC out", (2, 3, 6, 6), (4, 3, 3, 3),
           ("bf01", "oi01", "b01f"), [1, 1], [(1, 1), (1, 1)])
 conv_case("conv f64", (1, 5, 5, 2), (3, 3, 2, 2), NHWC, [1, 1],
           [(1, 1), (1, 1)], dtype=np.float64)
+# Fewer than 4 input features take their taps feature-major (the first
+# layer on grayscale and RGB images); 4 or more, as [..., window, feature].
+conv_case("conv 5x5 of one feature (LeNet's first layer)", (3, 12, 10, 1),
+          (5, 5, 1, 6), NHWC, [1, 1], [(0, 0), (0, 0)])
+conv_case("conv 7x7 stride 2 of RGB (ResNet's stem)", (2, 16, 15, 3),
+          (7, 7, 3, 8), NHWC, [2, 2], [(3, 3), (3, 3)])
 # Batch groups: the kernel gradient of a depthwise convolution, as JAX's
 # transpose rule writes it (features as the batch, 4 groups).
 conv_case("conv with batch groups (depthwise kernel gradient)", (3, 6, 6, 4),

@@ -474,15 +474,36 @@ func.func @tan(%arg0: tensor<3xf16>, %arg1: tensor<2xf32>) -> (tensor<3xf16>, te
 // kernel position (a tap), stacked into patches (im2col) that one
 // dot_general contracts with the kernel.
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[T0:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 0:3:2, 0:2] : (tensor<1x5x5x2xf32>) -> tensor<1x2x2x2xf32>
-// CHECK: %[[T1:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 1:4:2, 0:2]
-// CHECK: %[[T2:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 0:3:2, 0:2]
-// CHECK: %[[T3:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 1:4:2, 0:2]
-// CHECK: %[[P:.*]] = kiln.concatenate %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, dim = 3 : {{.*}} -> tensor<1x2x2x4x2xf32>
-// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<2x2x2x3xf32>) -> tensor<4x2x3xf32>
-// CHECK: %[[R:.*]] = kiln.dot_general %[[P]], %[[K]], contracting = [3, 4] x [0, 1] : (tensor<1x2x2x4x2xf32>, tensor<4x2x3xf32>) -> tensor<1x2x2x3xf32>
+// CHECK: %[[T0:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 0:3:2, 0:4] : (tensor<1x5x5x4xf32>) -> tensor<1x2x2x4xf32>
+// CHECK: %[[T1:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 1:4:2, 0:4]
+// CHECK: %[[T2:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 0:3:2, 0:4]
+// CHECK: %[[T3:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 1:4:2, 0:4]
+// CHECK: %[[P:.*]] = kiln.concatenate %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, dim = 3 : {{.*}} -> tensor<1x2x2x4x4xf32>
+// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<2x2x4x3xf32>) -> tensor<4x4x3xf32>
+// CHECK: %[[R:.*]] = kiln.dot_general %[[P]], %[[K]], contracting = [3, 4] x [0, 1] : (tensor<1x2x2x4x4xf32>, tensor<4x4x3xf32>) -> tensor<1x2x2x3xf32>
 // CHECK: return %[[R]]
-func.func @conv(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<2x2x2x3xf32>) -> tensor<1x2x2x3xf32> {
+func.func @conv(%arg0: tensor<1x5x5x4xf32>, %arg1: tensor<2x2x4x3xf32>) -> tensor<1x2x2x3xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x4xf32>, tensor<2x2x4x3xf32>) -> tensor<1x2x2x3xf32>
+  return %0 : tensor<1x2x2x3xf32>
+}
+
+// -----
+
+// With fewer than 4 input features (a grayscale or RGB image), the taps
+// are taken feature-major, so that their rows run along the output's
+// width, and the kernel contracts them into [output, batch, spatial...].
+// CHECK-LABEL: func.func @conv_few_features
+// CHECK: %[[X:.*]] = kiln.transpose %arg0, permutation = [3, 0, 1, 2] : (tensor<1x5x5x2xf32>) -> tensor<2x1x5x5xf32>
+// CHECK: %[[T0:.*]] = kiln.slice %[[X]] [0:2, 0:1, 0:3:2, 0:3:2] : (tensor<2x1x5x5xf32>) -> tensor<2x1x2x2xf32>
+// CHECK: %[[T1:.*]] = kiln.slice %[[X]] [0:2, 0:1, 0:3:2, 1:4:2]
+// CHECK: %[[T2:.*]] = kiln.slice %[[X]] [0:2, 0:1, 1:4:2, 0:3:2]
+// CHECK: %[[T3:.*]] = kiln.slice %[[X]] [0:2, 0:1, 1:4:2, 1:4:2]
+// CHECK: %[[P:.*]] = kiln.concatenate %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, dim = 0 : {{.*}} -> tensor<4x2x1x2x2xf32>
+// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<2x2x2x3xf32>) -> tensor<4x2x3xf32>
+// CHECK: %[[R:.*]] = kiln.dot_general %[[K]], %[[P]], contracting = [0, 1] x [0, 1] : (tensor<4x2x3xf32>, tensor<4x2x1x2x2xf32>) -> tensor<3x1x2x2xf32>
+// CHECK: %[[O:.*]] = kiln.transpose %[[R]], permutation = [1, 2, 3, 0] : (tensor<3x1x2x2xf32>) -> tensor<1x2x2x3xf32>
+// CHECK: return %[[O]]
+func.func @conv_few_features(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<2x2x2x3xf32>) -> tensor<1x2x2x3xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x2xf32>, tensor<2x2x2x3xf32>) -> tensor<1x2x2x3xf32>
   return %0 : tensor<1x2x2x3xf32>
 }

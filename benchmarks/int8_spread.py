@@ -1,0 +1,103 @@
+"""Quantized matmuls: int8 x int8 accumulating in int32 (JAX's
+dot_general with preferred_element_type=int32), on round, odd and thin
+shapes, one thread. Kiln (kiln-run --bench) against oneDNN's
+dnnl_gemm_s8s8s32 (through ctypes; it uses VNNI where the CPU has it) and
+PyTorch eager on the same values widened to int32 (PyTorch has no int8 x
+int8 -> int32 matmul on the CPU). Prints the CPU, one row per case with
+each time and the ratio peer / Kiln (100% = as fast as the peer), and the
+geometric means; results are checked equal to numpy's exact product.
+
+Usage: int8_spread.py KILN_RUN [N]   (N default 20)
+"""
+import ctypes
+import math
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads
+from matmul_spread import OneDnn, ttype
+
+# (name, M, K, N)
+SHAPES = [
+    ("256x512x256", 256, 512, 256),
+    ("1024^3", 1024, 1024, 1024),
+    ("batch 8 layer 8x784x512", 8, 784, 512),
+    ("odd 257x129x63", 257, 129, 63),
+    ("odd 333x517x111", 333, 517, 111),
+    ("thin 4096x256x10", 4096, 256, 10),
+    ("matvec 1024x1024x1", 1024, 1024, 1),
+]
+
+
+def program(m, k, n):
+    ta, tb, tr = ttype((m, k), "i8"), ttype((k, n), "i8"), ttype((m, n), "i32")
+    return (f"func.func @mm(%a: {ta}, %b: {tb}) -> {tr} {{\n"
+            f"  %r = kiln.dot_general %a, %b, contracting = [1] x [0] : "
+            f"({ta}, {tb}) -> {tr}\n  return %r : {tr}\n}}\n")
+
+
+def onednn_call(lib, a, b):
+    """C = A B in int32 with dnnl_gemm_s8s8s32 (no offsets, alpha 1)."""
+    m, k = a.shape
+    n = b.shape[1]
+    c = np.empty((m, n), np.int32)
+    offset = ctypes.c_int32(0)
+
+    def call():
+        status = lib.dnnl_gemm_s8s8s32(
+            b"N", b"N", b"F", m, n, k, 1.0, a.ctypes.data, k, 0,
+            b.ctypes.data, n, 0, 0.0, c.ctypes.data, n, ctypes.byref(offset))
+        if status != 0:
+            raise RuntimeError(f"oneDNN gemm failed with status {status}")
+    return call, c
+
+
+def main():
+    kiln_run = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    set_torch_threads(1)
+    onednn = OneDnn()
+    onednn.set_threads(1)
+    lib = onednn.lib
+    dim = ctypes.c_int64
+    lib.dnnl_gemm_s8s8s32.argtypes = [
+        ctypes.c_char, ctypes.c_char, ctypes.c_char, dim, dim, dim,
+        ctypes.c_float, ctypes.c_void_p, dim, ctypes.c_int8, ctypes.c_void_p,
+        dim, ctypes.c_int8, ctypes.c_float, ctypes.c_void_p, dim,
+        ctypes.c_void_p]
+    lib.dnnl_gemm_s8s8s32.restype = ctypes.c_int
+    print(cpu_name())
+    print(f"one thread; median of {runs} calls; {onednn.name} "
+          f"dnnl_gemm_s8s8s32; PyTorch {torch.__version__} on int32")
+    rng = np.random.default_rng(0)
+    vs_onednn, vs_torch = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, m, k, n in SHAPES:
+            a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+            b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+            exact = a.astype(np.int64) @ b.astype(np.int64)
+            kiln, got = kiln_ms(kiln_run, tmp, program(m, k, n), [a, b], runs)
+            call, c = onednn_call(lib, a, b)
+            dnnl = median_ms(call, runs)
+            ta, tb = (torch.from_numpy(x.astype(np.int32)) for x in (a, b))
+            peer = median_ms(lambda: ta @ tb, runs)
+            if not (np.array_equal(got, exact) and np.array_equal(c, exact)):
+                raise SystemExit(f"{name}: a result differs from numpy's")
+            vs_onednn.append(dnnl / kiln)
+            vs_torch.append(peer / kiln)
+            print(f"{name:24s} kiln {kiln:8.3f} ms | oneDNN {dnnl:8.3f} ms "
+                  f"({100 * dnnl / kiln:5.1f}%) | torch int32 {peer:8.3f} ms "
+                  f"({100 * peer / kiln:6.1f}%)")
+
+    def geomean(ratios):
+        return 100 * math.exp(sum(map(math.log, ratios)) / len(ratios))
+    print(f"geometric mean: {geomean(vs_onednn):.1f}% of oneDNN, "
+          f"{geomean(vs_torch):.1f}% of PyTorch (int32), "
+          f"{len(SHAPES)} shapes")
+
+
+if __name__ == "__main__":
+    main()
