@@ -259,7 +259,9 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
   let description = [{
     On memrefs: folds subviews into the loads and stores that use them, so
     that loop-invariant vector transfers (matmul accumulators) are hoisted
-    out of their loops, then lowers `vector.contract` to outer products and
+    out of their loops (also where the accumulator's buffer, an allocation,
+    has a view elsewhere, as a product read back through a reshape has, if
+    the loop touches that buffer through nothing else), then lowers `vector.contract` to outer products and
     FMAs (with `bf16-dot-pairs`, a bf16 x bf16 -> f32 contraction over one
     or two k steps becomes `x86vector.avx512.dot` (vdpbf16ps) on A's k pair
     broadcast and B's two rows interleaved, 16 columns at a time; the
