@@ -207,7 +207,9 @@ LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
     cpu.stopAfter = cpuStage(options.stopAfter);
     // The code is compiled for the host (compiler/Artifact.cpp), and its
     // manifest names the features it needs.
-    cpu.avx512Bf16 = llvm::sys::getHostCPUFeatures().lookup("avx512bf16");
+    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    cpu.avx512Bf16 = host.lookup("avx512bf16");
+    cpu.avx512Vnni = host.lookup("avx512vnni");
     kiln::buildKilnToCpuPipeline(pm, cpu);
   }
   return pm.run(module);

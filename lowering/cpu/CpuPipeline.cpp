@@ -28,14 +28,15 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnTileAndVectorize(
       {options.vectorWidth, options.registerTileM, options.registerTileN,
        options.cacheTileM, options.cacheTileN, options.cacheTileK,
-       options.parallelWork, options.avx512Bf16}));
+       options.parallelWork, options.avx512Bf16, options.avx512Vnni}));
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
   pm.addPass(createKilnVectorizeCopies({options.vectorWidth}));
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(
-      createKilnLowerVectors({options.streamingBytes, options.avx512Bf16}));
+      createKilnLowerVectors({options.streamingBytes, options.avx512Bf16,
+                              options.avx512Vnni}));
   pm.addPass(createKilnLowerForalls());
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)

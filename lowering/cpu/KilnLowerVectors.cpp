@@ -48,6 +48,8 @@ struct KilnLowerVectorsPass
     RewritePatternSet lowering(context);
     if (bf16DotPairs)
       kiln::populateBf16DotPairPatterns(lowering);
+    if (intDotPairs)
+      kiln::populateIntDotPairPatterns(lowering);
     vector::populateVectorContractLoweringPatterns(
         lowering, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorOuterProductLoweringPatterns(lowering);

@@ -93,10 +93,11 @@ bool hasNarrowFloats(linalg::LinalgOp op) {
 }
 
 /// The tile sizes of the matmul schedule (the pass's options), and whether
-/// bf16 x bf16 -> f32 register tiles cover k pairs (bf16-dot-pairs).
+/// bf16 x bf16 -> f32 register tiles cover k pairs (bf16-dot-pairs), and
+/// int8 / int16 -> i32 ones (int-dot-pairs).
 struct MatmulTiles {
   int64_t registerM, registerN, cacheM, cacheN, cacheK;
-  bool bf16Pairs;
+  bool bf16Pairs, intPairs;
 };
 
 /// Whether `op` (a matmul) multiplies bf16 operands into f32.
@@ -104,6 +105,14 @@ bool isBf16ToF32(linalg::LinalgOp op) {
   return getElementTypeOrSelf(op->getOperand(0).getType()).isBF16() &&
          getElementTypeOrSelf(op->getOperand(1).getType()).isBF16() &&
          getElementTypeOrSelf(op->getOperand(2).getType()).isF32();
+}
+
+/// Whether `op` (a matmul) multiplies int8 or int16 operands into i32.
+bool isNarrowIntToI32(linalg::LinalgOp op) {
+  Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
+  return (lhs.isInteger(8) || lhs.isInteger(16)) &&
+         getElementTypeOrSelf(op->getOperand(1).getType()) == lhs &&
+         getElementTypeOrSelf(op->getOperand(2).getType()).isInteger(32);
 }
 
 /// `op` split along loop `loop` at `at`: the op on the iterations before
@@ -290,7 +299,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
   size_t batch = ranges.size() - 3;
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  bool pairs = tiles.bf16Pairs && isBf16ToF32(op);
+  bool pairs = (tiles.bf16Pairs && isBf16ToF32(op)) ||
+               (tiles.intPairs && isNarrowIntToI32(op));
   if (hasNarrowFloats(op) && !pairs &&
       (m % tiles.registerM != 0 || n % tiles.registerN != 0))
     return;
@@ -959,7 +969,8 @@ struct KilnTileAndVectorizePass
   using KilnTileAndVectorizeBase::KilnTileAndVectorizeBase;
   void runOnOperation() override {
     MatmulTiles tiles{registerTileM, registerTileN, cacheTileM,
-                      cacheTileN,    cacheTileK,    bf16DotPairs};
+                      cacheTileN,    cacheTileK,    bf16DotPairs,
+                      intDotPairs};
     if (vectorWidth <= 0 || tiles.registerM <= 0 || tiles.registerN <= 0 ||
         tiles.cacheM <= 0 || tiles.cacheN <= 0 || tiles.cacheK <= 0) {
       getOperation()->emitError(

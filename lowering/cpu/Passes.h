@@ -39,6 +39,10 @@ void populateSinCosApproximationPatterns(mlir::RewritePatternSet &patterns);
 /// steps) as AVX-512 BF16 dot products of k pairs (x86vector.avx512.dot).
 void populateBf16DotPairPatterns(mlir::RewritePatternSet &patterns);
 
+/// int8 or int16 x the same -> i32 register tiles (vector.contract over one
+/// or two k steps) as AVX-512 VNNI dot products of k pairs (vpdpwssd).
+void populateIntDotPairPatterns(mlir::RewritePatternSet &patterns);
+
 /// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
 void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);
 
@@ -78,6 +82,11 @@ struct KilnToCpuPipelineOptions
       *this, "avx512-bf16",
       llvm::cl::desc("The CPU has AVX-512 BF16 (vdpbf16ps): bf16 matmuls "
                      "accumulating in f32 use its dot products"),
+      llvm::cl::init(false)};
+  Option<bool> avx512Vnni{
+      *this, "avx512-vnni",
+      llvm::cl::desc("The CPU has AVX-512 VNNI (vpdpwssd): int8 and int16 "
+                     "matmuls accumulating in i32 use its dot products"),
       llvm::cl::init(false)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",

@@ -143,7 +143,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "that threads share (0: never)">,
     Option<"bf16DotPairs", "bf16-dot-pairs", "bool", "false",
            "bf16 x bf16 -> f32 matmuls take register tiles of two k steps "
-           "(pairs for vdpbf16ps, see kiln-lower-vectors) and any shape">
+           "(pairs for vdpbf16ps, see kiln-lower-vectors) and any shape">,
+    Option<"intDotPairs", "int-dot-pairs", "bool", "false",
+           "int8 and int16 matmuls into i32 take register tiles of two k "
+           "steps (pairs for vpdpwssd, see kiln-lower-vectors)">
   ];
   let dependentDialects = [
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
@@ -266,7 +269,8 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
     or two k steps becomes `x86vector.avx512.dot` (vdpbf16ps) on A's k pair
     broadcast and B's two rows interleaved, 16 columns at a time; the
     instruction treats denormal inputs and results as zero, like oneDNN's
-    bf16 kernels), unrolls n-D vector transfers into 1-D ones and those into vector
+    bf16 kernels; with `int-dot-pairs`, int8 and int16 -> i32 ones become
+    VNNI's vpdpwssd the same way, bytes sign-extended to 16 bits), unrolls n-D vector transfers into 1-D ones and those into vector
     loads and stores. Stores of whole aligned cache lines into buffers of
     `streaming-bytes` (32 MiB) or more are non-temporal, so that streaming
     loops do not read the lines they overwrite (entry arguments are 64-byte aligned: the runtime's
@@ -286,11 +290,16 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
            "non-temporal stores">,
     Option<"bf16DotPairs", "bf16-dot-pairs", "bool", "false",
            "Lower bf16 x bf16 -> f32 contractions over one or two k steps "
-           "to AVX-512 BF16 dot products (the CPU must have avx512bf16)">
+           "to AVX-512 BF16 dot products (the CPU must have avx512bf16)">,
+    Option<"intDotPairs", "int-dot-pairs", "bool", "false",
+           "Lower int8 and int16 -> i32 contractions over one or two k "
+           "steps to AVX-512 VNNI dot products (the CPU must have "
+           "avx512vnni)">
   ];
   let dependentDialects = [
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect", "::mlir::x86vector::X86VectorDialect"
+    "::mlir::vector::VectorDialect", "::mlir::x86vector::X86VectorDialect",
+    "::mlir::LLVM::LLVMDialect"
   ];
 }
 

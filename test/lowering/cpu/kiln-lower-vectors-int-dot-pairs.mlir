@@ -1,0 +1,66 @@
+// RUN: kiln-opt %s --kiln-lower-vectors="int-dot-pairs=true" --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-lower-vectors --split-input-file | FileCheck %s --check-prefix=NONE
+// RUN: kiln-opt %s --kiln-lower-vectors="int-dot-pairs=true" --convert-to-llvm --split-input-file | FileCheck %s --check-prefix=LLVM
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#acc = affine_map<(m, n, k) -> (m, n)>
+
+// An int8 k pair into i32: B's two rows, sign-extended to i16, are
+// interleaved once per 16 columns, each row's A pair (sign-extended) is
+// one i32 broadcast, and every 16 columns of a row take one vpdpwssd.
+// CHECK-LABEL: func.func @int8_pair
+// CHECK: %[[R0:.*]] = vector.extract %{{.*}}[0] : vector<32xi8> from vector<2x32xi8>
+// CHECK: %[[W0:.*]] = arith.extsi %[[R0]] : vector<32xi8> to vector<32xi16>
+// CHECK: %[[R1:.*]] = vector.extract %{{.*}}[1] : vector<32xi8> from vector<2x32xi8>
+// CHECK: %[[W1:.*]] = arith.extsi %[[R1]] : vector<32xi8> to vector<32xi16>
+// CHECK: %[[LOW:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<16xi16> -> vector<32xi16>
+// CHECK: %[[HIGH:.*]] = vector.interleave
+// CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<2xi8> to vector<2xi16>
+// CHECK: %[[WORD:.*]] = vector.bitcast %[[A]] : vector<2xi16> to vector<1xi32>
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK: %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xi16>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpwssd.512"(%{{.*}}, %[[PAIRS]], %[[LOW]]) : (vector<16xi32>, vector<32xi16>, vector<32xi16>) -> vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpwssd.512"(%{{.*}}, %{{.*}}, %[[HIGH]])
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpwssd.512"
+// CHECK-NOT: vector.contract
+// NONE-LABEL: func.func @int8_pair
+// NONE-NOT: vpdpwssd
+// NONE: arith.muli
+// LLVM-LABEL: llvm.func @int8_pair
+// LLVM-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpdpwssd.512"
+func.func @int8_pair(%a: vector<2x2xi8>, %b: vector<2x32xi8>, %c: vector<2x32xi32>) -> vector<2x32xi32> {
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<2x2xi8>, vector<2x32xi8> into vector<2x32xi32>
+  return %r : vector<2x32xi32>
+}
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#acc = affine_map<(m, n, k) -> (m, n)>
+
+// int16 operands pair as they are; an odd last step pairs with zeros and
+// 5 columns run on 8 lanes (the 256-bit instruction).
+// CHECK-LABEL: func.func @int16_odd
+// CHECK-NOT: arith.extsi
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpwssd.256"({{.*}}) : (vector<8xi32>, vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// CHECK-NOT: vector.contract
+func.func @int16_odd(%a: vector<1x1xi16>, %b: vector<1x5xi16>, %c: vector<1x5xi32>) -> vector<1x5xi32> {
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<1x1xi16>, vector<1x5xi16> into vector<1x5xi32>
+  return %r : vector<1x5xi32>
+}
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#acc = affine_map<(m, n, k) -> (m, n)>
+
+// int8 products in their own type (wrapping bytes) are not VNNI's.
+// CHECK-LABEL: func.func @int8_into_int8
+// CHECK-NOT: vpdpwssd
+func.func @int8_into_int8(%a: vector<2x2xi8>, %b: vector<2x16xi8>, %c: vector<2x16xi8>) -> vector<2x16xi8> {
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<2x2xi8>, vector<2x16xi8> into vector<2x16xi8>
+  return %r : vector<2x16xi8>
+}
