@@ -3,7 +3,7 @@
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
-from harness import binary, check, finish, ttype, unary
+from harness import binary, check, convert, finish, ttype, unary
 
 EDGE = np.array([0.0, -0.0, 0.5, -1.5, 3.0, -7.25, 1e-30, 1e30, np.inf,
                  -np.inf, np.nan], np.float32)
@@ -197,12 +197,6 @@ func.func @f(%p: tensor<i1>, %x: {t}, %y: {t}) -> {t} {{
     # convert: round to nearest even, toward zero to integers, saturating,
     # NaN to 0, booleans as 0/1, anything to i1 as x != 0.
     c = np.array([1.5, 2.5, -1.5, -2.7, 3e9, -3e9, np.nan, 0.0], np.float32)
-    def convert(src, dst, x, expected):
-        check(f"convert {src} to {dst}", f"""
-func.func @f(%x: {ttype(x.shape, src)}) -> {ttype(x.shape, dst)} {{
-  %0 = kiln.convert %x : ({ttype(x.shape, src)}) -> {ttype(x.shape, dst)}
-  return %0 : {ttype(x.shape, dst)}
-}}""", "f", [x], [expected])
     convert("f32", "i32", c, np.array([1, 2, -1, -2, 2**31 - 1, -2**31, 0, 0],
                                       np.int32))
     convert("f32", "f64", c, c.astype(np.float64))

@@ -232,6 +232,17 @@ def binary(name, op, x, y, reference, rtol=0.0, atol=0.0):
     check(name, program, "f", [x, y], [reference(x, y)], rtol, atol)
 
 
+def convert(src, dst, x, expected):
+    """Checks `kiln.convert` of x from element type `src` to `dst` (kiln's
+    names) against `expected`."""
+    a, r = ttype(x.shape, src), ttype(x.shape, dst)
+    check(f"convert {src} to {dst}", f"""
+func.func @f(%x: {a}) -> {r} {{
+  %0 = kiln.convert %x : ({a}) -> {r}
+  return %0 : {r}
+}}""", "f", [x], [expected])
+
+
 def fail(message):
     """Records a failure instead of stopping."""
     _failures.append(message)

@@ -7,7 +7,7 @@
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
-from harness import binary, check, finish, ttype, unary
+from harness import binary, check, convert, finish, ttype, unary
 
 rng = np.random.default_rng(8)
 
@@ -94,14 +94,6 @@ func.func @f(%c: {p}, %x: {t}, %y: {t}) -> {t} {{
   %0 = kiln.select %c, %x, %y : {p}, {t}
   return %0 : {t}
 }}""", "f", [a > b, a, b], [np.where(a > b, a, b)])
-
-
-def convert(src, dst, x, expected):
-    check(f"convert {src} to {dst}", f"""
-func.func @f(%x: {ttype(x.shape, src)}) -> {ttype(x.shape, dst)} {{
-  %0 = kiln.convert %x : ({ttype(x.shape, src)}) -> {ttype(x.shape, dst)}
-  return %0 : {ttype(x.shape, dst)}
-}}""", "f", [x], [expected])
 
 
 def conversions():
