@@ -445,6 +445,19 @@ Traced transpose(const Traced &x, std::vector<int64_t> permutation,
       t->builder.getDenseI64ArrayAttr(permutation)));
 }
 
+Traced astype(const Traced &x, kiln_dtype_t dtype, CallSite at) {
+  Tracer *t = tracerOf({&x});
+  if (!t)
+    return {};
+  if (kiln_dtype_size(dtype) == 0) {
+    t->fail(at, "astype", "invalid dtype " + std::to_string(int(dtype)));
+    return {};
+  }
+  auto type = RankedTensorType::get(x.shape(), t->elementType(dtype));
+  return t->wrap(ConvertOp::create(t->builder, t->loc(at, "astype"), type,
+                                   Tracer::value(x)));
+}
+
 Traced where(const Traced &condition, const Traced &a, const Traced &b,
              CallSite at) {
   Tracer *t = tracerOf({&condition, &a, &b});

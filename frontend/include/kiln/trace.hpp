@@ -162,6 +162,10 @@ Traced reshape(const Traced &x, std::vector<int64_t> shape,
                CallSite at = CallSite::here());
 Traced transpose(const Traced &x, std::vector<int64_t> permutation,
                  CallSite at = CallSite::here());
+/// numpy's x.astype(dtype) (kiln.convert: floats to integers toward zero,
+/// saturating; integers to narrower ones keep the low bits).
+Traced astype(const Traced &x, kiln_dtype_t dtype,
+              CallSite at = CallSite::here());
 /// numpy.where: elementwise choice, broadcasting all three.
 Traced where(const Traced &condition, const Traced &a, const Traced &b,
              CallSite at = CallSite::here());

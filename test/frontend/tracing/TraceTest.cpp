@@ -142,6 +142,26 @@ TEST(Trace, ReductionsKeepOrDropAxes) {
   EXPECT_EQ(out[4], (std::vector<float>{1, 3, 5, -2, 4, -6}));
 }
 
+TEST(Trace, Int8ValuesConvertAsNumpyAstypeDoes) {
+  kiln::Program program = kiln::trace(
+      "dequantize", {{KILN_I8, {4}}, {KILN_F32, {4}}},
+      [](const kiln::Values &a) -> kiln::Values {
+        return {kiln::astype(a[0], KILN_F32) * 0.5,
+                kiln::astype(kiln::astype(a[1], KILN_I8), KILN_F32)};
+      });
+  ASSERT_TRUE(program.ok()) << program.error();
+  int8_t q[4] = {-128, -1, 0, 127};
+  int64_t four[1] = {4};
+  kiln_tensor_t ints = nullptr;
+  ASSERT_EQ(kiln_tensor_create(KILN_I8, 1, four, q, sizeof q, &ints), nullptr);
+  auto out = run(program, "dequantize",
+                 {kiln::Tensor(ints), floats({4}, {1.9f, -1.9f, 300, -300})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], (std::vector<float>{-64, -0.5f, 0, 63.5f}));
+  // Toward zero, saturating at int8's bounds.
+  EXPECT_EQ(out[1], (std::vector<float>{1, -1, 127, -128}));
+}
+
 TEST(Trace, IndexingSlicesAndTakes) {
   kiln::Program program = kiln::trace(
       "pick", {{KILN_F32, {3, 4}}, {KILN_I32, {2}}},
