@@ -27,6 +27,12 @@ constexpr DtypeCode kCodes[] = {{"<f4", KILN_F32}, {"<f8", KILN_F64},
                                 {"<f2", KILN_F16}, {"|b1", KILN_I1},
                                 {"<i4", KILN_I32}, {"<i8", KILN_I64},
                                 {"|i1", KILN_I8},  {"<i2", KILN_I16}};
+/// Unsigned arrays read as the signed ints of the same bits (kiln's
+/// integers are signless; an imported uint8 or uint32 entry takes those).
+constexpr DtypeCode kUnsignedCodes[] = {{"|u1", KILN_I8},
+                                        {"<u2", KILN_I16},
+                                        {"<u4", KILN_I32},
+                                        {"<u8", KILN_I64}};
 
 /// The text after `'key':` in the header dict, up to the next item.
 bool findValue(const std::string &header, const std::string &key,
@@ -105,13 +111,18 @@ kiln_status_t kiln::runtime::parseNpyHeader(const std::string &prefix,
       !findValue(header, "shape", shape))
     return error(what + ": the header lacks descr, fortran_order or shape");
   const DtypeCode *code = nullptr;
-  for (const DtypeCode &candidate : kCodes)
-    if (descr.compare(0, 5, std::string("'") + candidate.descr + "'") == 0)
-      code = &candidate;
+  auto find = [&](const auto &table) {
+    for (const DtypeCode &candidate : table)
+      if (descr.compare(0, 5, std::string("'") + candidate.descr + "'") == 0)
+        code = &candidate;
+  };
+  find(kCodes);
+  find(kUnsignedCodes);
   if (!code)
     return error(what + ": unsupported dtype " +
                  descr.substr(0, descr.find_first_of(",}")) +
-                 " (supported: float32, float64, float16, bool, int32, int64; "
+                 " (supported: float32, float64, float16, bool, int8 to "
+                 "int64, uint8 to uint64 read as the ints of the same bits; "
                  "little-endian, no objects)");
   if (order.compare(0, 5, "False") != 0)
     return error(what + ": Fortran-ordered arrays are not supported");

@@ -3,8 +3,10 @@
 # uniform floats (a logical shift, an or, a bitcast) and a dropout mask,
 # and the ops whose meaning depends on signedness (comparison, division,
 # remainder of 8 to 64 bits, max, min, conversions). They run through kiln-run's importer,
-# which reads uint32 as the signless i32 of the same bits (arguments and
-# results are passed as int32 views), and match numpy's uint arithmetic.
+# which reads uint32 as the signless i32 of the same bits (results come
+# back as int32; arguments are passed as int32 views, or, for the uint8
+# and uint16 cases, as the unsigned arrays themselves, which kiln-run reads
+# as the ints of the same bits), and match numpy's uint arithmetic.
 # RUN: %numpy_python %s kiln-run
 import numpy as np
 
@@ -184,7 +186,7 @@ def narrow_signs(bits):
     saturated = np.nan_to_num(np.clip(np.trunc(reals), 0, top)).astype(unsigned)
     check(f"uint{bits}: compare, divide, remainder, max, min, converts",
           program, "main",
-          [x.view(signed), y.view(signed), reals, big.view(np.int32)],
+          [x, y, reals, big],
           [x < y, x >= y, np.where(y == 0, unsigned.type(top),
                                    x // safe).view(signed),
            np.where(y == 0, x, x % safe).view(signed),

@@ -7,6 +7,9 @@
 #include "RuntimeTestSupport.h"
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <tuple>
 
 using namespace kiln::test;
 
@@ -28,6 +31,34 @@ TEST(Npy, RoundTripsEveryDtype) {
     EXPECT_EQ(kiln_tensor_dtype(back), dtype);
     ASSERT_EQ(kiln_tensor_rank(back), 2);
     EXPECT_EQ(kiln_tensor_shape(back)[0], 3);
+    EXPECT_EQ(0, memcmp(kiln_tensor_data(back), bytes.data(), bytes.size()));
+  }
+}
+
+TEST(Npy, ReadsUnsignedArraysAsTheIntsOfTheSameBits) {
+  for (auto [dtype, from, to] :
+       {std::tuple{KILN_I8, "|i1", "|u1"}, std::tuple{KILN_I16, "<i2", "<u2"},
+        std::tuple{KILN_I32, "<i4", "<u4"}, std::tuple{KILN_I64, "<i8", "<u8"}}) {
+    std::vector<unsigned char> bytes(4 * kiln_dtype_size(dtype));
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<unsigned char>(0xF0 + i);
+    Tensor t = tensor(dtype, {4}, bytes.data(), bytes.size());
+    TempFile file("unsigned.npy");
+    ASSERT_EQ(message(kiln_npy_write(file.path.c_str(), t.get())), "ok");
+    // The same file as numpy writes an unsigned array of these bits.
+    std::string image;
+    {
+      std::ifstream in(file.path, std::ios::binary);
+      image.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    size_t at = image.find(from);
+    ASSERT_NE(at, std::string::npos);
+    image.replace(at, 3, to);
+    std::ofstream(file.path, std::ios::binary) << image;
+    kiln_tensor_t back;
+    ASSERT_EQ(message(kiln_npy_read(file.path.c_str(), &back)), "ok");
+    Tensor owned(back);
+    EXPECT_EQ(kiln_tensor_dtype(back), dtype);
     EXPECT_EQ(0, memcmp(kiln_tensor_data(back), bytes.data(), bytes.size()));
   }
 }

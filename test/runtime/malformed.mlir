@@ -7,7 +7,7 @@
 // CHECK-LABEL: == bad-magic.npy
 // CHECK-NEXT: error: {{.*}}bad-magic.npy: not a .npy file (bad magic)
 // CHECK-LABEL: == big-endian.npy
-// CHECK-NEXT: error: {{.*}}big-endian.npy: unsupported dtype '>f4' (supported: float32, float64, float16, bool, int32, int64; little-endian, no objects)
+// CHECK-NEXT: error: {{.*}}big-endian.npy: unsupported dtype '>f4' (supported: float32, float64, float16, bool, int8 to int64, uint8 to uint64 read as the ints of the same bits; little-endian, no objects)
 // CHECK-LABEL: == bomb.npz
 // CHECK-NEXT: error: {{.*}}bomb.npz member arg0.npy: declares 3221225472 bytes, more than its {{[0-9]+}} compressed bytes can hold
 // CHECK-LABEL: == bzip2.npz
