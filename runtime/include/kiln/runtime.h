@@ -116,7 +116,8 @@ size_t kiln_tensor_byte_length(kiln_tensor_t tensor);
 /*===-- .npy / .npz files ------------------------------------------------===*/
 
 /* Reads a .npy file. Untrusted input is safe: no pickles, bounded header,
- * checked shapes and sizes. */
+ * checked shapes and sizes. Unsigned arrays (uint8 to uint64) read as the
+ * signed ints of the same bits (KILN_I8 ... KILN_I64). */
 kiln_status_t kiln_npy_read(const char *path, kiln_tensor_t *out);
 kiln_status_t kiln_npy_write(const char *path, kiln_tensor_t tensor);
 
