@@ -130,6 +130,29 @@ func.func @f(%a: {ttype(lhs, "bf16")}, %b: {ttype(rhs, "bf16")}) -> {ttype(want.
   return %r : {ttype(want.shape, want.dtype)}
 }}""", "f", [RA, RB], [want], rtol=1e-5, atol=1e-5)
 
+# f16 products off whole register tiles (M or N not multiples of 8 and 32)
+# widen their operands to f32 and take the f32 schedule; into f32, and
+# into f16 (the f32 sum rounded once). Products of f16 values are exact in
+# f32, so only the sums' order differs from f64.
+for lhs, rhs, lc, rc, subscripts in [
+        ((9, 7), (7, 5), [1], [0], "mk,kn->mn"),
+        ((257, 129), (129, 63), [1], [0], "mk,kn->mn"),
+        ((63, 20), (63, 31), [0], [0], "km,kn->mn"),
+        ((2, 11, 13), (2, 13, 40), [2], [1], "bmk,bkn->bmn")]:
+    HA = rng.standard_normal(lhs).astype(np.float16)
+    HB = rng.standard_normal(rhs).astype(np.float16)
+    wide = np.einsum(subscripts, HA.astype(np.float64), HB)
+    batching = "batching = [0] x [0], " if len(lhs) == 3 else ""
+    for want in (wide.astype(np.float32), wide.astype(np.float16)):
+        out = ttype(want.shape, want.dtype)
+        check(f"matmul f16 -> {want.dtype} {subscripts} {lhs} {rhs}", f"""
+func.func @f(%a: {ttype(lhs, np.float16)}, %b: {ttype(rhs, np.float16)}) -> {out} {{
+  %r = kiln.dot_general %a, %b, {batching}contracting = {lc} x {rc}
+      : ({ttype(lhs, np.float16)}, {ttype(rhs, np.float16)}) -> {out}
+  return %r : {out}
+}}""", "f", [HA, HB], [want], rtol=1e-3 if want.dtype == np.float16
+              else 1e-5, atol=1e-5)
+
 # Matrix-vector products reduce along K in vector lanes: K with and without
 # a remainder past the last group, a long K (lanes near sqrt(K)), f64, i32
 # (exact) and bf16 operands accumulating in f32.

@@ -15,10 +15,14 @@
 // CHECK: vector.contract {{.*}} : vector<8x1xbf16>, vector<1x1xbf16> into vector<8x1xf32>
 // CHECK: vector.contract {{.*}} : vector<4x2xbf16>, vector<2x16xbf16> into vector<4x16xf32>
 // CHECK-NOT: linalg.matmul
-// Without pairs, bf16 tiles must be whole (8 x 32): this one stays a loop.
+// Without pairs, bf16 tiles must be whole (8 x 32): off them, the operands
+// are widened to f32 first (copies left to the loop lowering) and the
+// product tiled as an f32 one.
 // NONE-LABEL: func.func @bf16_pairs
-// NONE-NOT: vector.contract
-// NONE: linalg.matmul
+// NONE: arith.extf %{{.*}} : bf16 to f32
+// NONE: arith.extf %{{.*}} : bf16 to f32
+// NONE: vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
+// NONE-NOT: linalg.matmul
 func.func @bf16_pairs(%a: tensor<20x7xbf16>, %b: tensor<7x21xbf16>, %c: tensor<20x21xf32>) -> tensor<20x21xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<20x7xbf16>, tensor<7x21xbf16>) outs(%c : tensor<20x21xf32>) -> tensor<20x21xf32>
   return %0 : tensor<20x21xf32>
@@ -31,4 +35,16 @@ func.func @bf16_pairs(%a: tensor<20x7xbf16>, %b: tensor<7x21xbf16>, %c: tensor<2
 func.func @f16_steps(%a: tensor<16x6xf16>, %b: tensor<6x64xf16>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<16x6xf16>, tensor<6x64xf16>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
+}
+
+// f16 products off whole tiles (M = 20, N = 21) widen their operands to
+// f32 and take the f32 schedule: a vector of 21 f16 would not legalize.
+// CHECK-LABEL: func.func @f16_odd
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
+// CHECK-NOT: linalg.matmul
+func.func @f16_odd(%a: tensor<20x7xf16>, %b: tensor<7x21xf16>, %c: tensor<20x21xf32>) -> tensor<20x21xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<20x7xf16>, tensor<7x21xf16>) outs(%c : tensor<20x21xf32>) -> tensor<20x21xf32>
+  return %0 : tensor<20x21xf32>
 }
