@@ -146,15 +146,6 @@ Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs, Value rhs,
 /// / int16 into i32.
 enum class PairKind { Bf16, Int };
 
-/// Whether a contraction of these element types is one of `kind`'s.
-bool pairsOf(PairKind kind, Type lhs, Type rhs, Type acc) {
-  if (lhs != rhs)
-    return false;
-  if (kind == PairKind::Bf16)
-    return lhs.isBF16() && acc.isF32();
-  return (lhs.isInteger(8) || lhs.isInteger(16)) && acc.isInteger(32);
-}
-
 /// The dot product instruction of `kind`: vdpbf16ps, or VNNI's vpdpwssd
 /// (through its LLVM intrinsic: the x86vector dialect has no op for it).
 PairDot pairDot(MLIRContext *context, PairKind kind) {
@@ -195,9 +186,11 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
                    lhsType.getDimSize(0) == 1;
     if (contract.getKind() != vector::CombiningKind::ADD || !accType ||
         !(batched || isRowMajorMatmul(contract.getIndexingMaps())) ||
-        !pairsOf(kind, lhsType.getElementType(),
-                 contract.getRhsType().getElementType(),
-                 accType.getElementType()) ||
+        !kiln::multipliesInPairs(lhsType.getElementType(),
+                                 contract.getRhsType().getElementType(),
+                                 accType.getElementType(),
+                                 kind == PairKind::Bf16,
+                                 kind == PairKind::Int) ||
         lhsType.getShape().back() > 2 ||
         isa<vector::MaskOp>(contract->getParentOp()) || lhsType.isScalable())
       return failure();
@@ -231,6 +224,15 @@ struct X86VectorToLLVM : ConvertToLLVMPatternInterface {
   }
 };
 } // namespace
+
+bool kiln::multipliesInPairs(Type lhs, Type rhs, Type acc, bool bf16Pairs,
+                             bool intPairs) {
+  if (lhs != rhs)
+    return false;
+  return (bf16Pairs && lhs.isBF16() && acc.isF32()) ||
+         (intPairs && (lhs.isInteger(8) || lhs.isInteger(16)) &&
+          acc.isInteger(32));
+}
 
 void kiln::populateBf16DotPairPatterns(RewritePatternSet &patterns) {
   patterns.add<ContractToPairDots>(patterns.getContext(), PairKind::Bf16);

@@ -100,21 +100,6 @@ struct MatmulTiles {
   bool bf16Pairs, intPairs;
 };
 
-/// Whether `op` (a matmul) multiplies bf16 operands into f32.
-bool isBf16ToF32(linalg::LinalgOp op) {
-  return getElementTypeOrSelf(op->getOperand(0).getType()).isBF16() &&
-         getElementTypeOrSelf(op->getOperand(1).getType()).isBF16() &&
-         getElementTypeOrSelf(op->getOperand(2).getType()).isF32();
-}
-
-/// Whether `op` (a matmul) multiplies int8 or int16 operands into i32.
-bool isNarrowIntToI32(linalg::LinalgOp op) {
-  Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
-  return (lhs.isInteger(8) || lhs.isInteger(16)) &&
-         getElementTypeOrSelf(op->getOperand(1).getType()) == lhs &&
-         getElementTypeOrSelf(op->getOperand(2).getType()).isInteger(32);
-}
-
 /// `op` split along loop `loop` at `at`: the op on the iterations before
 /// it, then the op on those after, each writing its part of the output.
 /// Returns the two ops.
@@ -334,8 +319,11 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
   size_t batch = ranges.size() - 3;
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  bool pairs = (tiles.bf16Pairs && isBf16ToF32(op)) ||
-               (tiles.intPairs && isNarrowIntToI32(op));
+  bool pairs = kiln::multipliesInPairs(
+      getElementTypeOrSelf(op->getOperand(0).getType()),
+      getElementTypeOrSelf(op->getOperand(1).getType()),
+      getElementTypeOrSelf(op->getOperand(2).getType()), tiles.bf16Pairs,
+      tiles.intPairs);
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
   // 129 x 63 took 5.6 ms; 0.05 ms widened).
   if (hasNarrowFloats(op) && !pairs &&

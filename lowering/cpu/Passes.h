@@ -43,6 +43,13 @@ void populateBf16DotPairPatterns(mlir::RewritePatternSet &patterns);
 /// or two k steps) as AVX-512 VNNI dot products of k pairs (vpdpwssd).
 void populateIntDotPairPatterns(mlir::RewritePatternSet &patterns);
 
+/// Whether a product of `lhs` x `rhs` elements accumulating in `acc`
+/// multiplies k pairs: bf16 into f32 with `bf16Pairs`, int8 or int16 into
+/// i32 with `intPairs` (the register tiles kiln-tile-and-vectorize makes
+/// and the ones kiln-lower-vectors lowers to dot products).
+bool multipliesInPairs(mlir::Type lhs, mlir::Type rhs, mlir::Type acc,
+                       bool bf16Pairs, bool intPairs);
+
 /// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
 void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);
 
