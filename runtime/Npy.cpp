@@ -23,16 +23,15 @@ struct DtypeCode {
   kiln_dtype_t dtype;
 };
 /// numpy has no bf16: bf16 tensors are written and read by callers as f32.
+/// A dtype is written as its first code; the unsigned ones after them are
+/// read as the signed ints of the same bits (kiln's integers are signless;
+/// an imported uint8 or uint32 entry takes those).
 constexpr DtypeCode kCodes[] = {{"<f4", KILN_F32}, {"<f8", KILN_F64},
                                 {"<f2", KILN_F16}, {"|b1", KILN_I1},
                                 {"<i4", KILN_I32}, {"<i8", KILN_I64},
-                                {"|i1", KILN_I8},  {"<i2", KILN_I16}};
-/// Unsigned arrays read as the signed ints of the same bits (kiln's
-/// integers are signless; an imported uint8 or uint32 entry takes those).
-constexpr DtypeCode kUnsignedCodes[] = {{"|u1", KILN_I8},
-                                        {"<u2", KILN_I16},
-                                        {"<u4", KILN_I32},
-                                        {"<u8", KILN_I64}};
+                                {"|i1", KILN_I8},  {"<i2", KILN_I16},
+                                {"|u1", KILN_I8},  {"<u2", KILN_I16},
+                                {"<u4", KILN_I32}, {"<u8", KILN_I64}};
 
 /// The text after `'key':` in the header dict, up to the next item.
 bool findValue(const std::string &header, const std::string &key,
@@ -111,13 +110,9 @@ kiln_status_t kiln::runtime::parseNpyHeader(const std::string &prefix,
       !findValue(header, "shape", shape))
     return error(what + ": the header lacks descr, fortran_order or shape");
   const DtypeCode *code = nullptr;
-  auto find = [&](const auto &table) {
-    for (const DtypeCode &candidate : table)
-      if (descr.compare(0, 5, std::string("'") + candidate.descr + "'") == 0)
-        code = &candidate;
-  };
-  find(kCodes);
-  find(kUnsignedCodes);
+  for (const DtypeCode &candidate : kCodes)
+    if (descr.compare(0, 5, std::string("'") + candidate.descr + "'") == 0)
+      code = &candidate;
   if (!code)
     return error(what + ": unsupported dtype " +
                  descr.substr(0, descr.find_first_of(",}")) +
@@ -165,8 +160,10 @@ kiln_status_t kiln::runtime::readNpy(const std::string &image,
 std::string kiln::runtime::writeNpy(kiln_tensor_t tensor) {
   const char *descr = "<f4";
   for (const DtypeCode &code : kCodes)
-    if (code.dtype == tensor->dtype)
+    if (code.dtype == tensor->dtype) {
       descr = code.descr;
+      break;
+    }
   std::string shape;
   size_t rank = tensor->shape.size();
   for (size_t i = 0; i < rank; ++i)
