@@ -643,10 +643,7 @@ Values differentiate(StringRef name, const TracedFunction &fn,
   if (results.empty())
     return {};
   const Traced &first = results.front();
-  kiln_dtype_t dtype = first.dtype();
-  bool isFloat = dtype == KILN_F32 || dtype == KILN_F64 || dtype == KILN_F16 ||
-                 dtype == KILN_BF16;
-  if (first.rank() != 0 || !isFloat) {
+  if (first.rank() != 0 || !isa<FloatType>(t->elementType(first.dtype()))) {
     t->fail(name.str() + ": the function's first result must be a float "
             "scalar, got " + kiln_dtype_name(first.dtype()) +
             shapeText(first.shape()));
