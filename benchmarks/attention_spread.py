@@ -17,7 +17,8 @@ import tempfile
 import numpy as np
 import torch
 
-from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads
+from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
+                        set_torch_threads)
 
 # name, batch, heads, sequence, head size
 SHAPES = [
@@ -84,7 +85,7 @@ def main():
             print(f"{name:24s} kiln {kiln:8.3f} ms | torch {peer:8.3f} ms | "
                   f"torch/kiln {100 * peer / kiln:6.1f}% | rel. diff. "
                   f"{error:.1e}")
-    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    geomean = geometric_mean(ratios)
     print(f"geometric mean of torch/kiln: {100 * geomean:.1f}% over "
           f"{len(ratios)} cases")
 

@@ -9,14 +9,14 @@ relative difference of the results, and the geometric mean.
 
 Usage: conv_spread.py KILN_RUN [N]   (default 20)
 """
-import math
 import sys
 import tempfile
 
 import numpy as np
 import torch
 
-from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads
+from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
+                        set_torch_threads)
 
 # torch.set_num_threads(1) alone left a 1x1 convolution's product on
 # OpenBLAS's two threads (2.8 ms of CPU in 1.4 ms).
@@ -121,7 +121,7 @@ def main():
                         size * size)
             peer = median_ms(call, runs)
             report(name, kiln, peer, got, call().permute(0, 2, 3, 1).numpy())
-    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    geomean = geometric_mean(ratios)
     print(f"geometric mean of torch/kiln: {100 * geomean:.1f}% over "
           f"{len(ratios)} cases")
 

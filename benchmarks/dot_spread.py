@@ -8,6 +8,7 @@ row per case with the ratio numpy/kiln (100% = as fast as numpy).
 Usage: dot_spread.py KILN_RUN [N]   (default 50)
 """
 import ctypes
+import math
 import os
 import platform
 import subprocess
@@ -96,6 +97,11 @@ def set_torch_threads(threads):
     torch.set_num_threads(threads)
     for library in _openblas_libraries():
         library.openblas_set_num_threads(threads)
+
+
+def geometric_mean(values):
+    """The geometric mean of positive `values` (ratios to a peer)."""
+    return math.exp(sum(map(math.log, values)) / len(values))
 
 
 def cpu_name():

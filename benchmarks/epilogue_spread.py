@@ -23,7 +23,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads  # noqa: E402
+from dot_spread import (cpu_name, geometric_mean, kiln_ms,  # noqa: E402
+                        median_ms, set_torch_threads)
 from matmul_spread import ttype  # noqa: E402
 
 # (name, M, K, N, activation, residual)
@@ -156,7 +157,7 @@ def main():
                 times = " ".join(f"{p} {t:7.3f}" for p, t in peers.items())
                 print(f"{case[0]:34s} [{threads}t] kiln {kiln:7.3f} ms | "
                       f"{times} ms | {best}/kiln {100 * ratio:6.1f}%")
-            mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+            mean = geometric_mean(ratios)
             print(f"geometric mean, {threads} thread(s): {100 * mean:.1f}% "
                   f"of the best peer")
 

@@ -10,14 +10,14 @@ geometric means; results are checked equal to numpy's exact product.
 Usage: int8_spread.py KILN_RUN [N]   (N default 20)
 """
 import ctypes
-import math
 import sys
 import tempfile
 
 import numpy as np
 import torch
 
-from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads
+from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
+                        set_torch_threads)
 from matmul_spread import OneDnn, ttype
 
 # (name, M, K, N)
@@ -92,10 +92,8 @@ def main():
                   f"({100 * dnnl / kiln:5.1f}%) | torch int32 {peer:8.3f} ms "
                   f"({100 * peer / kiln:6.1f}%)")
 
-    def geomean(ratios):
-        return 100 * math.exp(sum(map(math.log, ratios)) / len(ratios))
-    print(f"geometric mean: {geomean(vs_onednn):.1f}% of oneDNN, "
-          f"{geomean(vs_torch):.1f}% of PyTorch (int32), "
+    print(f"geometric mean: {100 * geometric_mean(vs_onednn):.1f}% of "
+          f"oneDNN, {100 * geometric_mean(vs_torch):.1f}% of PyTorch (int32), "
           f"{len(SHAPES)} shapes")
 
 

@@ -14,7 +14,6 @@ Usage: matmul_spread.py KILN_RUN [N] [--plot FILE.png]   (N default 30)
 """
 import ctypes
 import ctypes.util
-import math
 import os
 import sys
 import tempfile
@@ -26,7 +25,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from dot_spread import cpu_name, kiln_ms, median_ms  # noqa: E402
+from dot_spread import cpu_name, geometric_mean, kiln_ms, median_ms  # noqa: E402
 
 # (name, M, K, N, layout): layout "nn" is A[M,K] B[K,N]; "tn" reads A
 # transposed (A[K,M], the weight gradient X^T dY); "nt" reads B transposed
@@ -245,7 +244,7 @@ def main():
                 print(f"{threads}t {case[0]:34s} kiln {kiln:8.4f} ms | "
                       f"{shown} | best {best} / kiln {100 * ratio:6.1f}% | "
                       f"rel. error {error:.1e}")
-            mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+            mean = geometric_mean(ratios)
             print(f"{threads} thread(s): geometric mean of best peer / kiln "
                   f"{100 * mean:.1f}% over {len(ratios)} cases (min "
                   f"{100 * min(ratios):.1f}%, max {100 * max(ratios):.1f}%)")

@@ -8,14 +8,14 @@ arrays; prints the CPU and one row per case with the ratio torch/kiln
 
 Usage: norm_spread.py KILN_RUN [N]   (default 50)
 """
-import math
 import sys
 import tempfile
 
 import numpy as np
 import torch
 
-from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads
+from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
+                        set_torch_threads)
 
 # torch.set_num_threads(1) alone left a 1x1 convolution's product on
 # OpenBLAS's two threads (2.8 ms of CPU in 1.4 ms).
@@ -155,7 +155,7 @@ def main():
                 print(f"{kind:10s} {m:5d}x{n:<6d} kiln {kiln:8.4f} ms | torch "
                       f"{peer:8.4f} ms | torch/kiln {100 * peer / kiln:6.1f}% | "
                       f"rel. error {error:.1e}")
-    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    geomean = geometric_mean(ratios)
     print(f"geometric mean of torch/kiln: {100 * geomean:.1f}% over "
           f"{len(ratios)} cases")
 

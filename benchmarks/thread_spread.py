@@ -9,7 +9,6 @@ tens of microseconds), so small cases show a speedup near 1.
 
 Usage: thread_spread.py KILN_RUN [N]   (default 30)
 """
-import math
 import os
 import sys
 import tempfile
@@ -19,7 +18,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from dot_spread import cpu_name, kiln_ms, median_ms, set_torch_threads, ttype  # noqa: E402
+from dot_spread import (cpu_name, geometric_mean, kiln_ms,  # noqa: E402
+                        median_ms, set_torch_threads, ttype)
 from norm_spread import layer_norm, softmax, torch_layer_norm, torch_softmax  # noqa: E402
 
 
@@ -84,7 +84,7 @@ def main():
                   f"{100 * ratios[-1]:6.1f}%")
     for what, values in [("Kiln's 2-thread speedup", speedups),
                          ("torch/kiln at 2 threads", ratios)]:
-        geomean = math.exp(sum(math.log(v) for v in values) / len(values))
+        geomean = geometric_mean(values)
         print(f"geometric mean of {what}: {geomean:.2f} over {len(values)} "
               f"cases (min {min(values):.2f}, max {max(values):.2f})")
 
