@@ -495,6 +495,22 @@ TEST(Trace, ShapeErrorsNameTheCallAndTheShapes) {
                         });
   EXPECT_EQ(program.error(), "grad: the function's first result must be a "
                              "float scalar, got f32[4]");
+  program = kiln::trace("bad", {{KILN_I8, {4}}},
+                        [&](const kiln::Values &a) -> kiln::Values {
+                          return kiln::grad([](const kiln::Values &b) {
+                            return kiln::Values{kiln::sum(b[0])};
+                          })(a);
+                        });
+  EXPECT_EQ(program.error(), "grad: the function's first result must be a "
+                             "float scalar, got i8[]");
+  program = kiln::trace("bad", {{KILN_F32, {4}}},
+                        [&](const kiln::Values &a) -> kiln::Values {
+                          line = __LINE__ + 1;
+                          return {kiln::astype(a[0], kiln_dtype_t(99))};
+                        });
+  EXPECT_EQ(program.error(), std::string(__FILE__) + ":" +
+                                 std::to_string(line) +
+                                 ": astype: invalid dtype 99");
 }
 
 } // namespace
