@@ -146,6 +146,37 @@ def KilnEmitEntryWrappers : Pass<"kiln-emit-entry-wrappers", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def KilnComputePartsInPlace
+    : Pass<"kiln-compute-parts-in-place", "::mlir::ModuleOp"> {
+  let summary = "Compute the parts of a larger tensor in its buffer, not copy them there";
+  let description = [{
+    Runs before bufferization. A value inserted into a larger tensor (the
+    parts of a concatenation, a pad's interior) is computed into a new
+    buffer by the op that makes it, then copied into the larger one; where
+    that op starts from an empty tensor, the empty tensor becomes the
+    slice of the larger tensor it is inserted at, so bufferization writes
+    it there in place. This is MLIR's empty tensor elimination restricted to
+    `tensor.insert_slice`: a result materialized into a donated argument is
+    left to bufferization, which copies it where writing in place would
+    overwrite what the computation still reads.
+
+    Example:
+
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %a = linalg.generic ... outs(%e : tensor<4xf32>)
+    %r = tensor.insert_slice %a into %t[4] [4] [1]
+    // becomes
+    %s = tensor.extract_slice %t[4] [4] [1]
+    %a = linalg.generic ... outs(%s : tensor<4xf32>)
+    %r = tensor.insert_slice %a into %t[4] [4] [1]
+    ```
+  }];
+  // The bufferization dialect brings the ops' bufferization models.
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KilnCopyRepeatedResults
     : Pass<"kiln-copy-repeated-results", "::mlir::ModuleOp"> {
   let summary = "Give a buffer returned more than once a copy per extra result";

@@ -33,6 +33,7 @@ void kiln::buildBufferizationPipeline(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   // kiln.while carries values whose buffers may change every iteration.
   bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(createKilnComputePartsInPlace());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Tiled loops bufferize to copies between identical subviews; CSE makes
   // them identical values, which canonicalization then erases.
