@@ -129,36 +129,26 @@ struct IsFinite : OpConversionPattern<shlo::IsFiniteOp> {
   }
 };
 
-/// TOTALORDER's `a < b` of floats: IEEE's, and -0 < +0, and NaN (of
-/// either sign: kiln cannot read a NaN's sign) above everything.
-Value totalLess(OpBuilder &b, Location loc, Value x, Value y) {
+/// Floats as signed integers of their width in TOTALORDER's order (-NaN <
+/// -inf < ... < -0 < +0 < ... < inf < NaN): their bits, those of negative
+/// floats but the sign flipped, as IEEE 754's totalOrder and XLA read them.
+Value totalOrderKey(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
-  auto compare = [&](kiln::ComparisonDirection direction, Value p, Value q) {
-    return kiln::CompareOp::create(b, loc, direction, p, q);
-  };
-  auto constant = [&](double value) {
-    return splat(b, loc, type, b.getFloatAttr(type.getElementType(), value));
-  };
-  using D = kiln::ComparisonDirection;
-  // Zeros' signs: 1/x is -inf for -0.
-  Value zeros = kiln::AndOp::create(b, loc, compare(D::EQ, x, constant(0)),
-                                    compare(D::EQ, y, constant(0)));
-  Value signs = kiln::AndOp::create(
-      b, loc,
-      compare(D::LT, kiln::DivOp::create(b, loc, constant(1), x),
-              constant(0)),
-      compare(D::GT, kiln::DivOp::create(b, loc, constant(1), y),
-              constant(0)));
-  Value nanAbove = kiln::AndOp::create(
-      b, loc, compare(D::EQ, x, x), compare(D::NE, y, y));
-  return kiln::OrOp::create(
-      b, loc, compare(D::LT, x, y),
-      kiln::OrOp::create(b, loc, kiln::AndOp::create(b, loc, zeros, signs),
-                         nanAbove));
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  auto bitsType = type.clone(b.getIntegerType(width));
+  Value bits = kiln::BitcastConvertOp::create(b, loc, bitsType, x);
+  Value negative = kiln::ShiftRightArithmeticOp::create(
+      b, loc, bits, splat(b, loc, bitsType, int64_t(width - 1)));
+  Value magnitude = kiln::AndOp::create(
+      b, loc, negative,
+      splat(b, loc, bitsType,
+            b.getIntegerAttr(bitsType.getElementType(),
+                             APInt::getSignedMaxValue(width))));
+  return kiln::XorOp::create(b, loc, bits, magnitude);
 }
 
 /// IEEE comparisons, and for floats compared in TOTALORDER (as JAX's sort
-/// comparators are) the total order built from `totalLess`.
+/// comparators are) integer comparisons of their `totalOrderKey`s.
 struct Compare : OpConversionPattern<shlo::CompareOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -173,40 +163,11 @@ struct Compare : OpConversionPattern<shlo::CompareOp> {
     bool total = op.getCompareType() == shlo::ComparisonType::TOTALORDER &&
                  isa<FloatType>(
                      cast<TensorType>(lhs.getType()).getElementType());
-    if (!total) {
-      rewriter.replaceOpWithNewOp<kiln::CompareOp>(op, *direction, lhs, rhs);
-      return success();
+    if (total) {
+      lhs = totalOrderKey(rewriter, op.getLoc(), lhs);
+      rhs = totalOrderKey(rewriter, op.getLoc(), rhs);
     }
-    Location loc = op.getLoc();
-    using D = kiln::ComparisonDirection;
-    Value result;
-    switch (*direction) {
-    case D::LT:
-      result = totalLess(rewriter, loc, lhs, rhs);
-      break;
-    case D::GT:
-      result = totalLess(rewriter, loc, rhs, lhs);
-      break;
-    case D::LE:
-      result = kiln::NotOp::create(rewriter, loc,
-                                   totalLess(rewriter, loc, rhs, lhs));
-      break;
-    case D::GE:
-      result = kiln::NotOp::create(rewriter, loc,
-                                   totalLess(rewriter, loc, lhs, rhs));
-      break;
-    case D::EQ:
-    case D::NE:
-      // Neither is below the other.
-      result = kiln::NotOp::create(
-          rewriter, loc,
-          kiln::OrOp::create(rewriter, loc, totalLess(rewriter, loc, lhs, rhs),
-                             totalLess(rewriter, loc, rhs, lhs)));
-      if (*direction == D::NE)
-        result = kiln::NotOp::create(rewriter, loc, result);
-      break;
-    }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOpWithNewOp<kiln::CompareOp>(op, *direction, lhs, rhs);
     return success();
   }
 };

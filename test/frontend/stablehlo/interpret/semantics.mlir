@@ -132,14 +132,15 @@ func.func @sign_op_test() {
 // -----
 
 func.func @compare_op_test_totalorder() {
-  // TOTALORDER: -0 < +0, NaN above everything and equal to itself.
-  %0 = stablehlo.constant dense<[-0.0, 1.0, 0x7FC00000, 0x7FC00000, 0x7F800000]> : tensor<5xf32>
-  %1 = stablehlo.constant dense<[0.0, 0x7FC00000, 0x7FC00000, 0x7F800000, 1.0]> : tensor<5xf32>
-  %2 = stablehlo.compare  LT, %0, %1,  TOTALORDER : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>
-  %3 = stablehlo.compare  EQ, %0, %1,  TOTALORDER : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>
-  %4 = stablehlo.compare  GE, %0, %1,  TOTALORDER : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>
-  check.expect_eq_const %2, dense<[true, true, false, false, false]> : tensor<5xi1>
-  check.expect_eq_const %3, dense<[false, false, true, false, false]> : tensor<5xi1>
-  check.expect_eq_const %4, dense<[false, false, true, true, true]> : tensor<5xi1>
+  // TOTALORDER: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN, and a NaN
+  // equal to itself.
+  %0 = stablehlo.constant dense<[-0.0, 1.0, 0x7FC00000, 0x7FC00000, 0x7F800000, 0xFFC00000, 0xFFC00000, -2.0]> : tensor<8xf32>
+  %1 = stablehlo.constant dense<[0.0, 0x7FC00000, 0x7FC00000, 0x7F800000, 1.0, 0xFF800000, 0x7FC00000, -1.0]> : tensor<8xf32>
+  %2 = stablehlo.compare  LT, %0, %1,  TOTALORDER : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+  %3 = stablehlo.compare  EQ, %0, %1,  TOTALORDER : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+  %4 = stablehlo.compare  GE, %0, %1,  TOTALORDER : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+  check.expect_eq_const %2, dense<[true, true, false, false, false, true, true, true]> : tensor<8xi1>
+  check.expect_eq_const %3, dense<[false, false, true, false, false, false, false, false]> : tensor<8xi1>
+  check.expect_eq_const %4, dense<[false, false, true, true, true, false, false, false]> : tensor<8xi1>
   func.return
 }
