@@ -4,12 +4,13 @@
 // that they run, differentiate and batch on every target. top_k takes the
 // largest remaining element k times in a kiln.while (O(k n) per row: k is
 // small where models use it, as in top-k sampling). A sort runs a bitonic
-// sorting network (O(n log^2 n) per row) in a kiln.while.
+// sorting network (O(n log^2 n) per row), unrolled into vectorizable steps.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
 #include "frontend/stablehlo/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -289,147 +290,326 @@ Value compareAll(OpBuilder &b, Location loc, Block &comparator,
   return map.lookup(comparator.getTerminator()->getOperand(0));
 }
 
-/// The partner masks of a bitonic sorting network over rows of `width` (a
-/// power of two), one per step: each merge of sorted blocks of k / 2 into
-/// blocks of k first pairs element i with its mirror in the block (i xor
-/// (k - 1)), then with i xor k / 4, ..., i xor 1.
-SmallVector<int64_t> bitonicMasks(int64_t width) {
-  SmallVector<int64_t> masks;
-  for (int64_t block = 2; block <= width; block *= 2) {
-    masks.push_back(block - 1);
-    for (int64_t half = block / 4; half >= 1; half /= 2)
-      masks.push_back(half);
-  }
-  return masks;
-}
+/// A bitonic sorting network on the rows of a sort's keys, padded to
+/// `width` (a power of two), each element carrying its original column:
+/// step (block, half) pairs element i with i xor half, and the lower of the
+/// two keeps the one that goes first where i's bit `block` is 0 and the
+/// other where it is 1, so that blocks sort alternately up and down and
+/// each merge into blocks of `block` sees bitonic sequences; the last
+/// block (the row) sorts up. Each step is static slices of the pairs'
+/// halves, one elementwise computation and a concatenation, which fuse
+/// and vectorize along contiguous runs: steps of half >= T (T =
+/// 2^floor(log2(width) / 2)) on the rows as they are ([count, width]),
+/// where pairs lie runs of `half` apart; steps of half < T on the rows
+/// transposed ([count, T, width / T], i = a T + t at (t, a)), where pairs
+/// are whole rows of width / T. The steps of one half are calls of one
+/// function, given the block.
+struct BitonicNetwork {
+  OpBuilder &b;
+  Location loc;
+  Block &comparator;
+  /// Which of the sort's operands the comparator reads, in order.
+  SmallVector<bool> read;
+  int64_t count, n, width, across;
+  /// The operands the comparator reads, then the columns.
+  SmallVector<Value> carried;
+  bool transposed = false;
+  /// The function of each step's half, once made.
+  llvm::DenseMap<int64_t, func::FuncOp> stepFunctions;
 
-/// The order a stable sort by `comparator` puts each row of `rows` in (the
-/// sort's operands as [rows, n] tensors, null where the comparator does not
-/// read them), as the original column of each place ([rows, n], i64), by a
-/// bitonic sorting network over rows padded to a power of two: O(n log^2 n)
-/// comparisons, log2(n) (log2(n) + 1) / 2 steps of one kiln.while, each
-/// comparing every element with its partner (gathered by kiln.take) and
-/// keeping the one that belongs at its place. Each element carries its
-/// original column: ties go by it, and padding (columns from n) goes last.
-Value sortedColumns(OpBuilder &b, Location loc, Block &comparator,
-                    ArrayRef<Value> rows) {
-  Ops o{b, loc};
-  auto rowsType = cast<RankedTensorType>(
-      llvm::find_if(rows, [](Value x) { return bool(x); })->getType());
-  int64_t count = rowsType.getDimSize(0), n = rowsType.getDimSize(1);
-  int64_t width = int64_t(llvm::bit_ceil(uint64_t(n)));
-  // The loop works on the rows flattened, [count * width]: a reshape of a
-  // carried value would be copied every step.
-  auto gridType = RankedTensorType::get({count, width}, b.getI64Type());
-  auto flatType = RankedTensorType::get({count * width}, b.getI64Type());
-  auto flat = [&](Value x) -> Value {
+  BitonicNetwork(OpBuilder &b, Location loc, Block &comparator,
+                 ArrayRef<Value> rows)
+      : b(b), loc(loc), comparator(comparator) {
+    auto rowsType = cast<RankedTensorType>(
+        llvm::find_if(rows, [](Value x) { return bool(x); })->getType());
+    count = rowsType.getDimSize(0);
+    n = rowsType.getDimSize(1);
+    width = int64_t(llvm::bit_ceil(uint64_t(n)));
+    across = int64_t(1) << (llvm::Log2_64(uint64_t(width)) / 2);
+    auto zeros = b.getDenseI64ArrayAttr({0, 0});
+    for (Value x : rows) {
+      read.push_back(bool(x));
+      if (!x)
+        continue;
+      auto type = cast<RankedTensorType>(x.getType());
+      if (width > n)
+        x = kiln::PadOp::create(b, loc, x,
+                                splat(b, loc, type.clone(ArrayRef<int64_t>{}),
+                                      b.getZeroAttr(type.getElementType())),
+                                zeros, b.getDenseI64ArrayAttr({0, width - n}),
+                                zeros);
+      carried.push_back(x);
+    }
+    carried.push_back(kiln::IotaOp::create(
+        b, loc, RankedTensorType::get({count, width}, indexType()),
+        b.getI64IntegerAttr(1)));
+  }
+
+  /// Columns and positions: i32 where they fit.
+  Type indexType() {
+    return width <= std::numeric_limits<int32_t>::max() ? b.getI32Type()
+                                                        : b.getI64Type();
+  }
+  RankedTensorType indices(ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, indexType());
+  }
+  Value reshape(Value x, ArrayRef<int64_t> shape) {
+    return kiln::ReshapeOp::create(
+        b, loc, cast<RankedTensorType>(x.getType()).clone(shape), x);
+  }
+  /// `x`'s last two dimensions swapped.
+  Value swapLast(Value x) {
     auto type = cast<RankedTensorType>(x.getType());
-    return kiln::ReshapeOp::create(b, loc, type.clone({count * width}), x);
-  };
-  auto iota = [&](int64_t dimension) {
-    return flat(kiln::IotaOp::create(b, loc, gridType,
-                                     b.getI64IntegerAttr(dimension)));
-  };
-  auto index = [&](int64_t value) {
-    return o.splat(flatType, b.getI64IntegerAttr(value));
-  };
-  auto lt = [&](Value x, Value y) {
-    return o.compare(kiln::ComparisonDirection::LT, x, y);
-  };
-  Value column = iota(1);
-  Value columns = width > n ? index(n) : Value();
-  Value rowStart = kiln::MulOp::create(b, loc, iota(0), index(width));
-  SmallVector<int64_t> masks = bitonicMasks(width);
-  auto maskType =
-      RankedTensorType::get({int64_t(masks.size())}, b.getI64Type());
-  Value maskTable = kiln::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(maskType, ArrayRef(masks)));
-  // Whether the element with comparator results `xy` (x before y) and `yx`
-  // and original columns `x` and `y` goes before the other.
-  auto precedes = [&](Value xy, Value yx, Value x, Value y) {
+    return kiln::TransposeOp::create(
+        b, loc,
+        type.clone({count, type.getDimSize(2), type.getDimSize(1)}), x,
+        b.getDenseI64ArrayAttr({0, 2, 1}));
+  }
+  /// Every carried tensor in the transposed layout, or not.
+  void layOut(bool wantTransposed) {
+    if (transposed == wantTransposed)
+      return;
+    for (Value &x : carried)
+      x = wantTransposed
+              ? swapLast(reshape(x, {count, width / across, across}))
+              : reshape(swapLast(x), {count, width});
+    transposed = wantTransposed;
+  }
+  /// Index `at` of dimension `dim` of `x`, kept as a dimension of 1.
+  Value halfOf(Value x, int64_t dim, int64_t at) {
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape());
+    start[dim] = at;
+    limit[dim] = at + 1;
+    SmallVector<int64_t> shape(limit);
+    shape[dim] = 1;
+    return kiln::SliceOp::create(
+        b, loc, type.clone(shape), x, b.getDenseI64ArrayAttr(start),
+        b.getDenseI64ArrayAttr(limit),
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(type.getRank(), 1)));
+  }
+  Value lt(Value x, Value y) {
+    return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::LT, x,
+                                   y);
+  }
+  Value no(Value x) { return kiln::NotOp::create(b, loc, x); }
+
+  /// Whether each of `lower`'s elements goes before its partner in
+  /// `upper` (carried tensors' halves of `shape`): by the comparator, then
+  /// by original column; padding (columns from n) last.
+  Value precedes(ArrayRef<Value> lower, ArrayRef<Value> upper,
+                 ArrayRef<int64_t> shape) {
+    SmallVector<Value> lowerFirst, upperFirst;
+    for (unsigned k = 0, used = 0; k < read.size(); ++k) {
+      Value x = read[k] ? lower[used] : Value();
+      Value y = read[k] ? upper[used++] : Value();
+      lowerFirst.append({x, y});
+      upperFirst.append({y, x});
+    }
+    Value xy = compareAll(b, loc, comparator, lowerFirst, shape);
+    Value yx = compareAll(b, loc, comparator, upperFirst, shape);
+    Value x = lower.back(), y = upper.back();
     Value byColumn = lt(x, y);
-    Value key = o.either(xy, o.both(o.no(yx), byColumn));
+    Value key = kiln::OrOp::create(
+        b, loc, xy, kiln::AndOp::create(b, loc, no(yx), byColumn));
     if (width == n)
       return key;
-    Value yPadding = o.no(lt(y, columns));
-    return o.select(lt(x, columns), o.either(yPadding, key),
-                    o.both(yPadding, byColumn));
-  };
-  auto zeros = b.getDenseI64ArrayAttr({0, 0});
-  SmallVector<Value> carried;
-  for (Value x : rows) {
-    if (!x)
-      continue;
-    auto type = cast<RankedTensorType>(x.getType());
-    if (width > n)
-      x = kiln::PadOp::create(b, loc, x,
-                              o.splat(type.clone(ArrayRef<int64_t>{}),
-                                      b.getZeroAttr(type.getElementType())),
-                              zeros, b.getDenseI64ArrayAttr({0, width - n}),
-                              zeros);
-    carried.push_back(flat(x));
+    Value columns = splat(b, loc, indices(shape), n);
+    Value yPadding = no(lt(y, columns));
+    return kiln::SelectOp::create(
+        b, loc, key.getType(), lt(x, columns),
+        kiln::OrOp::create(b, loc, yPadding, key),
+        kiln::AndOp::create(b, loc, yPadding, byColumn));
   }
-  carried.push_back(column);
-  SmallVector<Value> sorted = countedLoop(
-      b, loc, masks.size(), carried,
-      [&](Value step, ValueRange mine) -> SmallVector<Value> {
-        Value mask = kiln::ReshapeOp::create(
-            b, loc, RankedTensorType::get({}, b.getI64Type()),
-            kiln::DynamicSliceOp::create(b, loc, maskTable, ValueRange{step},
-                                         b.getDenseI64ArrayAttr(1)));
-        Value partner = kiln::XorOp::create(
-            b, loc, column,
-            kiln::BroadcastInDimOp::create(b, loc, flatType, mask,
-                                           b.getDenseI64ArrayAttr({}),
-                                           Value()));
-        Value positions = kiln::AddOp::create(b, loc, rowStart, partner);
-        SmallVector<Value> theirs;
-        for (Value x : mine)
-          theirs.push_back(kiln::TakeOp::create(b, loc, x.getType(), x,
-                                                positions,
-                                                b.getI64IntegerAttr(0)));
-        // The comparator's arguments: pairs of each operand's elements
-        // (null for an operand it does not read).
-        SmallVector<Value> mineFirst, theirsFirst;
-        for (unsigned k = 0, used = 0; k < rows.size(); ++k) {
-          Value x = rows[k] ? mine[used] : Value();
-          Value y = rows[k] ? theirs[used++] : Value();
-          mineFirst.append({x, y});
-          theirsFirst.append({y, x});
-        }
-        SmallVector<int64_t> grid = {count * width};
-        Value mineBefore = compareAll(b, loc, comparator, mineFirst, grid);
-        Value theirsBefore = compareAll(b, loc, comparator, theirsFirst, grid);
-        // The lower of a pair keeps the one that goes first.
-        Value taken = o.select(
-            lt(column, partner),
-            precedes(theirsBefore, mineBefore, theirs.back(), mine.back()),
-            precedes(mineBefore, theirsBefore, mine.back(), theirs.back()));
-        // Kept as i32, each select comparing it anew: the comparisons then
-        // fuse into vector loops (a tensor of i1 would be stored and read
-        // back element by element).
-        auto maskI32 = flatType.clone(b.getI32Type());
-        Value takenMask = kiln::ConvertOp::create(b, loc, maskI32, taken);
-        Value no = o.splat(maskI32, b.getI32IntegerAttr(0));
-        SmallVector<Value> next;
-        for (auto [x, y] : llvm::zip(mine, theirs))
-          next.push_back(o.select(
-              o.compare(kiln::ComparisonDirection::NE, takenMask, no), y, x));
-        return next;
-      });
-  Value order = kiln::ReshapeOp::create(b, loc, gridType, sorted.back());
-  return width == n ? order
-                    : Value(kiln::SliceOp::create(
-                          b, loc, gridType.clone({count, n}), order, zeros,
-                          b.getDenseI64ArrayAttr({count, n}),
-                          b.getDenseI64ArrayAttr({1, 1})));
+
+  /// Whether the lower elements of a step, halves of `shape`, lie in
+  /// blocks sorted down: bit `block` (a tensor<index type>) of their index.
+  /// `base` gives that index but its bits below 2 half (which do not
+  /// reach `block`, at least 2 half) as the index of each of the view's
+  /// dimensions times their `strides`.
+  Value descending(Value block, ArrayRef<int64_t> shape,
+                   ArrayRef<int64_t> strides) {
+    RankedTensorType type = indices(shape);
+    Value base;
+    for (auto [dim, stride] : llvm::enumerate(strides)) {
+      if (!stride)
+        continue;
+      Value part = kiln::MulOp::create(
+          b, loc, kiln::IotaOp::create(b, loc, type, b.getI64IntegerAttr(dim)),
+          splat(b, loc, type, stride));
+      base = base ? Value(kiln::AddOp::create(b, loc, base, part)) : part;
+    }
+    Value bit = kiln::BroadcastInDimOp::create(
+        b, loc, type, block, b.getDenseI64ArrayAttr({}), Value());
+    return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::NE,
+                                   kiln::AndOp::create(b, loc, base, bit),
+                                   splat(b, loc, type, 0));
+  }
+
+  /// The view of the carried tensors in which step `half` pairs their
+  /// elements along dimension 2 (0: the lower, 1: the upper), and the
+  /// strides, in that view, of the bits of the index above 2 half.
+  std::pair<SmallVector<int64_t>, SmallVector<int64_t>> pairView(int64_t half) {
+    if (half < across)
+      return {{count, across / (2 * half), 2, half, width / across},
+              {0, 2 * half, 0, 0, across}};
+    return {{count, width / (2 * half), 2, half}, {0, 2 * half, 0, 0}};
+  }
+
+  /// The step of `half` on `pairs` (the carried tensors in its pairView)
+  /// for the block given as `block`.
+  SmallVector<Value> emitStep(int64_t half, ValueRange pairs, Value block) {
+    SmallVector<int64_t> strides = pairView(half).second;
+    SmallVector<Value> lower, upper;
+    for (Value x : pairs) {
+      lower.push_back(halfOf(x, 2, 0));
+      upper.push_back(halfOf(x, 2, 1));
+    }
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(lower.front().getType()).getShape();
+    Value keep = kiln::XorOp::create(b, loc, precedes(lower, upper, shape),
+                                     descending(block, shape, strides));
+    SmallVector<Value> next;
+    for (auto [l, u] : llvm::zip(lower, upper)) {
+      Value first = kiln::SelectOp::create(b, loc, l.getType(), keep, l, u);
+      Value second = kiln::SelectOp::create(b, loc, l.getType(), keep, u, l);
+      next.push_back(
+          kiln::ConcatenateOp::create(b, loc, ValueRange{first, second}, 2));
+    }
+    return next;
+  }
+
+  /// A private function of the carried tensors (in step `half`'s
+  /// pairView) and the block computing that step, made on first use: the
+  /// network's steps of one half differ only in their block, and a call
+  /// per step keeps the code O(log n) steps long instead of O(log^2 n).
+  func::FuncOp stepFunction(int64_t half, TypeRange types) {
+    func::FuncOp &function = stepFunctions[half];
+    if (function)
+      return function;
+    OpBuilder::InsertionGuard guard(b);
+    Operation *caller = b.getInsertionBlock()->getParentOp();
+    while (!isa<func::FuncOp>(caller))
+      caller = caller->getParentOp();
+    auto module = caller->getParentOfType<ModuleOp>();
+    SmallVector<Type> argTypes(types);
+    argTypes.push_back(indices({}));
+    std::string base =
+        (cast<func::FuncOp>(caller).getSymName() + "_sort_step").str();
+    std::string name = base;
+    for (int k = 1; module.lookupSymbol(name); ++k)
+      name = base + "_" + std::to_string(k);
+    b.setInsertionPointAfter(caller);
+    function = func::FuncOp::create(b, loc, name,
+                                    b.getFunctionType(argTypes, types));
+    function.setPrivate();
+    Block *body = function.addEntryBlock();
+    b.setInsertionPointToStart(body);
+    func::ReturnOp::create(b, loc,
+                           emitStep(half, body->getArguments().drop_back(),
+                                    body->getArguments().back()));
+    return function;
+  }
+
+  void step(int64_t block, int64_t half) {
+    layOut(half < across);
+    SmallVector<int64_t> view = pairView(half).first;
+    SmallVector<Value> arguments;
+    for (Value x : carried)
+      arguments.push_back(reshape(x, view));
+    func::FuncOp function =
+        stepFunction(half, ValueRange(arguments).getTypes());
+    arguments.push_back(splat(b, loc, indices({}), block));
+    auto call = func::CallOp::create(b, loc, function, arguments);
+    for (auto [x, sorted] : llvm::zip(carried, call.getResults()))
+      x = reshape(sorted, cast<RankedTensorType>(x.getType()).getShape());
+  }
+
+  /// The original column of each place once sorted ([count, n], i64).
+  Value sortedColumns() {
+    for (int64_t block = 2; block <= width; block *= 2)
+      for (int64_t half = block / 2; half >= 1; half /= 2)
+        step(block, half);
+    layOut(false);
+    Value order = carried.back();
+    if (width > n)
+      order = kiln::SliceOp::create(b, loc, indices({count, n}), order,
+                                    b.getDenseI64ArrayAttr({0, 0}),
+                                    b.getDenseI64ArrayAttr({count, n}),
+                                    b.getDenseI64ArrayAttr({1, 1}));
+    return kiln::ConvertOp::create(
+        b, loc, RankedTensorType::get({count, n}, b.getI64Type()), order);
+  }
+};
+
+/// The bytes of the chunk of rows the network sorts at a time: its
+/// O(log^2 n) passes then read and write a cache (1 to 2 MiB of L2 a core
+/// on the CPUs Kiln targets) instead of memory, and a row of a vocabulary
+/// (65536 padded columns and theirs: 512 KiB) is one chunk.
+constexpr int64_t kChunkBytes = 512 * 1024;
+
+/// The original column of each place in each row of `keys` ([rows, n],
+/// null where the comparator does not read the operand) once sorted by
+/// `comparator` ([rows, n], i64): one network over every row if they fit
+/// in a chunk, else one per chunk of rows in a kiln.while (the rows padded
+/// to a whole number of chunks).
+Value sortedColumns(OpBuilder &b, Location loc, Block &comparator,
+                    ArrayRef<Value> keys) {
+  auto type = cast<RankedTensorType>(
+      llvm::find_if(keys, [](Value x) { return bool(x); })->getType());
+  int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
+  // A padded row's bytes: its columns' (i32) and those of its keys.
+  int64_t elementBytes = 4;
+  for (Value x : keys)
+    if (x)
+      elementBytes += llvm::divideCeil(
+          cast<RankedTensorType>(x.getType()).getElementTypeBitWidth(), 8);
+  int64_t rowBytes = int64_t(llvm::bit_ceil(uint64_t(n))) * elementBytes;
+  int64_t chunk = std::max<int64_t>(1, kChunkBytes / rowBytes);
+  if (chunk >= rows)
+    return BitonicNetwork(b, loc, comparator, keys).sortedColumns();
+  int64_t chunks = llvm::divideCeil(rows, chunk);
+  auto zeros = b.getDenseI64ArrayAttr({0, 0});
+  SmallVector<Value> padded;
+  for (Value x : keys) {
+    if (x) {
+      auto xType = cast<RankedTensorType>(x.getType());
+      x = kiln::PadOp::create(
+          b, loc, x,
+          splat(b, loc, xType.clone(ArrayRef<int64_t>{}),
+                b.getZeroAttr(xType.getElementType())),
+          zeros, b.getDenseI64ArrayAttr({chunks * chunk - rows, 0}), zeros);
+    }
+    padded.push_back(x);
+  }
+  auto orderType = RankedTensorType::get({chunks * chunk, n}, b.getI64Type());
+  auto scalar = RankedTensorType::get({}, b.getI64Type());
+  Value order = countedLoop(
+      b, loc, chunks, ValueRange{splat(b, loc, orderType, 0)},
+      [&](Value j, ValueRange carried) -> SmallVector<Value> {
+        SmallVector<Value> at = {
+            kiln::MulOp::create(b, loc, j, splat(b, loc, scalar, chunk)),
+            splat(b, loc, scalar, 0)};
+        SmallVector<Value> slices;
+        for (Value x : padded)
+          slices.push_back(
+              x ? Value(kiln::DynamicSliceOp::create(
+                      b, loc, x, at, b.getDenseI64ArrayAttr({chunk, n})))
+                : Value());
+        Value sorted =
+            BitonicNetwork(b, loc, comparator, slices).sortedColumns();
+        return {kiln::DynamicUpdateSliceOp::create(b, loc, carried[0], sorted,
+                                                   at)};
+      })[0];
+  return kiln::SliceOp::create(b, loc, orderType.clone({rows, n}), order,
+                               zeros, b.getDenseI64ArrayAttr({rows, n}),
+                               b.getDenseI64ArrayAttr({1, 1}));
 }
 
-/// Per row of the sorted dimension (moved last), the order sortedColumns
-/// finds from the operands the comparator reads (under stop_gradient: the
-/// order is piecewise constant, and a kiln.while cannot be differentiated
-/// in reverse mode), then every operand gathered in that order, which
-/// differentiates as a gather.
+/// Per row of the sorted dimension (moved last), the order the bitonic
+/// network finds from the operands the comparator reads (under
+/// stop_gradient: the order is piecewise constant), then every operand
+/// gathered in that order, which differentiates as a gather.
 struct Sort : OpConversionPattern<shlo::SortOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

@@ -116,6 +116,49 @@ check("jnp.argsort of rows of 4097 with many ties",
       "main", [ties, positions],
       [np.sort(ties, axis=1, kind="stable"),
        np.argsort(ties, axis=1, kind="stable").astype(np.int32)])
+def sorts_module(shapes):
+    """One argsort per shape, of floats by jnp.sort's comparator along the
+    last axis, in one function."""
+    args, results, body, outs = [], [], [], []
+    lt = comparator_float("tensor<f32>", "p0", "q0")
+    block = "\n      ".join(lt)
+    for k, shape in enumerate(shapes):
+        f, i = ttype(shape, np.float32), ttype(shape, np.int32)
+        args += [f"%x{k}: {f}", f"%i{k}: {i}"]
+        results += [f, i]
+        body.append(f'''%s{k}:2 = "stablehlo.sort"(%x{k}, %i{k}) <{{dimension = {len(shape) - 1} : i64, is_stable = true}}> ({{
+    ^bb0(%p0: tensor<f32>, %q0: tensor<f32>, %p1: tensor<i32>, %q1: tensor<i32>):
+      {block}
+      stablehlo.return %lt : tensor<i1>
+    }}) : ({f}, {i}) -> ({f}, {i})''')
+        outs += [f"%s{k}#0", f"%s{k}#1"]
+    sorts = "\n    ".join(body)
+    return f'''module @jit_f {{
+  func.func public @main({", ".join(args)}) -> ({", ".join(results)}) {{
+    {sorts}
+    return {", ".join(outs)} : {", ".join(results)}
+  }}
+}}
+'''
+
+
+# Every way the network lays rows out: widths of an even and an odd power
+# of two (the transposed layout square or not), padded or not, from 2 to
+# 513, with repeats (stability) and NaNs.
+shapes = [(3, 2), (2, 5), (4, 8), (2, 17), (3, 33), (2, 64), (2, 129),
+          (1, 513)]
+arrays, expected = [], []
+for shape in shapes:
+    x = np.round(rng.standard_normal(shape), 1).astype(np.float32)
+    x.flat[::7] = np.nan
+    positions = np.broadcast_to(np.arange(shape[-1], dtype=np.int32),
+                                shape).copy()
+    arrays += [x, positions]
+    expected += [np.sort(x, axis=-1, kind="stable"),
+                 np.argsort(x, axis=-1, kind="stable").astype(np.int32)]
+check("argsorts of widths 2 to 513", sorts_module(shapes), "main", arrays,
+      expected)
+
 single = rng.standard_normal((5, 1)).astype(np.float32)
 check("sort of rows of one",
       sort_module([ttype(single.shape, single.dtype)], 1,

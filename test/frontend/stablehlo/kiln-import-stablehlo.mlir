@@ -567,34 +567,63 @@ func.func @select_and_scatter(%arg0: tensor<4xf32>, %arg1: tensor<2xf32>) -> ten
 // -----
 
 // A sort finds each row's order by a bitonic network over rows padded to
-// a power of two and flattened, under stop_gradient: a counted kiln.while
-// whose step gathers each element's partner (column xor the step's mask)
-// and keeps, at the lower of the pair, the one the comparator puts first
-// (ties and padding by original column). The operands are then gathered
-// in that order, which differentiates.
+// a power of two, under stop_gradient, each element carrying its column
+// (i32): steps of half >= T (2 here) on the rows, those of smaller halves
+// on the rows transposed to [T, width / T]. The steps of one half call one
+// private function given the block, which compares the pairs' halves both
+// ways by the comparator (ties by column), flips the choice where the
+// block sorts down (bit `block` of the index set) and concatenates the
+// chosen halves. The operands are then gathered in that order, which
+// differentiates.
 // CHECK-LABEL: func.func @sort
 // CHECK: %[[T:.*]] = kiln.transpose %arg0, permutation = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
 // CHECK: %[[ROWS:.*]] = kiln.reshape %[[T]] : (tensor<3x4xf32>) -> tensor<3x4xf32>
 // CHECK: %[[KEYS:.*]] = kiln.stop_gradient %[[ROWS]]
-// CHECK: %[[IOTA:.*]] = kiln.iota dim = 1 : tensor<3x4xi64>
-// CHECK: %[[COL:.*]] = kiln.reshape %[[IOTA]] : (tensor<3x4xi64>) -> tensor<12xi64>
-// CHECK: %[[MASKS:.*]] = kiln.constant dense<[1, 3, 1]> : tensor<3xi64>
-// CHECK: %[[FLAT:.*]] = kiln.reshape %[[KEYS]] : (tensor<3x4xf32>) -> tensor<12xf32>
-// CHECK: %[[LOOP:.*]]:3 = kiln.while(%{{.*}}, %[[FLAT]], %[[COL]])
-// CHECK: kiln.constant dense<3> : tensor<i64>
-// CHECK: kiln.dynamic_slice %[[MASKS]][%{{.*}}], sizes = [1]
-// CHECK: %[[PARTNER:.*]] = kiln.xor %[[COL]], %{{.*}} : tensor<12xi64>
-// CHECK: %[[THEIRS:.*]] = kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<12xf32>, tensor<12xi64>) -> tensor<12xf32>
-// CHECK: kiln.compare  GT, %{{.*}}, %[[THEIRS]] : tensor<12xf32>
-// CHECK: kiln.compare  GT, %[[THEIRS]], %{{.*}} : tensor<12xf32>
-// CHECK: kiln.compare  LT, %[[COL]], %[[PARTNER]] : tensor<12xi64>
-// CHECK: kiln.select %{{.*}}, %[[THEIRS]], %{{.*}} : tensor<12xi1>, tensor<12xf32>
-// CHECK: %[[ORDER:.*]] = kiln.reshape %[[LOOP]]#2 : (tensor<12xi64>) -> tensor<3x4xi64>
+// CHECK: kiln.iota dim = 1 : tensor<3x4xi32>
+// CHECK: kiln.transpose %{{.*}}, permutation = [0, 2, 1] : (tensor<3x2x2xf32>) -> tensor<3x2x2xf32>
+// CHECK: %[[BLOCK2:.*]] = kiln.constant dense<2> : tensor<i32>
+// CHECK: call @[[SMALL:sort_sort_step]](%{{.*}}, %{{.*}}, %[[BLOCK2]]) : (tensor<3x1x2x1x2xf32>, tensor<3x1x2x1x2xi32>, tensor<i32>)
+// CHECK: %[[BLOCK4:.*]] = kiln.constant dense<4> : tensor<i32>
+// CHECK: call @[[LARGE:sort_sort_step_1]](%{{.*}}, %{{.*}}, %[[BLOCK4]]) : (tensor<3x1x2x2xf32>, tensor<3x1x2x2xi32>, tensor<i32>)
+// CHECK: call @[[SMALL]](
+// CHECK: %[[ORDER:.*]] = kiln.convert %{{.*}} : (tensor<3x4xi32>) -> tensor<3x4xi64>
 // CHECK: %[[AT:.*]] = kiln.add %{{.*}}, %[[ORDER]] : tensor<3x4xi64>
 // CHECK: %[[TABLE:.*]] = kiln.reshape %[[ROWS]] : (tensor<3x4xf32>) -> tensor<12xf32>
 // CHECK: %[[SORTED:.*]] = kiln.take %[[TABLE]][%[[AT]]], dim = 0
 // CHECK: %[[BACK:.*]] = kiln.reshape %[[SORTED]] : (tensor<3x4xf32>) -> tensor<3x4xf32>
 // CHECK: kiln.transpose %[[BACK]], permutation = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+// CHECK: func.func private @[[LARGE]](%[[X:.*]]: tensor<3x1x2x2xf32>, %[[C:.*]]: tensor<3x1x2x2xi32>, %[[B:.*]]: tensor<i32>)
+// CHECK: %[[XL:.*]] = kiln.slice %[[X]] [0:3, 0:1, 0:1, 0:2]
+// CHECK: %[[XU:.*]] = kiln.slice %[[X]] [0:3, 0:1, 1:2, 0:2]
+// CHECK: %[[CL:.*]] = kiln.slice %[[C]] [0:3, 0:1, 0:1, 0:2]
+// CHECK: %[[CU:.*]] = kiln.slice %[[C]] [0:3, 0:1, 1:2, 0:2]
+// CHECK: %[[LU:.*]] = kiln.compare  GT, %[[XL]], %[[XU]]
+// CHECK: %[[UL:.*]] = kiln.compare  GT, %[[XU]], %[[XL]]
+// CHECK: %[[BYCOL:.*]] = kiln.compare  LT, %[[CL]], %[[CU]]
+// CHECK: %[[NOTUL:.*]] = kiln.not %[[UL]]
+// CHECK: %[[TIE:.*]] = kiln.and %[[NOTUL]], %[[BYCOL]]
+// CHECK: %[[FIRST:.*]] = kiln.or %[[LU]], %[[TIE]]
+// CHECK: %[[INDEX:.*]] = kiln.iota dim = 1 : tensor<3x1x1x2xi32>
+// CHECK: %[[STRIDE:.*]] = kiln.constant dense<4> : tensor<3x1x1x2xi32>
+// CHECK: %[[BASE:.*]] = kiln.mul %[[INDEX]], %[[STRIDE]]
+// CHECK: %[[BIT:.*]] = kiln.broadcast_in_dim %[[B]], dims = []
+// CHECK: %[[SET:.*]] = kiln.and %[[BASE]], %[[BIT]]
+// CHECK: %[[DOWN:.*]] = kiln.compare  NE, %[[SET]], %{{.*}}
+// CHECK: %[[KEEP:.*]] = kiln.xor %[[FIRST]], %[[DOWN]]
+// CHECK: %[[XA:.*]] = kiln.select %[[KEEP]], %[[XL]], %[[XU]]
+// CHECK: %[[XB:.*]] = kiln.select %[[KEEP]], %[[XU]], %[[XL]]
+// CHECK: %[[XS:.*]] = kiln.concatenate %[[XA]], %[[XB]], dim = 2 : (tensor<3x1x1x2xf32>, tensor<3x1x1x2xf32>) -> tensor<3x1x2x2xf32>
+// CHECK: %[[CA:.*]] = kiln.select %[[KEEP]], %[[CL]], %[[CU]]
+// CHECK: %[[CB:.*]] = kiln.select %[[KEEP]], %[[CU]], %[[CL]]
+// CHECK: %[[CS:.*]] = kiln.concatenate %[[CA]], %[[CB]], dim = 2
+// CHECK: return %[[XS]], %[[CS]]
+// The transposed steps' index: t's high part (dimension 1, stride 2
+// half) and a (dimension 4, stride T).
+// CHECK: func.func private @[[SMALL]](%{{.*}}: tensor<3x1x2x1x2xf32>, %{{.*}}: tensor<3x1x2x1x2xi32>, %{{.*}}: tensor<i32>)
+// CHECK: kiln.iota dim = 1 : tensor<3x1x1x1x2xi32>
+// CHECK: kiln.constant dense<2> : tensor<3x1x1x1x2xi32>
+// CHECK: kiln.iota dim = 4 : tensor<3x1x1x1x2xi32>
+// CHECK: kiln.constant dense<2> : tensor<3x1x1x1x2xi32>
 func.func @sort(%arg0: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
@@ -613,12 +642,22 @@ func.func @sort(%arg0: tensor<4x3xf32>) -> tensor<4x3xf32> {
 // CHECK: %[[KEYS:.*]] = kiln.stop_gradient %{{.*}} : tensor<1x3xf32>
 // CHECK-NOT: kiln.stop_gradient
 // CHECK: %[[PADDED:.*]] = kiln.pad %[[KEYS]], %{{.*}}, low = [0, 0], high = [0, 1], interior = [0, 0] : (tensor<1x3xf32>, tensor<f32>) -> tensor<1x4xf32>
-// CHECK: %[[FLAT:.*]] = kiln.reshape %[[PADDED]] : (tensor<1x4xf32>) -> tensor<4xf32>
-// CHECK: %[[LOOP:.*]]:3 = kiln.while(%{{.*}}, %[[FLAT]], %{{.*}}) : tensor<i64>, tensor<4xf32>, tensor<4xi64>
-// CHECK: %[[ROWS:.*]] = kiln.reshape %[[LOOP]]#2 : (tensor<4xi64>) -> tensor<1x4xi64>
-// CHECK: %[[ORDER:.*]] = kiln.slice %[[ROWS]] [0:1, 0:3] : (tensor<1x4xi64>) -> tensor<1x3xi64>
+// CHECK: kiln.reshape %[[PADDED]] : (tensor<1x4xf32>) -> tensor<1x2x2xf32>
+// CHECK-COUNT-3: call @argsort_sort_step{{(_1)?}}(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<{{.*}}xf32>, tensor<{{.*}}xi32>, tensor<i32>)
+// CHECK-NOT: call
+// CHECK: %[[ORDER:.*]] = kiln.slice %{{.*}} [0:1, 0:3] : (tensor<1x4xi32>) -> tensor<1x3xi32>
+// CHECK: kiln.convert %[[ORDER]] : (tensor<1x3xi32>) -> tensor<1x3xi64>
 // CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<3xf32>, tensor<1x3xi64>) -> tensor<1x3xf32>
 // CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<3xi32>, tensor<1x3xi64>) -> tensor<1x3xi32>
+// A padding element (column 3 or more) goes after every other.
+// CHECK: func.func private @argsort_sort_step_1(%{{.*}}: tensor<1x1x2x2xf32>, %{{.*}}: tensor<1x1x2x2xi32>, %{{.*}}: tensor<i32>)
+// CHECK: %[[N:.*]] = kiln.constant dense<3> : tensor<1x1x1x2xi32>
+// CHECK: %[[UPPERREAL:.*]] = kiln.compare  LT, %{{.*}}, %[[N]]
+// CHECK: %[[UPPERPAD:.*]] = kiln.not %[[UPPERREAL]]
+// CHECK: %[[LOWERREAL:.*]] = kiln.compare  LT, %{{.*}}, %[[N]]
+// CHECK: %[[IFREAL:.*]] = kiln.or %[[UPPERPAD]], %{{.*}}
+// CHECK: %[[IFPAD:.*]] = kiln.and %[[UPPERPAD]], %{{.*}}
+// CHECK: kiln.select %[[LOWERREAL]], %[[IFREAL]], %[[IFPAD]]
 func.func @argsort(%arg0: tensor<3xf32>, %arg1: tensor<3xi32>) -> (tensor<3xf32>, tensor<3xi32>) {
   %0:2 = "stablehlo.sort"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):
