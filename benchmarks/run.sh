@@ -5,7 +5,8 @@
 # PyTorch and numpy), of dot_general layouts (against numpy), of
 # normalizations (against PyTorch), of imported convolutions and poolings
 # (against PyTorch), of attention shapes (against PyTorch), of int8 matmuls
-# (against oneDNN and PyTorch) and of thread counts (against PyTorch),
+# (against oneDNN and PyTorch), of imported sorts (against numpy and
+# PyTorch) and of thread counts (against PyTorch),
 # and an MLP training step (against PyTorch, 1 and 2 threads): Kiln and its
 # peers side by side in one run, one thread each unless said.
 # OpenBLAS 0.3.21 mistakes AVX-512 CPUs with bf16 for Prescott, so its best
@@ -29,6 +30,7 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 /usr/bin/python3 "$root/benchmarks/conv_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/attention_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/int8_spread.py" "$root/build/bin/kiln-run"
+/usr/bin/python3 "$root/benchmarks/sort_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/thread_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/mlp_step.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/sharded_step.py" "$root/build/bin/kiln-run"
