@@ -11,6 +11,7 @@ and the geometric mean.
 
 Usage: sort_spread.py KILN_RUN [N]   (default 20)
 """
+import os
 import sys
 import tempfile
 
@@ -20,29 +21,15 @@ import torch
 from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
                         set_torch_threads)
 
+# jnp.sort's comparator, as the end-to-end tests write it.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "e2e"))
+from harness import comparator_float  # noqa: E402
+
 set_torch_threads(1)
 
 
 def t(shape, element):
     return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-
-
-def float_less(a, b):
-    """jnp.sort's comparator body on %a, %b (tensor<f32>): -0.0 and NaN
-    canonicalized, then a TOTALORDER less-than, as %lt."""
-    s = "tensor<f32>"
-    lines = []
-    for name in (a, b):
-        lines += [
-            f"%zero_{name} = stablehlo.constant dense<0.0> : {s}",
-            f"%isz_{name} = stablehlo.compare  EQ, %{name}, %zero_{name},  FLOAT : ({s}, {s}) -> tensor<i1>",
-            f"%z_{name} = stablehlo.select %isz_{name}, %zero_{name}, %{name} : tensor<i1>, {s}",
-            f"%isn_{name} = stablehlo.compare  NE, %{name}, %{name},  FLOAT : ({s}, {s}) -> tensor<i1>",
-            f"%nan_{name} = stablehlo.constant dense<0x7FC00000> : {s}",
-            f"%c_{name} = stablehlo.select %isn_{name}, %nan_{name}, %z_{name} : tensor<i1>, {s}",
-        ]
-    lines.append(f"%lt = stablehlo.compare  LT, %c_{a}, %c_{b},  TOTALORDER : ({s}, {s}) -> tensor<i1>")
-    return lines
 
 
 def sort_program(shape, kind):
@@ -55,7 +42,7 @@ def sort_program(shape, kind):
                 "(tensor<i32>, tensor<i32>) -> tensor<i1>"]
     else:
         types, scalars = [t(shape, "f32")], ["tensor<f32>"]
-        body = float_less("p0", "q0")
+        body = comparator_float("tensor<f32>", "p0", "q0")
     iota = ""
     args = "%x"
     if kind == "argsort":

@@ -32,6 +32,23 @@ def ttype(shape, dtype):
     return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
+def comparator_float(s, a, b):
+    """JAX's float comparator body on %a, %b of scalar type `s`: -0.0 and
+    NaN canonicalized, then a TOTALORDER less-than."""
+    lines = []
+    for name in (a, b):
+        lines += [
+            f"%zero_{name} = stablehlo.constant dense<0.0> : {s}",
+            f"%isz_{name} = stablehlo.compare  EQ, %{name}, %zero_{name},  FLOAT : ({s}, {s}) -> tensor<i1>",
+            f"%z_{name} = stablehlo.select %isz_{name}, %zero_{name}, %{name} : tensor<i1>, {s}",
+            f"%isn_{name} = stablehlo.compare  NE, %{name}, %{name},  FLOAT : ({s}, {s}) -> tensor<i1>",
+            f"%nan_{name} = stablehlo.constant dense<0x7FC00000> : {s}",
+            f"%c_{name} = stablehlo.select %isn_{name}, %nan_{name}, %z_{name} : tensor<i1>, {s}",
+        ]
+    lines.append(f"%lt = stablehlo.compare  LT, %c_{a}, %c_{b},  TOTALORDER : ({s}, {s}) -> tensor<i1>")
+    return lines
+
+
 def run(program, entry, args, extra=(), launcher=(), compressed=False):
     """Runs `entry` of `program` (text) on `args` (in a .npz, `compressed`
     or not), through `launcher` (a command line prefix: mpirun) if given;
