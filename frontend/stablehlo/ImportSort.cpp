@@ -1,10 +1,9 @@
 //===- ImportSort.cpp - chlo.top_k and stablehlo.sort ---------------------===//
 //
 // Kiln has no sort op; these are written with its data-parallel ops, so
-// that they run, differentiate and batch on every target. top_k takes the
-// largest remaining element k times in a kiln.while (O(k n) per row: k is
-// small where models use it, as in top-k sampling). A sort runs a bitonic
-// sorting network (O(n log^2 n) per row), unrolled into vectorizable steps.
+// that they run, differentiate and batch on every target: a bitonic
+// network, unrolled into vectorizable steps, sorts rows (O(n log^2 n)) or
+// finds their top k (O(n log^2 k)).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
@@ -14,59 +13,14 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <functional>
+#include <map>
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::stablehlo_import;
 
 namespace {
-
-/// Builds kiln ops on tensors.
-struct Ops {
-  OpBuilder &b;
-  Location loc;
-
-  Value splat(RankedTensorType type, Attribute value) {
-    return stablehlo_import::splat(b, loc, type, value);
-  }
-  /// The lowest value of `type`'s elements (-inf for floats).
-  Value lowest(RankedTensorType type) {
-    Type element = type.getElementType();
-    if (auto real = dyn_cast<FloatType>(element))
-      return splat(type,
-                   b.getFloatAttr(real, APFloat::getInf(
-                                            real.getFloatSemantics(), true)));
-    return splat(type,
-                 b.getIntegerAttr(element, APInt::getSignedMinValue(
-                                               element.getIntOrFloatBitWidth())));
-  }
-  Value compare(kiln::ComparisonDirection direction, Value x, Value y) {
-    return kiln::CompareOp::create(b, loc, direction, x, y);
-  }
-  Value eq(Value x, Value y) {
-    return compare(kiln::ComparisonDirection::EQ, x, y);
-  }
-  Value isNan(Value x) {
-    return compare(kiln::ComparisonDirection::NE, x, x);
-  }
-  Value select(Value pred, Value x, Value y) {
-    return kiln::SelectOp::create(b, loc, x.getType(), pred, x, y);
-  }
-  Value both(Value x, Value y) { return kiln::AndOp::create(b, loc, x, y); }
-  Value either(Value x, Value y) { return kiln::OrOp::create(b, loc, x, y); }
-  Value no(Value x) { return kiln::NotOp::create(b, loc, x); }
-  /// `x` (over the leading dimensions) broadcast along a new last one of
-  /// `size`.
-  Value spread(Value x, int64_t size) {
-    auto type = cast<RankedTensorType>(x.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape.push_back(size);
-    return kiln::BroadcastInDimOp::create(
-        b, loc, type.clone(shape), x,
-        b.getDenseI64ArrayAttr(
-            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))),
-        Value());
-  }
-};
 
 /// Each row of every table ([rows, n]) at that row's `columns` ([rows, k],
 /// i64): jnp.take_along_axis over the last dimension, as one take of each
@@ -118,97 +72,6 @@ std::optional<std::string> checkTopK(chlo::TopKOp op) {
                        "last");
   return std::nullopt;
 }
-
-/// k times: the index of the largest available element (NaN the largest,
-/// the first of ties), written into column j of the indices and made
-/// unavailable; under stop_gradient, as the indices are piecewise constant
-/// (and a kiln.while cannot be differentiated in reverse mode). The values
-/// are then gathered at the indices, which differentiates (a mixture of
-/// experts' router weights its top k).
-struct TopK : OpConversionPattern<chlo::TopKOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(chlo::TopKOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (checkTopK(op))
-      return rewriter.notifyMatchFailure(op, "unsupported top_k");
-    Location loc = op.getLoc();
-    Ops o{rewriter, loc};
-    Value x = adaptor.getOperand();
-    auto type = cast<RankedTensorType>(x.getType());
-    auto valuesType = cast<RankedTensorType>(op.getValues().getType());
-    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
-    if (valuesType.getNumElements() == 0) {
-      // Nothing to take (k = 0, or no rows): empty results.
-      rewriter.replaceOp(
-          op, {o.splat(valuesType, rewriter.getZeroAttr(type.getElementType())),
-               o.splat(indicesType,
-                       rewriter.getZeroAttr(indicesType.getElementType()))});
-      return success();
-    }
-    int64_t rank = type.getRank(), n = type.getShape().back();
-    bool isFloat = isa<FloatType>(type.getElementType());
-    auto rows = RankedTensorType::get(type.getShape().drop_back(),
-                                      type.getElementType());
-    Value keys = kiln::StopGradientOp::create(rewriter, loc, x);
-    Value position = kiln::IotaOp::create(
-        rewriter, loc, type.clone(indicesType.getElementType()),
-        rewriter.getI64IntegerAttr(rank - 1));
-    Value everywhere = o.splat(type.clone(rewriter.getI1Type()),
-                               rewriter.getBoolAttr(true));
-    auto lastDim = rewriter.getDenseI64ArrayAttr({rank - 1});
-    SmallVector<int64_t> columnShape(indicesType.getShape());
-    columnShape.back() = 1;
-    SmallVector<Value> results = countedLoop(
-        rewriter, loc, op.getK(),
-        ValueRange{everywhere,
-                   o.splat(indicesType, rewriter.getZeroAttr(
-                                            indicesType.getElementType()))},
-        [&](Value j, ValueRange carried) -> SmallVector<Value> {
-          Value available = carried[0];
-          Value masked = o.select(available, keys, o.lowest(type));
-          Value best = o.spread(
-              kiln::ReduceMaxOp::create(rewriter, loc, rows, masked, lastDim),
-              n);
-          Value hit = o.eq(keys, best);
-          if (isFloat)
-            hit = o.either(hit, o.both(o.isNan(keys), o.isNan(best)));
-          hit = o.both(available, hit);
-          Value index = kiln::ArgmaxOp::create(
-              rewriter, loc, rows.clone(indicesType.getElementType()),
-              kiln::ConvertOp::create(rewriter, loc,
-                                      type.clone(rewriter.getI32Type()), hit),
-              rewriter.getI64IntegerAttr(rank - 1));
-          Value chosen = o.eq(position, o.spread(index, n));
-          SmallVector<Value> at(rank - 1, o.splat(RankedTensorType::get(
-                                                      {}, rewriter.getI64Type()),
-                                                  rewriter.getI64IntegerAttr(0)));
-          at.push_back(j);
-          Value written = kiln::DynamicUpdateSliceOp::create(
-              rewriter, loc, carried[1],
-              kiln::ReshapeOp::create(rewriter, loc,
-                                      indicesType.clone(columnShape), index),
-              at);
-          return {o.both(available, o.no(chosen)), written};
-        });
-    Value indices = results[1];
-    // The values: x's rows at their indices.
-    int64_t count = rows.getNumElements(), k = op.getK();
-    auto columnsType = RankedTensorType::get({count, k}, rewriter.getI64Type());
-    Value columns = kiln::ReshapeOp::create(
-        rewriter, loc, columnsType,
-        kiln::ConvertOp::create(rewriter, loc,
-                                indicesType.clone(rewriter.getI64Type()),
-                                indices));
-    Value table =
-        kiln::ReshapeOp::create(rewriter, loc, type.clone({count, n}), x);
-    Value values = kiln::ReshapeOp::create(
-        rewriter, loc, valuesType,
-        takeAlongRows(rewriter, loc, table, columns).front());
-    rewriter.replaceOp(op, {values, indices});
-    return success();
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // sort
@@ -290,68 +153,92 @@ Value compareAll(OpBuilder &b, Location loc, Block &comparator,
   return map.lookup(comparator.getTerminator()->getOperand(0));
 }
 
-/// A bitonic sorting network on the rows of a sort's keys, padded to
-/// `width` (a power of two), each element carrying its original column:
-/// step (block, half) pairs element i with i xor half, and the lower of the
-/// two keeps the one that goes first where i's bit `block` is 0 and the
-/// other where it is 1, so that blocks sort alternately up and down and
-/// each merge into blocks of `block` sees bitonic sequences; the last
-/// block (the row) sorts up. Each step is static slices of the pairs'
-/// halves, one elementwise computation and a concatenation, which fuse
-/// and vectorize along contiguous runs: steps of half >= T (T =
-/// 2^floor(log2(width) / 2)) on the rows as they are ([count, width]),
-/// where pairs lie runs of `half` apart; steps of half < T on the rows
-/// transposed ([count, T, width / T], i = a T + t at (t, a)), where pairs
-/// are whole rows of width / T. The steps of one half are calls of one
-/// function, given the block.
+/// Whether each element of the keys `x` goes strictly before its partner
+/// in `y` (the keys an order reads, tensors of `shape`) by that order
+/// alone; the network breaks ties by original column.
+using Before = std::function<Value(OpBuilder &, Location, ValueRange x,
+                                   ValueRange y, ArrayRef<int64_t> shape)>;
+
+/// The order of a sort's comparator, given which of its operands it reads
+/// (`read`; the keys are those operands).
+Before comparatorOrder(Block &comparator, SmallVector<bool> read) {
+  return [&comparator, read](OpBuilder &b, Location loc, ValueRange x,
+                             ValueRange y, ArrayRef<int64_t> shape) {
+    SmallVector<Value> args;
+    for (unsigned k = 0, used = 0; k < read.size(); ++k) {
+      args.append({read[k] ? x[used] : Value(), read[k] ? y[used] : Value()});
+      used += read[k];
+    }
+    return compareAll(b, loc, comparator, args, shape);
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// The bitonic network
+//===----------------------------------------------------------------------===//
+
+/// A bitonic network on rows of keys padded to `width` (a power of two),
+/// each element carrying its original column, ordered by `before`, then
+/// by column (padding, columns from n, last). Step (block, half) pairs
+/// element i with i xor half, and the lower of the two keeps the one that
+/// goes first where i's bit `block` is 0 and the other where it is 1, so
+/// that blocks sort alternately up and down and each merge into blocks of
+/// `block` sees bitonic sequences; a block of the whole row sorts up. Each
+/// step is static slices of the pairs' halves, one elementwise computation
+/// and a concatenation, which fuse and vectorize along contiguous runs:
+/// steps of half >= T (T = 2^floor(log2(width) / 2)) on the rows as they
+/// are ([count, width]), where pairs lie runs of `half` apart; steps of
+/// half < T on the rows transposed ([count, T, width / T], i = a T + t at
+/// (t, a)), where pairs are whole rows of width / T. The steps of one half
+/// are calls of one function, given the block.
 struct BitonicNetwork {
   OpBuilder &b;
   Location loc;
-  Block &comparator;
-  /// Which of the sort's operands the comparator reads, in order.
-  SmallVector<bool> read;
-  int64_t count, n, width, across;
-  /// The operands the comparator reads, then the columns.
+  const Before &before;
+  /// What the steps' functions are named after ("sort", "top_k").
+  StringRef name;
+  int64_t count, n, width;
+  bool padded;
+  Type indexType;
+  /// The keys, then the columns.
   SmallVector<Value> carried;
   bool transposed = false;
-  /// The function of each step's half, once made.
-  llvm::DenseMap<int64_t, func::FuncOp> stepFunctions;
+  /// The function of each step, by width and half, once made.
+  std::map<std::pair<int64_t, int64_t>, func::FuncOp> stepFunctions;
 
-  BitonicNetwork(OpBuilder &b, Location loc, Block &comparator,
-                 ArrayRef<Value> rows)
-      : b(b), loc(loc), comparator(comparator) {
-    auto rowsType = cast<RankedTensorType>(
-        llvm::find_if(rows, [](Value x) { return bool(x); })->getType());
-    count = rowsType.getDimSize(0);
-    n = rowsType.getDimSize(1);
+  BitonicNetwork(OpBuilder &b, Location loc, const Before &before,
+                 StringRef name, ArrayRef<Value> keys)
+      : b(b), loc(loc), before(before), name(name) {
+    auto type = cast<RankedTensorType>(keys.front().getType());
+    count = type.getDimSize(0);
+    n = type.getDimSize(1);
     width = int64_t(llvm::bit_ceil(uint64_t(n)));
-    across = int64_t(1) << (llvm::Log2_64(uint64_t(width)) / 2);
+    padded = width > n;
+    indexType = width <= std::numeric_limits<int32_t>::max()
+                    ? b.getI32Type()
+                    : b.getI64Type();
     auto zeros = b.getDenseI64ArrayAttr({0, 0});
-    for (Value x : rows) {
-      read.push_back(bool(x));
-      if (!x)
-        continue;
-      auto type = cast<RankedTensorType>(x.getType());
-      if (width > n)
+    for (Value x : keys) {
+      auto xType = cast<RankedTensorType>(x.getType());
+      if (padded)
         x = kiln::PadOp::create(b, loc, x,
-                                splat(b, loc, type.clone(ArrayRef<int64_t>{}),
-                                      b.getZeroAttr(type.getElementType())),
+                                splat(b, loc, xType.clone(ArrayRef<int64_t>{}),
+                                      b.getZeroAttr(xType.getElementType())),
                                 zeros, b.getDenseI64ArrayAttr({0, width - n}),
                                 zeros);
       carried.push_back(x);
     }
     carried.push_back(kiln::IotaOp::create(
-        b, loc, RankedTensorType::get({count, width}, indexType()),
-        b.getI64IntegerAttr(1)));
+        b, loc, indices({count, width}), b.getI64IntegerAttr(1)));
   }
 
-  /// Columns and positions: i32 where they fit.
-  Type indexType() {
-    return width <= std::numeric_limits<int32_t>::max() ? b.getI32Type()
-                                                        : b.getI64Type();
+  /// T: steps of smaller halves run on the rows transposed.
+  int64_t across() const {
+    return int64_t(1) << (llvm::Log2_64(uint64_t(width)) / 2);
   }
+  /// Columns and positions: i32 where they fit.
   RankedTensorType indices(ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, indexType());
+    return RankedTensorType::get(shape, indexType);
   }
   Value reshape(Value x, ArrayRef<int64_t> shape) {
     return kiln::ReshapeOp::create(
@@ -371,7 +258,7 @@ struct BitonicNetwork {
       return;
     for (Value &x : carried)
       x = wantTransposed
-              ? swapLast(reshape(x, {count, width / across, across}))
+              ? swapLast(reshape(x, {count, width / across(), across()}))
               : reshape(swapLast(x), {count, width});
     transposed = wantTransposed;
   }
@@ -395,24 +282,19 @@ struct BitonicNetwork {
   Value no(Value x) { return kiln::NotOp::create(b, loc, x); }
 
   /// Whether each of `lower`'s elements goes before its partner in
-  /// `upper` (carried tensors' halves of `shape`): by the comparator, then
-  /// by original column; padding (columns from n) last.
+  /// `upper` (carried tensors' halves of `shape`): by `before`, then by
+  /// original column; padding (columns from n) last.
   Value precedes(ArrayRef<Value> lower, ArrayRef<Value> upper,
                  ArrayRef<int64_t> shape) {
-    SmallVector<Value> lowerFirst, upperFirst;
-    for (unsigned k = 0, used = 0; k < read.size(); ++k) {
-      Value x = read[k] ? lower[used] : Value();
-      Value y = read[k] ? upper[used++] : Value();
-      lowerFirst.append({x, y});
-      upperFirst.append({y, x});
-    }
-    Value xy = compareAll(b, loc, comparator, lowerFirst, shape);
-    Value yx = compareAll(b, loc, comparator, upperFirst, shape);
+    ValueRange lowerKeys = ValueRange(lower).drop_back();
+    ValueRange upperKeys = ValueRange(upper).drop_back();
+    Value xy = before(b, loc, lowerKeys, upperKeys, shape);
+    Value yx = before(b, loc, upperKeys, lowerKeys, shape);
     Value x = lower.back(), y = upper.back();
     Value byColumn = lt(x, y);
     Value key = kiln::OrOp::create(
         b, loc, xy, kiln::AndOp::create(b, loc, no(yx), byColumn));
-    if (width == n)
+    if (!padded)
       return key;
     Value columns = splat(b, loc, indices(shape), n);
     Value yPadding = no(lt(y, columns));
@@ -450,9 +332,10 @@ struct BitonicNetwork {
   /// elements along dimension 2 (0: the lower, 1: the upper), and the
   /// strides, in that view, of the bits of the index above 2 half.
   std::pair<SmallVector<int64_t>, SmallVector<int64_t>> pairView(int64_t half) {
-    if (half < across)
-      return {{count, across / (2 * half), 2, half, width / across},
-              {0, 2 * half, 0, 0, across}};
+    int64_t t = across();
+    if (half < t)
+      return {{count, t / (2 * half), 2, half, width / t},
+              {0, 2 * half, 0, 0, t}};
     return {{count, width / (2 * half), 2, half}, {0, 2 * half, 0, 0}};
   }
 
@@ -484,7 +367,7 @@ struct BitonicNetwork {
   /// network's steps of one half differ only in their block, and a call
   /// per step keeps the code O(log n) steps long instead of O(log^2 n).
   func::FuncOp stepFunction(int64_t half, TypeRange types) {
-    func::FuncOp &function = stepFunctions[half];
+    func::FuncOp &function = stepFunctions[{width, half}];
     if (function)
       return function;
     OpBuilder::InsertionGuard guard(b);
@@ -495,12 +378,12 @@ struct BitonicNetwork {
     SmallVector<Type> argTypes(types);
     argTypes.push_back(indices({}));
     std::string base =
-        (cast<func::FuncOp>(caller).getSymName() + "_sort_step").str();
-    std::string name = base;
-    for (int k = 1; module.lookupSymbol(name); ++k)
-      name = base + "_" + std::to_string(k);
+        (cast<func::FuncOp>(caller).getSymName() + "_" + name + "_step").str();
+    std::string unique = base;
+    for (int k = 1; module.lookupSymbol(unique); ++k)
+      unique = base + "_" + std::to_string(k);
     b.setInsertionPointAfter(caller);
-    function = func::FuncOp::create(b, loc, name,
+    function = func::FuncOp::create(b, loc, unique,
                                     b.getFunctionType(argTypes, types));
     function.setPrivate();
     Block *body = function.addEntryBlock();
@@ -512,7 +395,7 @@ struct BitonicNetwork {
   }
 
   void step(int64_t block, int64_t half) {
-    layOut(half < across);
+    layOut(half < across());
     SmallVector<int64_t> view = pairView(half).first;
     SmallVector<Value> arguments;
     for (Value x : carried)
@@ -525,66 +408,111 @@ struct BitonicNetwork {
       x = reshape(sorted, cast<RankedTensorType>(x.getType()).getShape());
   }
 
-  /// The original column of each place once sorted ([count, n], i64).
-  Value sortedColumns() {
-    for (int64_t block = 2; block <= width; block *= 2)
+  /// Blocks of `size` sorted, alternately up and down (up if `size` is
+  /// the width).
+  void sortBlocks(int64_t size) {
+    for (int64_t block = 2; block <= size; block *= 2)
       for (int64_t half = block / 2; half >= 1; half /= 2)
         step(block, half);
+  }
+
+  /// Rows of blocks of `size` sorted alternately up and down halved: of
+  /// each pair of blocks (a bitonic sequence), the first `size` in order
+  /// (the lower half of its merge's first step, itself bitonic), then
+  /// sorted as blocks of `size` again.
+  void halve(int64_t size) {
+    layOut(false);
+    SmallVector<Value> lower, upper;
+    for (Value x : carried) {
+      Value pairs = reshape(x, {count, width / (2 * size), 2, size});
+      lower.push_back(halfOf(pairs, 2, 0));
+      upper.push_back(halfOf(pairs, 2, 1));
+    }
+    Value keep = precedes(
+        lower, upper,
+        cast<RankedTensorType>(lower.front().getType()).getShape());
+    width /= 2;
+    for (auto [x, l, u] : llvm::zip(carried, lower, upper))
+      x = reshape(kiln::SelectOp::create(b, loc, l.getType(), keep, l, u),
+                  {count, width});
+    for (int64_t half = size / 2; half >= 1; half /= 2)
+      step(size, half);
+  }
+
+  /// The original columns of the first `columns` places of each row
+  /// ([count, columns], i64).
+  Value firstColumns(int64_t columns) {
     layOut(false);
     Value order = carried.back();
-    if (width > n)
-      order = kiln::SliceOp::create(b, loc, indices({count, n}), order,
+    if (columns < width)
+      order = kiln::SliceOp::create(b, loc, indices({count, columns}), order,
                                     b.getDenseI64ArrayAttr({0, 0}),
-                                    b.getDenseI64ArrayAttr({count, n}),
+                                    b.getDenseI64ArrayAttr({count, columns}),
                                     b.getDenseI64ArrayAttr({1, 1}));
     return kiln::ConvertOp::create(
-        b, loc, RankedTensorType::get({count, n}, b.getI64Type()), order);
+        b, loc, RankedTensorType::get({count, columns}, b.getI64Type()), order);
+  }
+
+  /// Each row's order: the original column of each place ([count, n]).
+  Value sortedColumns() {
+    sortBlocks(width);
+    return firstColumns(n);
+  }
+
+  /// The columns of each row's first k elements in order ([count, k]):
+  /// blocks of K (k rounded up to a power of two) sorted, then halved
+  /// until one is left, O(n log^2 K) comparisons (Shanbhag et al.'s
+  /// bitonic top-k).
+  Value topColumns(int64_t k) {
+    int64_t size = int64_t(llvm::bit_ceil(uint64_t(k)));
+    sortBlocks(size);
+    while (width > size)
+      halve(size);
+    return firstColumns(k);
   }
 };
 
-/// The bytes of the chunk of rows the network sorts at a time: its
+/// The bytes of the chunk of rows a network orders at a time: its
 /// O(log^2 n) passes then read and write a cache (1 to 2 MiB of L2 a core
 /// on the CPUs Kiln targets) instead of memory, and a row of a vocabulary
 /// (65536 padded columns and theirs: 512 KiB) is one chunk.
 constexpr int64_t kChunkBytes = 512 * 1024;
 
-/// The original column of each place in each row of `keys` ([rows, n],
-/// null where the comparator does not read the operand) once sorted by
-/// `comparator` ([rows, n], i64): one network over every row if they fit
-/// in a chunk, else one per chunk of rows in a kiln.while (the rows padded
+/// `order`'s result ([rows, columns], i64) for the rows of `keys` ([rows,
+/// n] each): `order` of one network over every row if they fit in a
+/// chunk, else of one per chunk of rows in a kiln.while (the rows padded
 /// to a whole number of chunks).
-Value sortedColumns(OpBuilder &b, Location loc, Block &comparator,
-                    ArrayRef<Value> keys) {
-  auto type = cast<RankedTensorType>(
-      llvm::find_if(keys, [](Value x) { return bool(x); })->getType());
+Value orderRows(OpBuilder &b, Location loc, const Before &before,
+                StringRef name, ArrayRef<Value> keys, int64_t columns,
+                function_ref<Value(BitonicNetwork &)> order) {
+  auto type = cast<RankedTensorType>(keys.front().getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
   // A padded row's bytes: its columns' (i32) and those of its keys.
   int64_t elementBytes = 4;
   for (Value x : keys)
-    if (x)
-      elementBytes += llvm::divideCeil(
-          cast<RankedTensorType>(x.getType()).getElementTypeBitWidth(), 8);
+    elementBytes += llvm::divideCeil(
+        cast<RankedTensorType>(x.getType()).getElementTypeBitWidth(), 8);
   int64_t rowBytes = int64_t(llvm::bit_ceil(uint64_t(n))) * elementBytes;
   int64_t chunk = std::max<int64_t>(1, kChunkBytes / rowBytes);
-  if (chunk >= rows)
-    return BitonicNetwork(b, loc, comparator, keys).sortedColumns();
+  if (chunk >= rows) {
+    BitonicNetwork network(b, loc, before, name, keys);
+    return order(network);
+  }
   int64_t chunks = llvm::divideCeil(rows, chunk);
   auto zeros = b.getDenseI64ArrayAttr({0, 0});
   SmallVector<Value> padded;
   for (Value x : keys) {
-    if (x) {
-      auto xType = cast<RankedTensorType>(x.getType());
-      x = kiln::PadOp::create(
-          b, loc, x,
-          splat(b, loc, xType.clone(ArrayRef<int64_t>{}),
-                b.getZeroAttr(xType.getElementType())),
-          zeros, b.getDenseI64ArrayAttr({chunks * chunk - rows, 0}), zeros);
-    }
-    padded.push_back(x);
+    auto xType = cast<RankedTensorType>(x.getType());
+    padded.push_back(kiln::PadOp::create(
+        b, loc, x,
+        splat(b, loc, xType.clone(ArrayRef<int64_t>{}),
+              b.getZeroAttr(xType.getElementType())),
+        zeros, b.getDenseI64ArrayAttr({chunks * chunk - rows, 0}), zeros));
   }
-  auto orderType = RankedTensorType::get({chunks * chunk, n}, b.getI64Type());
+  auto orderType =
+      RankedTensorType::get({chunks * chunk, columns}, b.getI64Type());
   auto scalar = RankedTensorType::get({}, b.getI64Type());
-  Value order = countedLoop(
+  Value ordered = countedLoop(
       b, loc, chunks, ValueRange{splat(b, loc, orderType, 0)},
       [&](Value j, ValueRange carried) -> SmallVector<Value> {
         SmallVector<Value> at = {
@@ -592,19 +520,84 @@ Value sortedColumns(OpBuilder &b, Location loc, Block &comparator,
             splat(b, loc, scalar, 0)};
         SmallVector<Value> slices;
         for (Value x : padded)
-          slices.push_back(
-              x ? Value(kiln::DynamicSliceOp::create(
-                      b, loc, x, at, b.getDenseI64ArrayAttr({chunk, n})))
-                : Value());
-        Value sorted =
-            BitonicNetwork(b, loc, comparator, slices).sortedColumns();
-        return {kiln::DynamicUpdateSliceOp::create(b, loc, carried[0], sorted,
-                                                   at)};
+          slices.push_back(kiln::DynamicSliceOp::create(
+              b, loc, x, at, b.getDenseI64ArrayAttr({chunk, n})));
+        BitonicNetwork network(b, loc, before, name, slices);
+        return {kiln::DynamicUpdateSliceOp::create(b, loc, carried[0],
+                                                   order(network), at)};
       })[0];
-  return kiln::SliceOp::create(b, loc, orderType.clone({rows, n}), order,
-                               zeros, b.getDenseI64ArrayAttr({rows, n}),
+  return kiln::SliceOp::create(b, loc, orderType.clone({rows, columns}),
+                               ordered, zeros,
+                               b.getDenseI64ArrayAttr({rows, columns}),
                                b.getDenseI64ArrayAttr({1, 1}));
 }
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// top_k's order: NaN first, then the larger first.
+Value largerFirst(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
+                  ArrayRef<int64_t>) {
+  using D = kiln::ComparisonDirection;
+  Value larger = kiln::CompareOp::create(b, loc, D::GT, x[0], y[0]);
+  if (!isa<FloatType>(cast<RankedTensorType>(x[0].getType()).getElementType()))
+    return larger;
+  auto isNan = [&](Value v) {
+    return kiln::CompareOp::create(b, loc, D::NE, v, v);
+  };
+  return kiln::OrOp::create(
+      b, loc, larger,
+      kiln::AndOp::create(b, loc, isNan(x[0]),
+                          kiln::NotOp::create(b, loc, isNan(y[0]))));
+}
+
+/// Each row's k largest (NaN the largest, the first of ties) by a bitonic
+/// top-k under stop_gradient, as the indices are piecewise constant; the
+/// values are then gathered at the indices, which differentiates (a
+/// mixture of experts' router weights its top k).
+struct TopK : OpConversionPattern<chlo::TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(chlo::TopKOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (checkTopK(op))
+      return rewriter.notifyMatchFailure(op, "unsupported top_k");
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    auto type = cast<RankedTensorType>(x.getType());
+    auto valuesType = cast<RankedTensorType>(op.getValues().getType());
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    if (valuesType.getNumElements() == 0) {
+      // Nothing to take (k = 0, or no rows): empty results.
+      rewriter.replaceOp(
+          op, {splat(rewriter, loc, valuesType,
+                     rewriter.getZeroAttr(type.getElementType())),
+               splat(rewriter, loc, indicesType, 0)});
+      return success();
+    }
+    int64_t n = type.getShape().back(), k = op.getK();
+    int64_t rows = type.getNumElements() / n;
+    Value table =
+        kiln::ReshapeOp::create(rewriter, loc, type.clone({rows, n}), x);
+    Value keys = kiln::StopGradientOp::create(rewriter, loc, table);
+    Before before = largerFirst;
+    Value columns = orderRows(
+        rewriter, loc, before, "top_k", keys, k,
+        [&](BitonicNetwork &network) { return network.topColumns(k); });
+    Value values = takeAlongRows(rewriter, loc, table, columns).front();
+    rewriter.replaceOp(
+        op, {kiln::ReshapeOp::create(rewriter, loc, valuesType, values),
+             kiln::ReshapeOp::create(
+                 rewriter, loc, indicesType,
+                 kiln::ConvertOp::create(
+                     rewriter, loc,
+                     RankedTensorType::get({rows, k},
+                                           indicesType.getElementType()),
+                     columns))});
+    return success();
+  }
+};
 
 /// Per row of the sorted dimension (moved last), the order the bitonic
 /// network finds from the operands the comparator reads (under
@@ -658,11 +651,16 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
           rewriter.getDenseI64ArrayAttr(toLast));
       table.push_back(kiln::ReshapeOp::create(
           rewriter, loc, inputType.clone({rows, n}), moved));
-      keys.push_back(reads(k) ? Value(kiln::StopGradientOp::create(
-                                    rewriter, loc, table.back()))
-                              : Value());
+      if (reads(k))
+        keys.push_back(
+            kiln::StopGradientOp::create(rewriter, loc, table.back()));
     }
-    Value order = sortedColumns(rewriter, loc, comparator, keys);
+    Before before = comparatorOrder(
+        comparator, llvm::map_to_vector(llvm::seq(0u, unsigned(table.size())),
+                                        reads));
+    Value order = orderRows(
+        rewriter, loc, before, "sort", keys, n,
+        [](BitonicNetwork &network) { return network.sortedColumns(); });
     SmallVector<Value> results;
     for (Value sorted : takeAlongRows(rewriter, loc, table, order)) {
       auto t = cast<RankedTensorType>(sorted.getType());

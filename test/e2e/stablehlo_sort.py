@@ -1,8 +1,9 @@
 # Sorting as JAX exports it: jnp.sort (its comparator canonicalizes NaN and
 # -0.0, then compares in TOTALORDER), jnp.argsort (values and an iota,
 # stable), descending integer sorts along a leading axis, a two-key
-# lexicographic sort, long rows and rows of one, and lax.top_k (NaN first, the lowest index among
-# ties) run through kiln-run's importer and match numpy's stable sorts.
+# lexicographic sort, long rows, rows of one and rows in chunks, and
+# lax.top_k (NaN first, the lowest index among ties) run through kiln-run's
+# importer and match numpy's stable sorts.
 # RUN: %numpy_python %s kiln-run
 import math
 
@@ -184,5 +185,22 @@ check("lax.top_k (NaN first, ties by index)", top_k_module(scores, 4), "main",
 counts = rng.integers(-3, 3, (5, 8)).astype(np.int32)
 check("lax.top_k of integers, k = n", top_k_module(counts, 8), "main",
       [counts], list(top_k_reference(counts, 8)))
+
+# The bitonic top-k at each of its shapes: k of one (halving down to
+# single elements), k not a power of two over padded rows, k of 50 among
+# many ties, and rows in several chunks (40 rows of 2,000 padded to 2,048:
+# 32 a chunk; compiled only, the interpreter being slow at that size).
+for shape, k in [((3, 1000), 1), ((4, 37), 3), ((2, 1000), 50)]:
+    x = np.round(rng.standard_normal(shape), 1).astype(np.float32)
+    x.flat[::13] = np.nan
+    check(f"lax.top_k, k = {k} of {shape[-1]}", top_k_module(x, k), "main",
+          [x], list(top_k_reference(x, k)))
+many = np.round(rng.standard_normal((40, 2000)), 2).astype(np.float32)
+check("lax.top_k of rows in chunks", top_k_module(many, 10), "main", [many],
+      list(top_k_reference(many, 10)), interpret=False)
+check("jnp.sort of rows in chunks",
+      sort_module([ttype(many.shape, many.dtype)], 1,
+                  comparator_float("tensor<f32>", "p0", "q0")),
+      "main", [many], [np.sort(many, axis=1, kind="stable")], interpret=False)
 
 finish()

@@ -669,6 +669,45 @@ func.func @argsort(%arg0: tensor<3xf32>, %arg1: tensor<3xi32>) -> (tensor<3xf32>
 
 // -----
 
+// top_k is a bitonic top-k under stop_gradient: rows padded to 8, blocks
+// of k = 3 rounded up to 4 sorted (larger first, NaN first, ties by
+// column), then each pair of blocks halved (of each pair of elements the
+// one that goes first) and sorted again as a block of 4, until one block
+// is left; the first k columns index the values gathered.
+// CHECK-LABEL: func.func @top_k
+// CHECK: %[[KEYS:.*]] = kiln.stop_gradient %{{.*}} : tensor<2x6xf32>
+// CHECK: kiln.pad %[[KEYS]], %{{.*}}, low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<2x6xf32>, tensor<f32>) -> tensor<2x8xf32>
+// CHECK: %[[B2:.*]] = kiln.constant dense<2> : tensor<i32>
+// CHECK: call @top_k_top_k_step(%{{.*}}, %{{.*}}, %[[B2]]) : (tensor<2x1x2x1x4xf32>, tensor<2x1x2x1x4xi32>, tensor<i32>)
+// CHECK: %[[B4:.*]] = kiln.constant dense<4> : tensor<i32>
+// CHECK: call @top_k_top_k_step_1(%{{.*}}, %{{.*}}, %[[B4]]) : (tensor<2x2x2x2xf32>, tensor<2x2x2x2xi32>, tensor<i32>)
+// CHECK: call @top_k_top_k_step(
+// CHECK: %[[PAIRS:.*]] = kiln.reshape %{{.*}} : (tensor<2x8xf32>) -> tensor<2x1x2x4xf32>
+// CHECK: %[[LOWER:.*]] = kiln.slice %[[PAIRS]] [0:2, 0:1, 0:1, 0:4]
+// CHECK: %[[UPPER:.*]] = kiln.slice %[[PAIRS]] [0:2, 0:1, 1:2, 0:4]
+// CHECK: %[[LARGER:.*]] = kiln.compare  GT, %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xf32>
+// CHECK: %[[LNAN:.*]] = kiln.compare  NE, %[[LOWER]], %[[LOWER]]
+// CHECK: %[[UNAN:.*]] = kiln.compare  NE, %[[UPPER]], %[[UPPER]]
+// CHECK: %[[UNUMBER:.*]] = kiln.not %[[UNAN]]
+// CHECK: %[[NANFIRST:.*]] = kiln.and %[[LNAN]], %[[UNUMBER]]
+// CHECK: kiln.or %[[LARGER]], %[[NANFIRST]]
+// CHECK: kiln.constant dense<6> : tensor<2x1x1x4xi32>
+// CHECK: %[[KEEP:.*]] = kiln.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x1x1x4xi1>, tensor<2x1x1x4xi1>
+// CHECK: kiln.select %[[KEEP]], %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xi1>, tensor<2x1x1x4xf32>
+// CHECK: %[[B4AGAIN:.*]] = kiln.constant dense<4> : tensor<i32>
+// CHECK: call @top_k_top_k_step_2(%{{.*}}, %{{.*}}, %[[B4AGAIN]]) : (tensor<2x1x2x2xf32>, tensor<2x1x2x2xi32>, tensor<i32>)
+// CHECK: call @top_k_top_k_step_3(
+// CHECK: %[[FIRST:.*]] = kiln.slice %{{.*}} [0:2, 0:3] : (tensor<2x4xi32>) -> tensor<2x3xi32>
+// CHECK: %[[COLUMNS:.*]] = kiln.convert %[[FIRST]] : (tensor<2x3xi32>) -> tensor<2x3xi64>
+// CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<12xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+// CHECK: kiln.convert %[[COLUMNS]] : (tensor<2x3xi64>) -> tensor<2x3xi32>
+func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %0:2 = chlo.top_k(%arg0, k = 3) : tensor<2x6xf32> -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  return %0#0, %0#1 : tensor<2x3xf32>, tensor<2x3xi32>
+}
+
+// -----
+
 // chlo.square is a product; popcnt counts bits by SWAR (pairs, nibbles,
 // bytes, then a multiply by 0x01010101 summing the bytes into the top
 // one); count_leading_zeros sets every bit below the highest and counts
