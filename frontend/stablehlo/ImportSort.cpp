@@ -3,7 +3,8 @@
 // Kiln has no sort op; these are written with its data-parallel ops, so
 // that they run, differentiate and batch on every target: a bitonic
 // network, unrolled into vectorizable steps, sorts rows (O(n log^2 n)) or
-// finds their top k (O(n log^2 k)).
+// finds their top k (O(n log^2 k), or O(n + sqrt(n k) log^2 k) where the
+// row's blocks can be ranked by their maxima first).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
@@ -552,8 +553,80 @@ Value largerFirst(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
                           kiln::NotOp::create(b, loc, isNan(y[0]))));
 }
 
-/// Each row's k largest (NaN the largest, the first of ties) by a bitonic
-/// top-k under stop_gradient, as the indices are piecewise constant; the
+/// largerFirst, then the lower column (the keys: values and their
+/// columns).
+Value largerThenLeft(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
+                     ArrayRef<int64_t> shape) {
+  Value first = largerFirst(b, loc, x, y, shape);
+  Value tie = kiln::NotOp::create(
+      b, loc,
+      kiln::OrOp::create(b, loc, first, largerFirst(b, loc, y, x, shape)));
+  Value left = kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::LT,
+                                       x[1], y[1]);
+  return kiln::OrOp::create(b, loc, first,
+                            kiln::AndOp::create(b, loc, tie, left));
+}
+
+/// The columns of the k largest elements of each row of `keys` ([rows, n]),
+/// in order ([rows, k], i64). Where k is small against n, the row is cut
+/// into blocks of about sqrt(n / k) (padded with the lowest value, which
+/// goes after every element on ties by column), the blocks ranked by their
+/// maxima and only the k first searched: an element of the top k lies in
+/// one of them, as each block ranked before its own holds an element that
+/// goes before it. The bitonic top-k then orders about 2 sqrt(n k)
+/// elements instead of n.
+Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
+  auto type = cast<RankedTensorType>(keys.getType());
+  int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t block = int64_t(llvm::bit_ceil(uint64_t(
+      std::max<int64_t>(1, int64_t(std::sqrt(double(n) / double(k)))))));
+  int64_t blocks = llvm::divideCeil(n, block);
+  Before larger = largerFirst;
+  auto top = [&](BitonicNetwork &network) { return network.topColumns(k); };
+  if (block < 4 || blocks <= 2 * k)
+    return orderRows(b, loc, larger, "top_k", keys, k, top);
+  Type element = type.getElementType();
+  Attribute lowest =
+      isa<FloatType>(element)
+          ? Attribute(b.getFloatAttr(
+                element, APFloat::getInf(
+                             cast<FloatType>(element).getFloatSemantics(),
+                             /*Negative=*/true)))
+          : Attribute(b.getIntegerAttr(
+                element,
+                APInt::getSignedMinValue(element.getIntOrFloatBitWidth())));
+  auto zeros = b.getDenseI64ArrayAttr({0, 0});
+  Value padded = kiln::PadOp::create(
+      b, loc, keys, splat(b, loc, type.clone(ArrayRef<int64_t>{}), lowest),
+      zeros, b.getDenseI64ArrayAttr({0, blocks * block - n}), zeros);
+  Value maxima = kiln::ReduceMaxOp::create(
+      b, loc, type.clone({rows, blocks}),
+      kiln::ReshapeOp::create(b, loc, type.clone({rows, blocks, block}),
+                              padded),
+      b.getDenseI64ArrayAttr({2}));
+  Value chosen = orderRows(b, loc, larger, "top_k", maxima, k, top);
+  // The chosen blocks' columns, [rows, k * block].
+  auto grid = RankedTensorType::get({rows, k, block}, b.getI64Type());
+  Value starts = kiln::MulOp::create(
+      b, loc, chosen,
+      splat(b, loc, RankedTensorType::get({rows, k}, b.getI64Type()), block));
+  Value columns = kiln::ReshapeOp::create(
+      b, loc, grid.clone({rows, k * block}),
+      kiln::AddOp::create(
+          b, loc,
+          kiln::BroadcastInDimOp::create(b, loc, grid, starts,
+                                         b.getDenseI64ArrayAttr({0, 1}),
+                                         Value()),
+          kiln::IotaOp::create(b, loc, grid, b.getI64IntegerAttr(2))));
+  Value candidates = takeAlongRows(b, loc, padded, columns).front();
+  Before byColumnToo = largerThenLeft;
+  Value places =
+      orderRows(b, loc, byColumnToo, "top_k", {candidates, columns}, k, top);
+  return takeAlongRows(b, loc, columns, places).front();
+}
+
+/// Each row's k largest (NaN the largest, the first of ties) by
+/// topColumns under stop_gradient, as the indices are piecewise constant; the
 /// values are then gathered at the indices, which differentiates (a
 /// mixture of experts' router weights its top k).
 struct TopK : OpConversionPattern<chlo::TopKOp> {
@@ -581,10 +654,7 @@ struct TopK : OpConversionPattern<chlo::TopKOp> {
     Value table =
         kiln::ReshapeOp::create(rewriter, loc, type.clone({rows, n}), x);
     Value keys = kiln::StopGradientOp::create(rewriter, loc, table);
-    Before before = largerFirst;
-    Value columns = orderRows(
-        rewriter, loc, before, "top_k", keys, k,
-        [&](BitonicNetwork &network) { return network.topColumns(k); });
+    Value columns = topColumns(rewriter, loc, keys, k);
     Value values = takeAlongRows(rewriter, loc, table, columns).front();
     rewriter.replaceOp(
         op, {kiln::ReshapeOp::create(rewriter, loc, valuesType, values),
