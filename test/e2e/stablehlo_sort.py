@@ -195,6 +195,17 @@ for shape, k in [((3, 1000), 1), ((4, 37), 3), ((2, 1000), 50)]:
     x.flat[::13] = np.nan
     check(f"lax.top_k, k = {k} of {shape[-1]}", top_k_module(x, k), "main",
           [x], list(top_k_reference(x, k)))
+# Other element types: int8 rows ranked by blocks (padded with -128, which
+# ties with the row's own -128s), f64 and f16.
+small = rng.integers(-128, 128, (3, 300)).astype(np.int8)
+small[0, :] = -128
+check("lax.top_k of int8 (blocks padded with -128)", top_k_module(small, 4),
+      "main", [small], list(top_k_reference(small, 4)))
+for dtype in (np.float64, np.float16):
+    x = np.round(rng.standard_normal((2, 200)), 1).astype(dtype)
+    x.flat[::17] = np.nan
+    check(f"lax.top_k of {np.dtype(dtype).name}", top_k_module(x, 6), "main",
+          [x], list(top_k_reference(x, 6)))
 many = np.round(rng.standard_normal((40, 2000)), 2).astype(np.float32)
 check("lax.top_k of rows in chunks", top_k_module(many, 10), "main", [many],
       list(top_k_reference(many, 10)), interpret=False)
