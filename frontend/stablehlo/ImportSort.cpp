@@ -553,20 +553,6 @@ Value largerFirst(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
                           kiln::NotOp::create(b, loc, isNan(y[0]))));
 }
 
-/// largerFirst, then the lower column (the keys: values and their
-/// columns).
-Value largerThenLeft(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
-                     ArrayRef<int64_t> shape) {
-  Value first = largerFirst(b, loc, x, y, shape);
-  Value tie = kiln::NotOp::create(
-      b, loc,
-      kiln::OrOp::create(b, loc, first, largerFirst(b, loc, y, x, shape)));
-  Value left = kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::LT,
-                                       x[1], y[1]);
-  return kiln::OrOp::create(b, loc, first,
-                            kiln::AndOp::create(b, loc, tie, left));
-}
-
 /// The columns of the k largest elements of each row of `keys` ([rows, n]),
 /// in order ([rows, k], i64). Where k is small against n, the row is cut
 /// into blocks of about sqrt(n / k) (padded with the lowest value, which
@@ -574,7 +560,8 @@ Value largerThenLeft(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
 /// maxima and only the k first searched: an element of the top k lies in
 /// one of them, as each block ranked before its own holds an element that
 /// goes before it. The bitonic top-k then orders about 2 sqrt(n k)
-/// elements instead of n.
+/// elements instead of n: the chosen blocks' elements in the row's order,
+/// their places standing for their columns.
 Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
   auto type = cast<RankedTensorType>(keys.getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
@@ -604,7 +591,21 @@ Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
       kiln::ReshapeOp::create(b, loc, type.clone({rows, blocks, block}),
                               padded),
       b.getDenseI64ArrayAttr({2}));
-  Value chosen = orderRows(b, loc, larger, "top_k", maxima, k, top);
+  Value ranked = orderRows(b, loc, larger, "top_k", maxima, k, top);
+  // The chosen blocks in the row's order, so that the candidates' places
+  // order them as their columns do (ties go by place).
+  Before smaller = [](OpBuilder &b, Location loc, ValueRange x, ValueRange y,
+                      ArrayRef<int64_t>) -> Value {
+    return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::LT,
+                                   x[0], y[0]);
+  };
+  Value chosen =
+      takeAlongRows(b, loc, ranked,
+                    orderRows(b, loc, smaller, "top_k", ranked, k,
+                              [](BitonicNetwork &network) {
+                                return network.sortedColumns();
+                              }))
+          .front();
   // The chosen blocks' columns, [rows, k * block].
   auto grid = RankedTensorType::get({rows, k, block}, b.getI64Type());
   Value starts = kiln::MulOp::create(
@@ -619,9 +620,7 @@ Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
                                          Value()),
           kiln::IotaOp::create(b, loc, grid, b.getI64IntegerAttr(2))));
   Value candidates = takeAlongRows(b, loc, padded, columns).front();
-  Before byColumnToo = largerThenLeft;
-  Value places =
-      orderRows(b, loc, byColumnToo, "top_k", {candidates, columns}, k, top);
+  Value places = orderRows(b, loc, larger, "top_k", candidates, k, top);
   return takeAlongRows(b, loc, columns, places).front();
 }
 

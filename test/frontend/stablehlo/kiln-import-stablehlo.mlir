@@ -709,9 +709,10 @@ func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
 // -----
 
 // Where k is small against the row, top_k ranks blocks of about sqrt(n / k)
-// (here 4: the row padded with -inf to 10 blocks) by their maxima, takes
-// the elements of the k first blocks with their columns, and orders those
-// (larger first, then the lower column).
+// (here 4: the row padded with -inf to 10 blocks) by their maxima, puts
+// the k first blocks back in the row's order, and orders their elements
+// (larger first, ties by place, which is by column), whose columns it
+// then takes.
 // CHECK-LABEL: func.func @top_k_blocks
 // CHECK: %[[KEYS:.*]] = kiln.stop_gradient %{{.*}} : tensor<1x38xf32>
 // CHECK: %[[LOWEST:.*]] = kiln.constant dense<0xFF800000> : tensor<f32>
@@ -719,15 +720,19 @@ func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
 // CHECK: %[[BLOCKS:.*]] = kiln.reshape %[[PADDED]] : (tensor<1x40xf32>) -> tensor<1x10x4xf32>
 // CHECK: kiln.reduce_max %[[BLOCKS]], dims = [2] : (tensor<1x10x4xf32>) -> tensor<1x10xf32>
 // CHECK: call @top_k_blocks_top_k_step
-// CHECK: %[[CHOSEN:.*]] = kiln.convert %{{.*}} : (tensor<1x2xi32>) -> tensor<1x2xi64>
+// CHECK: %[[RANKED:.*]] = kiln.convert %{{.*}} : (tensor<1x2xi32>) -> tensor<1x2xi64>
+// CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<1x1x2x1xi64>, tensor<1x1x2x1xi32>, tensor<i32>)
+// CHECK: %[[FLATRANKED:.*]] = kiln.reshape %[[RANKED]] : (tensor<1x2xi64>) -> tensor<2xi64>
+// CHECK: %[[CHOSEN:.*]] = kiln.take %[[FLATRANKED]][%{{.*}}], dim = 0 : (tensor<2xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
 // CHECK: %[[STARTS:.*]] = kiln.mul %[[CHOSEN]], %{{.*}} : tensor<1x2xi64>
 // CHECK: %[[SPREAD:.*]] = kiln.broadcast_in_dim %[[STARTS]], dims = [0, 1] : (tensor<1x2xi64>) -> tensor<1x2x4xi64>
 // CHECK: %[[OFFSETS:.*]] = kiln.iota dim = 2 : tensor<1x2x4xi64>
 // CHECK: %[[COLUMNS:.*]] = kiln.add %[[SPREAD]], %[[OFFSETS]]
 // CHECK: %[[FLAT:.*]] = kiln.reshape %[[COLUMNS]] : (tensor<1x2x4xi64>) -> tensor<1x8xi64>
 // CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<40xf32>, tensor<1x8xi64>) -> tensor<1x8xf32>
-// CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<{{.*}}xf32>, tensor<{{.*}}xi64>, tensor<{{.*}}xi32>, tensor<i32>)
-// CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<8xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
+// CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<1x1x2x1x4xf32>, tensor<1x1x2x1x4xi32>, tensor<i32>)
+// CHECK: %[[CANDIDATECOLUMNS:.*]] = kiln.reshape %[[FLAT]] : (tensor<1x8xi64>) -> tensor<8xi64>
+// CHECK: kiln.take %[[CANDIDATECOLUMNS]][%{{.*}}], dim = 0 : (tensor<8xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
 // CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<38xf32>, tensor<1x2xi64>) -> tensor<1x2xf32>
 func.func @top_k_blocks(%arg0: tensor<1x38xf32>) -> (tensor<1x2xf32>, tensor<1x2xi32>) {
   %0:2 = chlo.top_k(%arg0, k = 2) : tensor<1x38xf32> -> (tensor<1x2xf32>, tensor<1x2xi32>)
