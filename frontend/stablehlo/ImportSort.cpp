@@ -233,6 +233,18 @@ struct BitonicNetwork {
         b, loc, indices({count, width}), b.getI64IntegerAttr(1)));
   }
 
+  /// A network of rows already laid out (untransposed): `carried`, the
+  /// keys then the columns, [count, width] each.
+  BitonicNetwork(OpBuilder &b, Location loc, const Before &before,
+                 StringRef name, int64_t n, bool padded, Type indexType,
+                 ArrayRef<Value> carried)
+      : b(b), loc(loc), before(before), name(name), n(n), padded(padded),
+        indexType(indexType), carried(carried) {
+    auto type = cast<RankedTensorType>(carried.front().getType());
+    count = type.getDimSize(0);
+    width = type.getDimSize(1);
+  }
+
   /// T: steps of smaller halves run on the rows transposed.
   int64_t across() const {
     return int64_t(1) << (llvm::Log2_64(uint64_t(width)) / 2);
@@ -456,8 +468,58 @@ struct BitonicNetwork {
 
   /// Each row's order: the original column of each place ([count, n]).
   Value sortedColumns() {
-    sortBlocks(width);
+    int64_t half = width / 2;
+    int64_t rest = int64_t(llvm::bit_ceil(uint64_t(n - half)));
+    if (width < 8 || 2 * rest > half) {
+      sortBlocks(width);
+      return firstColumns(n);
+    }
+    // Rows little longer than a power of two: the first half and the rest
+    // (padded to `rest` only) sort apart, then merge as one bitonic row,
+    // the first half up, padding, the rest down (log2(width) steps),
+    // instead of sorting the padding with the row.
+    BitonicNetwork first(b, loc, before, name, n, /*padded=*/false,
+                         indexType, columnsOf(0, half));
+    BitonicNetwork last(b, loc, before, name, n, padded, indexType,
+                        columnsOf(half, rest));
+    first.sortBlocks(half);
+    first.layOut(false);
+    last.sortBlocks(rest);
+    last.layOut(false);
+    // The padding between them goes after every element of the rest (its
+    // own padding included): columns from n + rest.
+    auto gapType = indices({count, half - rest});
+    Value gapColumns = kiln::AddOp::create(
+        b, loc, kiln::IotaOp::create(b, loc, gapType, b.getI64IntegerAttr(1)),
+        splat(b, loc, gapType, n + rest));
+    for (auto [k, x] : llvm::enumerate(carried)) {
+      auto type = cast<RankedTensorType>(x.getType());
+      Value gap = k + 1 == carried.size()
+                      ? gapColumns
+                      : splat(b, loc, type.clone({count, half - rest}),
+                              b.getZeroAttr(type.getElementType()));
+      Value down = kiln::ReverseOp::create(b, loc, last.carried[k],
+                                           b.getDenseI64ArrayAttr({1}));
+      x = kiln::ConcatenateOp::create(
+          b, loc, ValueRange{first.carried[k], gap, down}, 1);
+    }
+    transposed = false;
+    for (int64_t step = half; step >= 1; step /= 2)
+      this->step(width, step);
     return firstColumns(n);
+  }
+
+  /// Columns [from, from + size) of every carried tensor (untransposed).
+  SmallVector<Value> columnsOf(int64_t from, int64_t size) {
+    layOut(false);
+    SmallVector<Value> parts;
+    for (Value x : carried)
+      parts.push_back(kiln::SliceOp::create(
+          b, loc, cast<RankedTensorType>(x.getType()).clone({count, size}), x,
+          b.getDenseI64ArrayAttr({0, from}),
+          b.getDenseI64ArrayAttr({count, from + size}),
+          b.getDenseI64ArrayAttr({1, 1})));
+    return parts;
   }
 
   /// The columns of each row's first k elements in order ([count, k]):

@@ -669,6 +669,44 @@ func.func @argsort(%arg0: tensor<3xf32>, %arg1: tensor<3xi32>) -> (tensor<3xf32>
 
 // -----
 
+// A row little longer than a power of two (9: padded to 16) sorts its first
+// 8 and the rest (1) apart, then merges them as one bitonic row: the first
+// half up, padding (columns from n + rest = 10, after the rest's own), the
+// rest reversed; four steps of width 16 instead of sorting the padding.
+// CHECK-LABEL: func.func @sort_split
+// CHECK: %[[KEYS:.*]] = kiln.pad %{{.*}} : (tensor<2x9xi32>, tensor<i32>) -> tensor<2x16xi32>
+// CHECK: %[[COLUMNS:.*]] = kiln.iota dim = 1 : tensor<2x16xi32>
+// CHECK: %[[FIRSTKEYS:.*]] = kiln.slice %[[KEYS]] [0:2, 0:8]
+// CHECK: %[[FIRSTCOLUMNS:.*]] = kiln.slice %[[COLUMNS]] [0:2, 0:8]
+// CHECK: %[[LASTKEYS:.*]] = kiln.slice %[[KEYS]] [0:2, 8:9]
+// CHECK: %[[LASTCOLUMNS:.*]] = kiln.slice %[[COLUMNS]] [0:2, 8:9]
+// CHECK-COUNT-6: call @sort_split_sort_step{{(_[12])?}}(
+// CHECK: %[[GAPINDEX:.*]] = kiln.iota dim = 1 : tensor<2x7xi32>
+// CHECK: %[[FROM:.*]] = kiln.constant dense<10> : tensor<2x7xi32>
+// CHECK: %[[GAPCOLUMNS:.*]] = kiln.add %[[GAPINDEX]], %[[FROM]]
+// CHECK: %[[GAPKEYS:.*]] = kiln.constant dense<0> : tensor<2x7xi32>
+// CHECK: %[[DOWNKEYS:.*]] = kiln.reverse %[[LASTKEYS]], dims = [1]
+// CHECK: kiln.concatenate %{{.*}}, %[[GAPKEYS]], %[[DOWNKEYS]], dim = 1 : (tensor<2x8xi32>, tensor<2x7xi32>, tensor<2x1xi32>) -> tensor<2x16xi32>
+// CHECK: %[[DOWNCOLUMNS:.*]] = kiln.reverse %[[LASTCOLUMNS]], dims = [1]
+// CHECK: kiln.concatenate %{{.*}}, %[[GAPCOLUMNS]], %[[DOWNCOLUMNS]], dim = 1
+// CHECK: %[[MERGE:.*]] = kiln.constant dense<16> : tensor<i32>
+// CHECK: call @sort_split_sort_step_3(%{{.*}}, %{{.*}}, %[[MERGE]]) : (tensor<2x1x2x8xi32>
+// CHECK: call @sort_split_sort_step_4(
+// CHECK: call @sort_split_sort_step_5(
+// CHECK: call @sort_split_sort_step_6(
+// CHECK-NOT: call
+// CHECK: kiln.slice %{{.*}} [0:2, 0:9] : (tensor<2x16xi32>) -> tensor<2x9xi32>
+func.func @sort_split(%arg0: tensor<2x9xi32>) -> tensor<2x9xi32> {
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<2x9xi32>) -> tensor<2x9xi32>
+  return %0 : tensor<2x9xi32>
+}
+
+// -----
+
 // top_k is a bitonic top-k under stop_gradient: rows padded to 8, blocks
 // of k = 3 rounded up to 4 sorted (larger first, NaN first, ties by
 // column), then each pair of blocks halved (of each pair of elements the
