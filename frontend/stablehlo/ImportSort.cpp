@@ -504,8 +504,8 @@ struct BitonicNetwork {
           b, loc, ValueRange{first.carried[k], gap, down}, 1);
     }
     transposed = false;
-    for (int64_t step = half; step >= 1; step /= 2)
-      this->step(width, step);
+    for (int64_t distance = half; distance >= 1; distance /= 2)
+      step(width, distance);
     return firstColumns(n);
   }
 
