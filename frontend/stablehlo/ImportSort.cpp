@@ -275,18 +275,22 @@ struct BitonicNetwork {
               : reshape(swapLast(x), {count, width});
     transposed = wantTransposed;
   }
-  /// Index `at` of dimension `dim` of `x`, kept as a dimension of 1.
-  Value halfOf(Value x, int64_t dim, int64_t at) {
+  /// Indices [from, from + size) of dimension `dim` of `x`.
+  Value sliceAlong(Value x, int64_t dim, int64_t from, int64_t size) {
     auto type = cast<RankedTensorType>(x.getType());
     SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape());
-    start[dim] = at;
-    limit[dim] = at + 1;
-    SmallVector<int64_t> shape(limit);
-    shape[dim] = 1;
+    start[dim] = from;
+    limit[dim] = from + size;
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = size;
     return kiln::SliceOp::create(
         b, loc, type.clone(shape), x, b.getDenseI64ArrayAttr(start),
         b.getDenseI64ArrayAttr(limit),
         b.getDenseI64ArrayAttr(SmallVector<int64_t>(type.getRank(), 1)));
+  }
+  /// Index `at` of dimension `dim` of `x`, kept as a dimension of 1.
+  Value halfOf(Value x, int64_t dim, int64_t at) {
+    return sliceAlong(x, dim, at, 1);
   }
   Value lt(Value x, Value y) {
     return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::LT, x,
@@ -458,10 +462,7 @@ struct BitonicNetwork {
     layOut(false);
     Value order = carried.back();
     if (columns < width)
-      order = kiln::SliceOp::create(b, loc, indices({count, columns}), order,
-                                    b.getDenseI64ArrayAttr({0, 0}),
-                                    b.getDenseI64ArrayAttr({count, columns}),
-                                    b.getDenseI64ArrayAttr({1, 1}));
+      order = sliceAlong(order, 1, 0, columns);
     return kiln::ConvertOp::create(
         b, loc, RankedTensorType::get({count, columns}, b.getI64Type()), order);
   }
@@ -514,11 +515,7 @@ struct BitonicNetwork {
     layOut(false);
     SmallVector<Value> parts;
     for (Value x : carried)
-      parts.push_back(kiln::SliceOp::create(
-          b, loc, cast<RankedTensorType>(x.getType()).clone({count, size}), x,
-          b.getDenseI64ArrayAttr({0, from}),
-          b.getDenseI64ArrayAttr({count, from + size}),
-          b.getDenseI64ArrayAttr({1, 1})));
+      parts.push_back(sliceAlong(x, 1, from, size));
     return parts;
   }
 
