@@ -17,7 +17,8 @@ import tempfile
 import numpy as np
 import torch
 
-from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
+from dot_spread import (cpu_name, kiln_ms, median_ms,
+                        print_torch_geometric_mean, relative_error,
                         set_torch_threads)
 
 # name, batch, heads, sequence, head size
@@ -80,14 +81,12 @@ def main():
                 return (p @ v).transpose(1, 2).reshape(b, s, h * d)
             peer = median_ms(call, runs)
             want = call().numpy()
-            error = np.max(np.abs(got - want)) / np.max(np.abs(want))
+            error = relative_error(got, want)
             ratios.append(peer / kiln)
             print(f"{name:24s} kiln {kiln:8.3f} ms | torch {peer:8.3f} ms | "
                   f"torch/kiln {100 * peer / kiln:6.1f}% | rel. diff. "
                   f"{error:.1e}")
-    geomean = geometric_mean(ratios)
-    print(f"geometric mean of torch/kiln: {100 * geomean:.1f}% over "
-          f"{len(ratios)} cases")
+    print_torch_geometric_mean(ratios)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import tempfile
 import numpy as np
 import torch
 
-from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
+from dot_spread import (cpu_name, kiln_ms, median_ms,
+                        print_torch_geometric_mean, relative_error,
                         set_torch_threads)
 
 # torch.set_num_threads(1) alone left a 1x1 convolution's product on
@@ -88,7 +89,7 @@ def main():
     ratios = []
 
     def report(name, kiln, peer, got, want):
-        error = np.max(np.abs(got - want)) / np.max(np.abs(want))
+        error = relative_error(got, want)
         ratios.append(peer / kiln)
         print(f"{name:20s} kiln {kiln:9.3f} ms | torch {peer:9.3f} ms | "
               f"torch/kiln {100 * peer / kiln:6.1f}% | rel. diff. {error:.1e}")
@@ -121,9 +122,7 @@ def main():
                         size * size)
             peer = median_ms(call, runs)
             report(name, kiln, peer, got, call().permute(0, 2, 3, 1).numpy())
-    geomean = geometric_mean(ratios)
-    print(f"geometric mean of torch/kiln: {100 * geomean:.1f}% over "
-          f"{len(ratios)} cases")
+    print_torch_geometric_mean(ratios)
 
 
 if __name__ == "__main__":

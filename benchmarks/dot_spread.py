@@ -104,6 +104,18 @@ def geometric_mean(values):
     return math.exp(sum(map(math.log, values)) / len(values))
 
 
+def print_torch_geometric_mean(ratios):
+    """Prints the geometric mean of `ratios` (PyTorch's time over Kiln's)."""
+    print(f"geometric mean of torch/kiln: {100 * geometric_mean(ratios):.1f}% "
+          f"over {len(ratios)} cases")
+
+
+def relative_error(got, want):
+    """The largest difference of `got` from `want`, relative to `want`'s
+    largest magnitude."""
+    return np.max(np.abs(got - want)) / np.max(np.abs(want))
+
+
 def cpu_name():
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -145,7 +157,7 @@ def main():
             source = program(lhs, rhs, lb, rb, lc, rc, element)
             kiln, got = kiln_ms(kiln_run, tmp, source, [a, b], runs)
             want = np.einsum(subscripts, a.astype(np.float64), b.astype(np.float64))
-            error = np.max(np.abs(got - want)) / np.max(np.abs(want))
+            error = relative_error(got, want)
             peer = numpy_ms(subscripts, a, b, runs)
             flop = 2 * np.prod(result_shape(lhs, rhs, lb, rb, lc, rc)) * np.prod([lhs[i] for i in lc])
             print(f"{name:38s} kiln {kiln:8.4f} ms {flop / kiln / 1e6:6.1f} GFLOP/s | "

@@ -14,7 +14,8 @@ import tempfile
 import numpy as np
 import torch
 
-from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
+from dot_spread import (cpu_name, kiln_ms, median_ms,
+                        print_torch_geometric_mean, relative_error,
                         set_torch_threads)
 
 # torch.set_num_threads(1) alone left a 1x1 convolution's product on
@@ -149,15 +150,13 @@ def main():
                 kiln, got = kiln_ms(kiln_run, tmp, program(m, n), args, runs)
                 tensors = [torch.from_numpy(a) for a in args]
                 want = reference(*[a.double() for a in tensors]).numpy()
-                error = np.max(np.abs(got - want)) / np.max(np.abs(want))
+                error = relative_error(got, want)
                 peer = median_ms(lambda: reference(*tensors), runs)
                 ratios.append(peer / kiln)
                 print(f"{kind:10s} {m:5d}x{n:<6d} kiln {kiln:8.4f} ms | torch "
                       f"{peer:8.4f} ms | torch/kiln {100 * peer / kiln:6.1f}% | "
                       f"rel. error {error:.1e}")
-    geomean = geometric_mean(ratios)
-    print(f"geometric mean of torch/kiln: {100 * geomean:.1f}% over "
-          f"{len(ratios)} cases")
+    print_torch_geometric_mean(ratios)
 
 
 if __name__ == "__main__":

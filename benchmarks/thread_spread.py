@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from dot_spread import (cpu_name, geometric_mean, kiln_ms,  # noqa: E402
-                        median_ms, set_torch_threads, ttype)
+                        median_ms, relative_error, set_torch_threads, ttype)
 from norm_spread import layer_norm, softmax, torch_layer_norm, torch_softmax  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def main():
                 set_torch_threads(threads)
                 peer[threads] = median_ms(lambda: reference(*tensors), runs)
                 want = reference(*[t.double() for t in tensors]).numpy()
-                error = np.max(np.abs(got - want)) / np.max(np.abs(want))
+                error = relative_error(got, want)
                 if error > 1e-3:
                     sys.exit(f"{name}: Kiln's result is off by {error:.1e}")
             speedups.append(kiln[1] / kiln[2])
