@@ -1,15 +1,16 @@
 //===- DotPairs.cpp - register tiles on dot products of k pairs -----------===//
 //
-// A register tile over one or two k steps becomes AVX-512 dot products of
-// the k pairs: bf16 x bf16 -> f32 on AVX-512 BF16 (x86vector.avx512.dot,
-// vdpbf16ps), int8 or int16 x the same -> i32 on AVX-512 VNNI (vpdpwssd,
-// the bytes sign-extended to 16 bits). Each instruction multiplies 16
-// pairs and adds both products to 16 32-bit lanes, twice the work of an
-// f32 FMA and four times that of an i32 multiply and add. The pairs are
-// consecutive k steps: A's pair is one 32-bit word broadcast to every
-// lane, B's two rows are interleaved in registers, so neither operand
-// needs a packed copy in memory. And the x86vector dialect's lowering to
-// LLVM intrinsics, for convert-to-llvm.
+// A register tile over a few k steps becomes AVX-512 dot products of them:
+// bf16 x bf16 -> f32 pairs on AVX-512 BF16 (x86vector.avx512.dot,
+// vdpbf16ps), int8 or int16 x the same -> i32 pairs on AVX-512 VNNI
+// (vpdpwssd, bytes sign-extended to 16 bits), and biased int8 products
+// (ByteQuads.cpp) as quads of unsigned x signed bytes (vpdpbusd). Each
+// instruction adds the products of 2 or 4 k steps to 16 32-bit lanes: twice
+// (pairs) or four times (quads) the work of an f32 FMA. The steps are
+// consecutive: A's steps are one 32-bit word broadcast to every lane, B's
+// rows are interleaved in registers, so neither operand needs a packed
+// copy in memory. And the x86vector dialect's lowering to LLVM intrinsics,
+// for convert-to-llvm.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -25,7 +26,7 @@ using namespace mlir;
 
 namespace {
 /// 32-bit lanes of the widest dot product that `columns` (at most 16) fits
-/// in: vdpbf16ps and vpdpwssd work on 4, 8 or 16 lanes.
+/// in: vdpbf16ps, vpdpwssd and vpdpbusd work on 4, 8 or 16 lanes.
 int64_t dotLanes(int64_t columns) {
   return columns <= 4 ? 4 : columns <= 8 ? 8 : 16;
 }
@@ -58,81 +59,111 @@ Value padded(PatternRewriter &rewriter, Location loc, Value vector,
   return placed(rewriter, loc, vector, zeros, 0);
 }
 
-/// The dot product instruction of one kind of pairs: its pair element type
-/// (bf16, or i16 for integers) and the instruction on `lanes` 32-bit lanes:
-/// sum + the dot products of the pairs of `lhs` and `rhs` (2 x lanes each).
-struct PairDot {
-  Type pairElement;
-  std::function<Value(PatternRewriter &, Location, Value sum, Value lhs,
-                      Value rhs)>
+/// A dot product instruction: each 32-bit lane adds the products of
+/// `group` consecutive k steps (2 or 4), whose elements the operands hold
+/// as `element` (bf16, i16 or i8). `emit` returns sum + the lanes' dot
+/// products of `broadcast` (A's steps, the same in every lane) and `rows`
+/// (B's, a column per lane).
+struct LaneDot {
+  Type element;
+  int64_t group;
+  std::function<Value(PatternRewriter &, Location, Value sum, Value broadcast,
+                      Value rows)>
       emit;
 };
 
-/// C + A B for A: vector<M x K x T>, B: vector<K x N x T> (K of 1 or 2),
-/// C: vector<M x N x 32-bit>, as `dot`'s products of the k pairs, 16
-/// columns at a time; an odd step pairs with zero, and columns past the
-/// last 16 run on 4 or 8 lanes padded with zeros.
+/// C + A B for A: vector<M x K x T>, B: vector<K x N x T> (K at most the
+/// dot's group), C: vector<M x N x 32-bit>, as `dot`'s products of the k
+/// steps, 16 columns at a time; missing steps pair with zeros, and columns
+/// past the last 16 run on 4 or 8 lanes padded with zeros.
 Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs, Value rhs,
-               Value acc, const PairDot &dot) {
+               Value acc, const LaneDot &dot) {
   auto lhsType = cast<VectorType>(lhs.getType());
   int64_t rows = lhsType.getDimSize(0), steps = lhsType.getDimSize(1);
   int64_t columns = cast<VectorType>(acc.getType()).getDimSize(1);
-  Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
-  Type pairElement = dot.pairElement;
+  int64_t group = dot.group;
+  Type i32 = rewriter.getI32Type();
+  Type stepBits = rewriter.getIntegerType(32 / group);
 
-  // B's rows k and k + 1 (or zeros), interleaved, per block of columns.
-  // The bits move as i16 (LLVM cannot legalize shuffles of odd-sized bf16
-  // vectors); bytes are sign-extended to them.
+  // The bits move as integers of a step's width (LLVM cannot legalize
+  // shuffles of odd-sized bf16 vectors); bytes of 16-bit steps are
+  // sign-extended to them.
   auto bits = [&](Value vector) -> Value {
     auto type = cast<VectorType>(vector.getType());
-    auto wide = VectorType::get(type.getShape(), i16);
-    if (type.getElementType().isInteger(8))
+    Type element = type.getElementType();
+    auto wide = type.clone(stepBits);
+    if (element.getIntOrFloatBitWidth() < stepBits.getIntOrFloatBitWidth())
       return arith::ExtSIOp::create(rewriter, loc, wide, vector);
-    if (type.getElementType() == i16)
+    if (element == stepBits)
       return vector;
     return vector::BitCastOp::create(rewriter, loc, wide, vector);
   };
-  Value rhsRows[2] = {
-      bits(vector::ExtractOp::create(rewriter, loc, rhs, 0)),
-      steps == 2 ? bits(vector::ExtractOp::create(rewriter, loc, rhs, 1))
-                 : arith::ConstantOp::create(
-                       rewriter, loc,
-                       rewriter.getZeroAttr(VectorType::get({columns}, i16)))
-                       .getResult()};
-  SmallVector<Value> rhsPairs;
+  // B's rows k, ..., k + group - 1 (zeros past K), interleaved per block
+  // of columns: lane j holds the steps of column j, in order.
+  SmallVector<Value> rhsRows;
+  for (int64_t step = 0; step < group; ++step)
+    rhsRows.push_back(
+        step < steps
+            ? bits(vector::ExtractOp::create(rewriter, loc, rhs, step))
+            : arith::ConstantOp::create(
+                  rewriter, loc,
+                  rewriter.getZeroAttr(VectorType::get({columns}, stepBits)))
+                  .getResult());
+  SmallVector<Value> rhsGroups;
   for (int64_t column = 0; column < columns; column += 16) {
     int64_t width = std::min<int64_t>(16, columns - column);
     int64_t lanes = dotLanes(width);
-    Value halves[2];
-    for (int step = 0; step < 2; ++step)
-      halves[step] = padded(
-          rewriter, loc, slice(rewriter, loc, rhsRows[step], column, width),
-          lanes);
-    rhsPairs.push_back(vector::BitCastOp::create(
-        rewriter, loc, VectorType::get({2 * lanes}, pairElement),
-        vector::InterleaveOp::create(rewriter, loc, halves[0], halves[1])));
+    SmallVector<Value> level;
+    for (Value row : rhsRows)
+      level.push_back(
+          padded(rewriter, loc, slice(rewriter, loc, row, column, width),
+                 lanes));
+    // Interleaving rows pairwise, then the pairs as elements twice as
+    // wide, until one vector holds every step.
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i < level.size(); i += 2) {
+        Value both =
+            vector::InterleaveOp::create(rewriter, loc, level[i], level[i + 1]);
+        if (level.size() > 2) {
+          auto type = cast<VectorType>(both.getType());
+          both = vector::BitCastOp::create(
+              rewriter, loc,
+              VectorType::get({type.getNumElements() / 2},
+                              rewriter.getIntegerType(
+                                  2 * type.getElementTypeBitWidth())),
+              both);
+        }
+        next.push_back(both);
+      }
+      level = std::move(next);
+    }
+    rhsGroups.push_back(vector::BitCastOp::create(
+        rewriter, loc, VectorType::get({group * lanes}, dot.element),
+        level.front()));
   }
 
   Value result = acc;
   for (int64_t row = 0; row < rows; ++row) {
-    // A's pair (row, k), (row, k + 1) as one 32-bit word in every lane.
-    Value pair = padded(
+    // A's steps (row, k), ..., (row, k + group - 1) as one 32-bit word in
+    // every lane.
+    Value steps = padded(
         rewriter, loc, bits(vector::ExtractOp::create(rewriter, loc, lhs, row)),
-        2);
+        group);
     Value word = vector::BitCastOp::create(rewriter, loc,
-                                           VectorType::get({1}, i32), pair);
+                                           VectorType::get({1}, i32), steps);
     Value accRow = vector::ExtractOp::create(rewriter, loc, result, row);
-    for (auto [block, rhsPair] : llvm::enumerate(rhsPairs)) {
+    for (auto [block, rhsGroup] : llvm::enumerate(rhsGroups)) {
       int64_t column = block * 16;
       int64_t width = std::min<int64_t>(16, columns - column);
       int64_t lanes = dotLanes(width);
-      Value lhsPair = vector::BitCastOp::create(
-          rewriter, loc, VectorType::get({2 * lanes}, pairElement),
+      Value broadcast = vector::BitCastOp::create(
+          rewriter, loc, VectorType::get({group * lanes}, dot.element),
           vector::BroadcastOp::create(rewriter, loc,
                                       VectorType::get({lanes}, i32), word));
       Value sum = padded(rewriter, loc,
                          slice(rewriter, loc, accRow, column, width), lanes);
-      Value product = dot.emit(rewriter, loc, sum, lhsPair, rhsPair);
+      Value product = dot.emit(rewriter, loc, sum, broadcast, rhsGroup);
       if (lanes != width)
         product = slice(rewriter, loc, product, 0, width);
       accRow = placed(rewriter, loc, product, accRow, column);
@@ -146,28 +177,32 @@ Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs, Value rhs,
 /// / int16 into i32.
 enum class PairKind { Bf16, Int };
 
-/// The dot product instruction of `kind`: vdpbf16ps, or VNNI's vpdpwssd
-/// (through its LLVM intrinsic: the x86vector dialect has no op for it).
-PairDot pairDot(MLIRContext *context, PairKind kind) {
+/// A VNNI instruction on `lanes` 32-bit lanes, through its LLVM intrinsic
+/// (the x86vector dialect has no op for it).
+Value vnni(PatternRewriter &rewriter, Location loc, StringRef name, Value sum,
+           Value first, Value second) {
+  int64_t bits = 32 * cast<VectorType>(sum.getType()).getNumElements();
+  return LLVM::CallIntrinsicOp::create(
+             rewriter, loc, sum.getType(),
+             rewriter.getStringAttr("llvm.x86.avx512." + name.str() + "." +
+                                    std::to_string(bits)),
+             ValueRange{sum, first, second})
+      .getResult(0);
+}
+
+/// The dot product instruction of `kind`'s pairs: vdpbf16ps or vpdpwssd.
+LaneDot pairDot(MLIRContext *context, PairKind kind) {
   if (kind == PairKind::Bf16)
-    return {BFloat16Type::get(context),
+    return {BFloat16Type::get(context), 2,
             [](PatternRewriter &rewriter, Location loc, Value sum, Value lhs,
                Value rhs) -> Value {
               return x86vector::DotBF16Op::create(rewriter, loc,
                                                   sum.getType(), sum, lhs, rhs);
             }};
-  return {IntegerType::get(context, 16),
+  return {IntegerType::get(context, 16), 2,
           [](PatternRewriter &rewriter, Location loc, Value sum, Value lhs,
              Value rhs) -> Value {
-            int64_t bits =
-                32 * cast<VectorType>(sum.getType()).getNumElements();
-            std::string name =
-                "llvm.x86.avx512.vpdpwssd." + std::to_string(bits);
-            return LLVM::CallIntrinsicOp::create(
-                       rewriter, loc, sum.getType(),
-                       rewriter.getStringAttr(name),
-                       ValueRange{sum, lhs, rhs})
-                .getResult(0);
+            return vnni(rewriter, loc, "vpdpwssd", sum, lhs, rhs);
           }};
 }
 
@@ -191,7 +226,7 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
                                  accType.getElementType(),
                                  kind == PairKind::Bf16,
                                  kind == PairKind::Int) ||
-        lhsType.getShape().back() > 2 ||
+        lhsType.getShape().back() > dot.group ||
         isa<vector::MaskOp>(contract->getParentOp()) || lhsType.isScalable())
       return failure();
     Location loc = contract.getLoc();
@@ -210,7 +245,39 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
   }
 
   PairKind kind;
-  PairDot dot;
+  LaneDot dot;
+};
+
+/// A contraction of sext(A) by zext(B xor 0x80), int8, over at most four
+/// k steps (the register tiles of kiln::biasByteProducts' products) as
+/// emitDots' vpdpbusd, which multiplies B's unsigned bytes by A's signed
+/// ones.
+struct ContractToByteQuads : OpRewritePattern<vector::ContractionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::ContractionOp contract,
+                                PatternRewriter &rewriter) const override {
+    std::optional<std::pair<Value, Value>> bytes =
+        kiln::byteQuadOperands(contract);
+    auto accType = dyn_cast<VectorType>(contract.getAccType());
+    if (!bytes || contract.getKind() != vector::CombiningKind::ADD ||
+        !accType || !accType.getElementType().isInteger(32) ||
+        !isRowMajorMatmul(contract.getIndexingMaps()) ||
+        contract.getLhsType().getShape().back() > 4 ||
+        isa<vector::MaskOp>(contract->getParentOp()) ||
+        accType.isScalable())
+      return failure();
+    LaneDot quads{IntegerType::get(getContext(), 8), 4,
+                  [](PatternRewriter &rewriter, Location loc, Value sum,
+                     Value signedA, Value unsignedB) -> Value {
+                    return vnni(rewriter, loc, "vpdpbusd", sum, unsignedB,
+                                signedA);
+                  }};
+    rewriter.replaceOp(contract,
+                       emitDots(rewriter, contract.getLoc(), bytes->first,
+                                bytes->second, contract.getAcc(), quads));
+    return success();
+  }
 };
 
 /// convert-to-llvm for the x86vector dialect: its ops become calls of the
@@ -240,6 +307,7 @@ void kiln::populateBf16DotPairPatterns(RewritePatternSet &patterns) {
 
 void kiln::populateIntDotPairPatterns(RewritePatternSet &patterns) {
   patterns.add<ContractToPairDots>(patterns.getContext(), PairKind::Int);
+  patterns.add<ContractToByteQuads>(patterns.getContext());
 }
 
 void kiln::registerX86VectorToLLVMInterface(DialectRegistry &registry) {

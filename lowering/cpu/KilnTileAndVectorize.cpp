@@ -324,6 +324,9 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       getElementTypeOrSelf(op->getOperand(1).getType()),
       getElementTypeOrSelf(op->getOperand(2).getType()), tiles.bf16Pairs,
       tiles.intPairs);
+  // Biased int8 products (kiln::biasByteProducts) multiply k quads.
+  bool quads = kiln::isByteQuadProduct(op);
+  int64_t kStep = quads ? 4 : pairs ? 2 : 1;
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
   // 129 x 63 took 5.6 ms; 0.05 ms widened).
   if (hasNarrowFloats(op) && !pairs &&
@@ -343,7 +346,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     int64_t size = ranges[loop];
     int64_t registerTile = loop == batch       ? tiles.registerM
                            : loop == batch + 1 ? tiles.registerN
-                                               : (pairs ? 2 : 1);
+                                               : kStep;
     int64_t cacheTile = loop == batch       ? tiles.cacheM
                         : loop == batch + 1 ? tiles.cacheN
                                             : tiles.cacheK;
@@ -351,7 +354,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       return size - size % registerTile;
     if (loop == batch + 1 && narrow)
       return int64_t(llvm::bit_floor(uint64_t(size)));
-    if (loop == batch + 2 && pairs && size > 1 && size % 2 != 0)
+    if (loop == batch + 2 && pairs && !quads && size > 1 && size % 2 != 0)
       return size - 1;
     if (size > cacheTile && size % cacheTile != 0)
       return size - size % cacheTile;
@@ -393,7 +396,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   cache.append({std::min(m, tiles.cacheM), std::min(n, tiles.cacheN),
                 std::min(k, tiles.cacheK)});
   registers.append({std::min(m, tiles.registerM), std::min(n, tiles.registerN),
-                    pairs ? std::min<int64_t>(k, 2) : 1});
+                    std::min(k, kStep)});
   // Batch, then N, then K, then M: a panel of B stays in L2 while every row
   // block of A streams past it.
   SmallVector<int64_t> order(batch, 0);
@@ -403,7 +406,10 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       tile(rewriter, op, cache, order));
   if (!outer)
     return;
-  if (Operation *inner = tile(rewriter, outer, registers))
+  Operation *inner = tile(rewriter, outer, registers);
+  if (inner && quads)
+    kiln::vectorizeByteQuads(rewriter, cast<linalg::LinalgOp>(inner));
+  else if (inner)
     vectorize(rewriter, inner);
 }
 
@@ -412,6 +418,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
 /// f64 from f64, or in i32 or i64 from integers of at most its width
 /// (int8 weights and activations sign-extended as they are read).
 bool isTiledMatmul(linalg::LinalgOp op) {
+  if (kiln::isByteQuadProduct(op))
+    return true;
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return false;
   Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
@@ -818,13 +826,14 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
   options.setFusionControlFn(
       [](tensor::ExtractSliceOp slice, OpResult producer,
          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(producer.getOwner());
         if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(producer.getOwner()) ||
+            (linalgOp && kiln::isByteQuadProduct(linalgOp)) ||
             slice.getSourceType() == slice.getResultType())
           return std::nullopt;
         // A producer with an empty loop (a sum over a size-0 dimension)
         // computes nothing per tile, and tiling it crashes upstream
         // (found by scripts/fuzz.py, seed 2013336).
-        auto linalgOp = dyn_cast<linalg::LinalgOp>(producer.getOwner());
         if (linalgOp && llvm::is_contained(linalgOp.getStaticLoopRanges(), 0))
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
@@ -1004,6 +1013,8 @@ struct KilnTileAndVectorizePass
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
+    if (intDotPairs)
+      kiln::biasByteProducts(rewriter, getOperation());
     // Rows fusion first, last roots first: a root fused into a later one's
     // loop is gone by the time the walk would reach it.
     SmallVector<linalg::LinalgOp> roots;

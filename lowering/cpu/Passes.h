@@ -20,6 +20,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class RewriterBase;
 class RewritePatternSet;
 } // namespace mlir
 
@@ -40,7 +41,9 @@ void populateSinCosApproximationPatterns(mlir::RewritePatternSet &patterns);
 void populateBf16DotPairPatterns(mlir::RewritePatternSet &patterns);
 
 /// int8 or int16 x the same -> i32 register tiles (vector.contract over one
-/// or two k steps) as AVX-512 VNNI dot products of k pairs (vpdpwssd).
+/// or two k steps) as AVX-512 VNNI dot products of k pairs (vpdpwssd), and
+/// biased int8 ones (byteQuadOperands, up to four k steps) as its dot
+/// products of k quads (vpdpbusd).
 void populateIntDotPairPatterns(mlir::RewritePatternSet &patterns);
 
 /// Whether a product of `lhs` x `rhs` elements accumulating in `acc`
@@ -49,6 +52,26 @@ void populateIntDotPairPatterns(mlir::RewritePatternSet &patterns);
 /// and the ones kiln-lower-vectors lowers to dot products).
 bool multipliesInPairs(mlir::Type lhs, mlir::Type rhs, mlir::Type acc,
                        bool bf16Pairs, bool intPairs);
+
+/// Whether `op` is the biased int8 product biasByteProducts makes:
+/// C + sext(A) zext(B xor 0x80), a row-major matmul, batched or not.
+bool isByteQuadProduct(mlir::linalg::LinalgOp op);
+
+/// Rewrites each int8 x int8 -> i32 matmul under `root` with at least 4 k
+/// steps as a product of A by B + 128 (unsigned bytes, for VNNI's
+/// vpdpbusd) starting from C0 - 128 rowsum(A), so that it computes A B.
+void biasByteProducts(mlir::RewriterBase &rewriter, mlir::Operation *root);
+
+/// Replaces `tile`, a register tile of a biased product (at most 4 k
+/// steps), by a vector.contract of its factors: sext(A) and zext(B xor
+/// 0x80), which kiln-lower-vectors lowers to vpdpbusd.
+void vectorizeByteQuads(mlir::RewriterBase &rewriter,
+                        mlir::linalg::LinalgOp tile);
+
+/// Of a contraction of sext(A) by zext(B xor 0x80), int8 A and B: A and
+/// B xor 0x80 (the unsigned bytes B + 128); else nothing.
+std::optional<std::pair<mlir::Value, mlir::Value>>
+byteQuadOperands(mlir::vector::ContractionOp contract);
 
 /// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
 void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);

@@ -156,11 +156,39 @@ def products(dtype):
     """Quantized matmuls: narrow operands, i32 accumulation (JAX's
     preferred_element_type), and in their own type (wrapping)."""
     name = np.dtype(dtype).name
-    for m, k, n in [(5, 7, 3), (33, 70, 40), (64, 128, 64)]:
+    info = np.iinfo(dtype)
+    # int8 products of 4 k steps or more multiply B + 128 by A and start
+    # from -128 rowsum(A) (VNNI byte quads): K of 4 and past whole quads,
+    # vector-matrix, matrix-vector, columns off the register tile, and
+    # rows of extremes, whose sums are largest.
+    shapes = [(5, 7, 3), (33, 70, 40), (64, 128, 64), (9, 4, 16),
+              (37, 5, 19), (1, 64, 48), (16, 130, 1), (70, 259, 33)]
+    for m, k, n in shapes:
         a, b = edges(dtype, m * k).reshape(m, k), edges(dtype, k * n).reshape(k, n)
-        ta, tb = ttype(a.shape, dtype), ttype(b.shape, dtype)
-        wide, own = ttype((m, n), np.int32), ttype((m, n), dtype)
-        check(f"dot_general {name} {m}x{k}x{n} into i32", f"""
+        products_of(name, a, b, dtype)
+    k = 300
+    for fill_a, fill_b in [(info.min, info.min), (info.min, info.max),
+                           (info.max, info.max)]:
+        products_of(f"{name} of {fill_a} and {fill_b}",
+                    np.full((9, k), fill_a, dtype), np.full((k, 40), fill_b, dtype),
+                    dtype)
+    a = edges(dtype, 3 * 9 * 13).reshape(3, 9, 13)
+    b = edges(dtype, 3 * 13 * 20).reshape(3, 13, 20)
+    ta, tb = ttype(a.shape, dtype), ttype(b.shape, dtype)
+    wide = ttype((3, 9, 20), np.int32)
+    check(f"batched dot_general {name} into i32", f"""
+func.func @f(%a: {ta}, %b: {tb}) -> {wide} {{
+  %0 = kiln.dot_general %a, %b, batching = [0] x [0], contracting = [2] x [1] : ({ta}, {tb}) -> {wide}
+  return %0 : {wide}
+}}""", "f", [a, b], [a.astype(np.int32) @ b.astype(np.int32)])
+
+
+def products_of(name, a, b, dtype):
+    """a @ b into i32 and in `dtype` (wrapping), against numpy."""
+    (m, k), n = a.shape, b.shape[1]
+    ta, tb = ttype(a.shape, dtype), ttype(b.shape, dtype)
+    wide, own = ttype((m, n), np.int32), ttype((m, n), dtype)
+    check(f"dot_general {name} {m}x{k}x{n} into i32", f"""
 func.func @f(%a: {ta}, %b: {tb}) -> ({wide}, {own}) {{
   %0 = kiln.dot_general %a, %b, contracting = [1] x [0] : ({ta}, {tb}) -> {wide}
   %1 = kiln.dot_general %a, %b, contracting = [1] x [0] : ({ta}, {tb}) -> {own}

@@ -64,3 +64,85 @@ func.func @int8_into_int8(%a: vector<2x2xi8>, %b: vector<2x16xi8>, %c: vector<2x
   %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<2x2xi8>, vector<2x16xi8> into vector<2x16xi8>
   return %r : vector<2x16xi8>
 }
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#acc = affine_map<(m, n, k) -> (m, n)>
+
+// A biased int8 product (sext(A) by zext(B xor 0x80)) over a k quad: B's
+// four biased rows are interleaved bytewise, then as 16-bit pairs, once
+// per 16 columns; each row's four A bytes are one i32 broadcast; every 16
+// columns of a row take one vpdpbusd, B's unsigned bytes first.
+// CHECK-LABEL: func.func @int8_quad
+// CHECK: %[[X:.*]] = arith.xori %{{.*}}, %{{.*}} : vector<4x32xi8>
+// CHECK: %[[R0:.*]] = vector.extract %[[X]][0] : vector<32xi8> from vector<4x32xi8>
+// CHECK: %[[R3:.*]] = vector.extract %[[X]][3] : vector<32xi8> from vector<4x32xi8>
+// CHECK: %[[P01:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
+// CHECK: %[[W01:.*]] = vector.bitcast %[[P01]] : vector<32xi8> to vector<16xi16>
+// CHECK: %[[P23:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
+// CHECK: %[[W23:.*]] = vector.bitcast %[[P23]] : vector<32xi8> to vector<16xi16>
+// CHECK: %[[Q:.*]] = vector.interleave %[[W01]], %[[W23]] : vector<16xi16> -> vector<32xi16>
+// CHECK: %[[LOW:.*]] = vector.bitcast %[[Q]] : vector<32xi16> to vector<64xi8>
+// CHECK: %[[HIGH:.*]] = vector.bitcast %{{.*}} : vector<32xi16> to vector<64xi8>
+// CHECK: %[[ROW:.*]] = vector.extract %{{.*}}[0] : vector<4xi8> from vector<2x4xi8>
+// CHECK: %[[WORD:.*]] = vector.bitcast %[[ROW]] : vector<4xi8> to vector<1xi32>
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK: %[[QUADS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<64xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[LOW]], %[[QUADS]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[HIGH]], %{{.*}})
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT: vector.contract
+// NONE-LABEL: func.func @int8_quad
+// NONE-NOT: vpdpbusd
+// NONE: arith.muli
+// LLVM-LABEL: llvm.func @int8_quad
+// LLVM-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+func.func @int8_quad(%a: vector<2x4xi8>, %b: vector<4x32xi8>, %c: vector<2x32xi32>) -> vector<2x32xi32> {
+  %bias = arith.constant dense<-128> : vector<4x32xi8>
+  %x = arith.xori %b, %bias : vector<4x32xi8>
+  %lhs = arith.extsi %a : vector<2x4xi8> to vector<2x4xi32>
+  %rhs = arith.extui %x : vector<4x32xi8> to vector<4x32xi32>
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<2x4xi32>, vector<4x32xi32> into vector<2x32xi32>
+  return %r : vector<2x32xi32>
+}
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#acc = affine_map<(m, n, k) -> (m, n)>
+
+// Three k steps: B's fourth row and A's fourth byte are zeros; 5 columns
+// run on 8 lanes (the 256-bit instruction).
+// CHECK-LABEL: func.func @int8_quad_odd
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// CHECK-NOT: vector.contract
+func.func @int8_quad_odd(%a: vector<1x3xi8>, %b: vector<3x5xi8>, %c: vector<1x5xi32>) -> vector<1x5xi32> {
+  %bias = arith.constant dense<-128> : vector<3x5xi8>
+  %x = arith.xori %b, %bias : vector<3x5xi8>
+  %lhs = arith.extsi %a : vector<1x3xi8> to vector<1x3xi32>
+  %rhs = arith.extui %x : vector<3x5xi8> to vector<3x5xi32>
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<1x3xi32>, vector<3x5xi32> into vector<1x5xi32>
+  return %r : vector<1x5xi32>
+}
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#acc = affine_map<(m, n, k) -> (m, n)>
+
+// An xor with anything but 0x80 is no bias: the product stays a contract.
+// CHECK-LABEL: func.func @int8_not_biased
+// CHECK-NOT: vpdpbusd
+// CHECK: arith.muli
+func.func @int8_not_biased(%a: vector<1x4xi8>, %b: vector<4x16xi8>, %c: vector<1x16xi32>) -> vector<1x16xi32> {
+  %mask = arith.constant dense<127> : vector<4x16xi8>
+  %x = arith.xori %b, %mask : vector<4x16xi8>
+  %lhs = arith.extsi %a : vector<1x4xi8> to vector<1x4xi32>
+  %rhs = arith.extui %x : vector<4x16xi8> to vector<4x16xi32>
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<1x4xi32>, vector<4x16xi32> into vector<1x16xi32>
+  return %r : vector<1x16xi32>
+}

@@ -1,17 +1,72 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 int-dot-pairs=true" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s --check-prefix=NONE
 
-// int8 -> i32 register tiles cover k pairs (for VNNI's vpdpwssd): an odd
-// K's last step runs as a tile of its own, accumulating onto the pairs'.
+// int8 -> i32 products of at least 4 k steps multiply B + 128 (B xor 0x80,
+// unsigned bytes for VNNI's vpdpbusd) from C - 128 rowsum(A): the rows'
+// sums of A, shifted by 7, are subtracted from the product's start (the
+// fill's value), then register tiles cover k quads, and a K of 7's last 3
+// steps run as a tile of their own, accumulating onto the quads'.
+// CHECK-LABEL: func.func @int8_quads
+// CHECK: arith.extsi %{{.*}} : vector<1x{{[0-9]+}}xi8> to vector<1x{{[0-9]+}}xi32>
+// CHECK: vector.multi_reduction <add>
+// CHECK: arith.shli
+// CHECK: arith.subi %[[ZEROS:.*]], %{{.*}} : vector<1x32xi32>
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<8x4xi8> to vector<8x4xi32>
+// CHECK: %[[X:.*]] = arith.xori %{{.*}}, %{{.*}} : vector<4x32xi8>
+// CHECK: %[[B:.*]] = arith.extui %[[X]] : vector<4x32xi8> to vector<4x32xi32>
+// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %{{.*}} : vector<8x4xi32>, vector<4x32xi32> into vector<8x32xi32>
+// CHECK: vector.contract {{.*}} : vector<8x3xi32>, vector<3x32xi32> into vector<8x32xi32>
+// NONE-LABEL: func.func @int8_quads
+// NONE-NOT: arith.xori
+// NONE: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
+// NONE-NOT: vector<8x2xi8>
+func.func @int8_quads(%a: tensor<16x7xi8>, %b: tensor<7x32xi8>) -> tensor<16x32xi32> {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<16x32xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<16x32xi32>) -> tensor<16x32xi32>
+  %0 = linalg.matmul ins(%a, %b : tensor<16x7xi8>, tensor<7x32xi8>) outs(%c : tensor<16x32xi32>) -> tensor<16x32xi32>
+  return %0 : tensor<16x32xi32>
+}
+
+// -----
+
+// A batch of them; an accumulator that is no fill is read and corrected.
+// CHECK-LABEL: func.func @int8_batch_quads
+// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<1x1x32xi32>
+// CHECK: vector.contract {{.*}} : vector<8x4xi32>, vector<4x32xi32> into vector<8x32xi32>
+// CHECK-NOT: vector.contract
+func.func @int8_batch_quads(%a: tensor<2x8x12xi8>, %b: tensor<2x12x32xi8>, %c: tensor<2x8x32xi32>) -> tensor<2x8x32xi32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<2x8x12xi8>, tensor<2x12x32xi8>) outs(%c : tensor<2x8x32xi32>) -> tensor<2x8x32xi32>
+  return %0 : tensor<2x8x32xi32>
+}
+
+// -----
+
+// Fewer than 4 k steps, and int16 products, cover k pairs (for vpdpwssd):
+// an odd K's last step runs as a tile of its own, accumulating onto the
+// pairs'.
 // CHECK-LABEL: func.func @int8_pairs
-// CHECK: scf.for {{.*}} step %c2
+// CHECK-NOT: arith.xori
 // CHECK: vector.contract {{.*}} : vector<8x2xi8>, vector<2x32xi8> into vector<8x32xi32>
 // CHECK: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
 // NONE-LABEL: func.func @int8_pairs
 // NONE: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
 // NONE-NOT: vector<8x2xi8>
-func.func @int8_pairs(%a: tensor<16x7xi8>, %b: tensor<7x32xi8>, %c: tensor<16x32xi32>) -> tensor<16x32xi32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<16x7xi8>, tensor<7x32xi8>) outs(%c : tensor<16x32xi32>) -> tensor<16x32xi32>
+func.func @int8_pairs(%a: tensor<16x3xi8>, %b: tensor<3x32xi8>, %c: tensor<16x32xi32>) -> tensor<16x32xi32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x3xi8>, tensor<3x32xi8>) outs(%c : tensor<16x32xi32>) -> tensor<16x32xi32>
+  return %0 : tensor<16x32xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @int16_pairs
+// CHECK-NOT: arith.xori
+// CHECK: scf.for {{.*}} step %c2
+// CHECK: vector.contract {{.*}} : vector<8x2xi16>, vector<2x32xi16> into vector<8x32xi32>
+// CHECK: vector.contract {{.*}} : vector<8x1xi16>, vector<1x32xi16> into vector<8x32xi32>
+func.func @int16_pairs(%a: tensor<16x7xi16>, %b: tensor<7x32xi16>, %c: tensor<16x32xi32>) -> tensor<16x32xi32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x7xi16>, tensor<7x32xi16>) outs(%c : tensor<16x32xi32>) -> tensor<16x32xi32>
   return %0 : tensor<16x32xi32>
 }
 
