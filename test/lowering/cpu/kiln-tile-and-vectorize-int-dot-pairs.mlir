@@ -4,19 +4,21 @@
 // int8 -> i32 products of at least 4 k steps multiply B + 128 (B xor 0x80,
 // unsigned bytes for VNNI's vpdpbusd) from C - 128 rowsum(A): the rows'
 // sums of A, shifted by 7, are subtracted from the product's start (the
-// fill's value), then register tiles cover k quads, and a K of 7's last 3
-// steps run as a tile of their own, accumulating onto the quads'.
+// fill's value), then register tiles of twice the rows on half the
+// columns (16 x 16: B's rows are interleaved once for more rows) cover k
+// quads, and a K of 7's last 3 steps run as a tile of their own,
+// accumulating onto the quads'.
 // CHECK-LABEL: func.func @int8_quads
 // CHECK: arith.extsi %{{.*}} : vector<1x{{[0-9]+}}xi8> to vector<1x{{[0-9]+}}xi32>
 // CHECK: vector.multi_reduction <add>
 // CHECK: arith.shli
 // CHECK: arith.subi %[[ZEROS:.*]], %{{.*}} : vector<1x32xi32>
-// CHECK: scf.for {{.*}} step %c8
-// CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<8x4xi8> to vector<8x4xi32>
-// CHECK: %[[X:.*]] = arith.xori %{{.*}}, %{{.*}} : vector<4x32xi8>
-// CHECK: %[[B:.*]] = arith.extui %[[X]] : vector<4x32xi8> to vector<4x32xi32>
-// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %{{.*}} : vector<8x4xi32>, vector<4x32xi32> into vector<8x32xi32>
-// CHECK: vector.contract {{.*}} : vector<8x3xi32>, vector<3x32xi32> into vector<8x32xi32>
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<16x4xi8> to vector<16x4xi32>
+// CHECK: %[[X:.*]] = arith.xori %{{.*}}, %{{.*}} : vector<4x16xi8>
+// CHECK: %[[B:.*]] = arith.extui %[[X]] : vector<4x16xi8> to vector<4x16xi32>
+// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %{{.*}} : vector<16x4xi32>, vector<4x16xi32> into vector<16x16xi32>
+// CHECK: vector.contract {{.*}} : vector<16x3xi32>, vector<3x16xi32> into vector<16x16xi32>
 // NONE-LABEL: func.func @int8_quads
 // NONE-NOT: arith.xori
 // NONE: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
@@ -32,6 +34,7 @@ func.func @int8_quads(%a: tensor<16x7xi8>, %b: tensor<7x32xi8>) -> tensor<16x32x
 // -----
 
 // A batch of them; an accumulator that is no fill is read and corrected.
+// Rows fewer than the register tile's take as many more columns (8 x 32).
 // CHECK-LABEL: func.func @int8_batch_quads
 // CHECK: arith.subi %{{.*}}, %{{.*}} : vector<1x1x32xi32>
 // CHECK: vector.contract {{.*}} : vector<8x4xi32>, vector<4x32xi32> into vector<8x32xi32>

@@ -57,6 +57,22 @@ func.func @odd_rows(%x: tensor<1000xf32>) -> tensor<1000xf32> {
 
 // -----
 
+// 2 rows (fewer than the register tile's 8) take 4 times the columns, 128,
+// once: the 256 columns split off the 300 keep that width (not 256), the
+// 44 left split into power-of-two widths.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x128xf32> into vector<2x128xf32>
+// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x32xf32> into vector<2x32xf32>
+// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x8xf32> into vector<2x8xf32>
+// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x4xf32> into vector<2x4xf32>
+// CHECK-NOT: vector<1x256xf32>
+func.func @few_rows(%a: tensor<2x16xf32>, %b: tensor<16x300xf32>, %c: tensor<2x300xf32>) -> tensor<2x300xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<2x16xf32>, tensor<16x300xf32>) outs(%c : tensor<2x300xf32>) -> tensor<2x300xf32>
+  return %0 : tensor<2x300xf32>
+}
+
+// -----
+
 // An f64 matmul: register tiles of 8 x 16 (as many registers as 8 x 32 of
 // f32).
 // CHECK-LABEL: func.func @f64_matmul
@@ -198,6 +214,26 @@ func.func @reduce(%x: tensor<4x256xf32>, %init: tensor<4xf32>) -> tensor<4xf32> 
       linalg.yield %s : f32
     }
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A reduction over an innermost dimension no tile length near 64 divides
+// (517 = 11 x 47): 512 elements in tiles of 64, then the 5 left summed onto
+// their result, instead of one element at a time.
+// CHECK-LABEL: func.func @reduce_odd
+func.func @reduce_odd(%x: tensor<3x517xi8>, %init: tensor<3xi32>) -> tensor<3xi32> {
+  // CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x64xi32> to vector<1xi32>
+  // CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x5xi32> to vector<1xi32>
+  // CHECK-NOT: vector<1x1xi32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<3x517xi8>) outs(%init : tensor<3xi32>) {
+  ^bb0(%in: i8, %acc: i32):
+    %w = arith.extsi %in : i8 to i32
+    %s = arith.addi %acc, %w : i32
+    linalg.yield %s : i32
+  } -> tensor<3xi32>
+  return %0 : tensor<3xi32>
 }
 
 // -----
