@@ -18,38 +18,39 @@ import torch
 
 from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
                         set_torch_threads)
-from matmul_spread import OneDnn, ttype
+from matmul_spread import OneDnn, operands, program, random_odd_shapes
 
-# (name, M, K, N)
+# (name, M, K, N, layout), layouts as in matmul_spread: "nt" reads B as
+# [N, K] (a PyTorch Linear's weight, x W^T), "tn" reads A as [K, M].
 SHAPES = [
-    ("256x512x256", 256, 512, 256),
-    ("1024^3", 1024, 1024, 1024),
-    ("batch 8 layer 8x784x512", 8, 784, 512),
-    ("odd 257x129x63", 257, 129, 63),
-    ("odd 333x517x111", 333, 517, 111),
-    ("thin 4096x256x10", 4096, 256, 10),
-    ("matvec 1024x1024x1", 1024, 1024, 1),
-]
+    ("256x512x256", 256, 512, 256, "nn"),
+    ("1024^3", 1024, 1024, 1024, "nn"),
+    ("batch 8 layer 8x784x512", 8, 784, 512, "nn"),
+    ("odd 257x129x63", 257, 129, 63, "nn"),
+    ("odd 333x517x111", 333, 517, 111, "nn"),
+    ("thin 4096x256x10", 4096, 256, 10, "nn"),
+    ("matvec 1024x1024x1", 1024, 1024, 1, "nn"),
+    ("vecmat 1x1024x1024", 1, 1024, 1024, "nn"),
+    ("weight [N,K] 256x1024x1024 (nt)", 256, 1024, 1024, "nt"),
+] + random_odd_shapes(6, seed=8)
 
 
-def program(m, k, n):
-    ta, tb, tr = ttype((m, k), "i8"), ttype((k, n), "i8"), ttype((m, n), "i32")
-    return (f"func.func @mm(%a: {ta}, %b: {tb}) -> {tr} {{\n"
-            f"  %r = kiln.dot_general %a, %b, contracting = [1] x [0] : "
-            f"({ta}, {tb}) -> {tr}\n  return %r : {tr}\n}}\n")
-
-
-def onednn_call(lib, a, b):
-    """C = A B in int32 with dnnl_gemm_s8s8s32 (no offsets, alpha 1)."""
-    m, k = a.shape
-    n = b.shape[1]
+def onednn_call(lib, a, b, layout):
+    """C = A B in int32 with dnnl_gemm_s8s8s32 (no offsets, alpha 1), A and
+    B stored as `layout` says."""
+    m = a.shape[1] if layout == "tn" else a.shape[0]
+    n = b.shape[0] if layout == "nt" else b.shape[1]
+    k = a.shape[0] if layout == "tn" else a.shape[1]
     c = np.empty((m, n), np.int32)
     offset = ctypes.c_int32(0)
+    ta = b"T" if layout == "tn" else b"N"
+    tb = b"T" if layout == "nt" else b"N"
 
     def call():
         status = lib.dnnl_gemm_s8s8s32(
-            b"N", b"N", b"F", m, n, k, 1.0, a.ctypes.data, k, 0,
-            b.ctypes.data, n, 0, 0.0, c.ctypes.data, n, ctypes.byref(offset))
+            ta, tb, b"F", m, n, k, 1.0, a.ctypes.data, a.shape[1], 0,
+            b.ctypes.data, b.shape[1], 0, 0.0, c.ctypes.data, n,
+            ctypes.byref(offset))
         if status != 0:
             raise RuntimeError(f"oneDNN gemm failed with status {status}")
     return call, c
@@ -75,20 +76,27 @@ def main():
     rng = np.random.default_rng(0)
     vs_onednn, vs_torch = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, m, k, n in SHAPES:
-            a = rng.integers(-128, 128, (m, k)).astype(np.int8)
-            b = rng.integers(-128, 128, (k, n)).astype(np.int8)
-            exact = a.astype(np.int64) @ b.astype(np.int64)
-            kiln, got = kiln_ms(kiln_run, tmp, program(m, k, n), [a, b], runs)
-            call, c = onednn_call(lib, a, b)
+        for name, m, k, n, layout in SHAPES:
+            shape_a, shape_b, _, _ = operands(m, k, n, layout)
+            a = rng.integers(-128, 128, shape_a).astype(np.int8)
+            b = rng.integers(-128, 128, shape_b).astype(np.int8)
+            wide_a, wide_b = (x.astype(np.int64) for x in (a, b))
+            exact = ((wide_a.T if layout == "tn" else wide_a) @
+                     (wide_b.T if layout == "nt" else wide_b))
+            kiln, got = kiln_ms(kiln_run, tmp,
+                                program(m, k, n, layout, "i8", "i32"), [a, b],
+                                runs)
+            call, c = onednn_call(lib, a, b, layout)
             dnnl = median_ms(call, runs)
             ta, tb = (torch.from_numpy(x.astype(np.int32)) for x in (a, b))
+            ta = ta.t() if layout == "tn" else ta
+            tb = tb.t() if layout == "nt" else tb
             peer = median_ms(lambda: ta @ tb, runs)
             if not (np.array_equal(got, exact) and np.array_equal(c, exact)):
                 raise SystemExit(f"{name}: a result differs from numpy's")
             vs_onednn.append(dnnl / kiln)
             vs_torch.append(peer / kiln)
-            print(f"{name:24s} kiln {kiln:8.3f} ms | oneDNN {dnnl:8.3f} ms "
+            print(f"{name:33s} kiln {kiln:8.3f} ms | oneDNN {dnnl:8.3f} ms "
                   f"({100 * dnnl / kiln:5.1f}%) | torch int32 {peer:8.3f} ms "
                   f"({100 * peer / kiln:6.1f}%)")
 

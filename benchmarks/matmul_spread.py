@@ -72,9 +72,9 @@ def operands(m, k, n, layout):
     return a, b, [0 if layout == "tn" else 1], [1 if layout == "nt" else 0]
 
 
-def program(m, k, n, layout, element):
+def program(m, k, n, layout, element, result="f32"):
     a, b, lc, rc = operands(m, k, n, layout)
-    ta, tb, tr = ttype(a, element), ttype(b, element), ttype((m, n), "f32")
+    ta, tb, tr = ttype(a, element), ttype(b, element), ttype((m, n), result)
     return (f"func.func @mm(%a: {ta}, %b: {tb}) -> {tr} {{\n"
             f"  %r = kiln.dot_general %a, %b, contracting = {lc} x {rc} : "
             f"({ta}, {tb}) -> {tr}\n  return %r : {tr}\n}}\n")

@@ -14,6 +14,7 @@
 #include "Passes.h"
 #include "lowering/linalg/LoweringUtils.h"
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -130,24 +131,187 @@ Value correctedStart(OpBuilder &b, Location loc, Value init,
       });
 }
 
-/// `matmul` (isSignedByteMatmul) as a biased product from its corrected
-/// start.
+/// Rows of A from which B is packed: the packing costs about as much as
+/// interleaving B's quads in registers for 16 rows of A.
+constexpr int64_t kPackedMinRows = 32;
+
+/// Elements [offset, offset + size) of `value` along `dim`.
+Value sliceAlong(OpBuilder &b, Location loc, Value value, unsigned dim,
+                 int64_t offset, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+      sizes, strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t extent : type.getShape())
+    sizes.push_back(b.getIndexAttr(extent));
+  offsets[dim] = b.getIndexAttr(offset);
+  sizes[dim] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes,
+                                        strides);
+}
+
+/// `value` with dimension `dim` (a multiple of 4) split into [dim / 4, 4].
+Value splitQuads(OpBuilder &b, Location loc, Value value, unsigned dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
+    ReassociationIndices group{int64_t(shape.size())};
+    if (d == dim) {
+      shape.append({extent / 4, 4});
+      group.push_back(shape.size() - 1);
+    } else {
+      shape.push_back(extent);
+    }
+    groups.push_back(group);
+  }
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), value,
+                                       groups);
+}
+
+/// The loops' dimensions d0 ... d(count - 1).
+SmallVector<AffineExpr> loopDims(MLIRContext *context, unsigned count) {
+  return llvm::map_to_vector(llvm::seq<unsigned>(count), [&](unsigned d) {
+    return getAffineDimExpr(d, context);
+  });
+}
+
+/// B + 128 (B xor 0x80) packed for vpdpbusd as [batch..., K / 4, N, 4]:
+/// column n's k steps 4q ... 4q + 3 at [q, n], so that 16 columns' quads
+/// are 64 consecutive bytes. From `source` = B [batch..., K, N], or B^T
+/// [batch..., N, K] when `transposed`; K a multiple of 4.
+Value packQuads(OpBuilder &b, Location loc, Value source, bool transposed) {
+  auto type = cast<RankedTensorType>(source.getType());
+  unsigned rank = type.getRank(), batch = rank - 2;
+  int64_t k = type.getDimSize(transposed ? rank - 1 : rank - 2);
+  int64_t n = type.getDimSize(transposed ? rank - 2 : rank - 1);
+  SmallVector<int64_t> shape(type.getShape().take_front(batch));
+  shape.append({k / 4, n, 4});
+  SmallVector<AffineExpr> dims = loopDims(b.getContext(), batch + 3);
+  AffineExpr q = dims[batch], column = dims[batch + 1], step = dims[batch + 2];
+  SmallVector<AffineExpr> read(ArrayRef(dims).take_front(batch));
+  if (transposed)
+    read.append({column, q, step});
+  else
+    read.append({q, step, column});
+  return kiln::buildParallelGeneric(
+      b, loc, type.clone(shape),
+      splitQuads(b, loc, source, transposed ? rank - 1 : rank - 2),
+      AffineMap::get(batch + 3, 0, read, b.getContext()),
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        return biased(b, loc, args[0]);
+      });
+}
+
+/// start + A B for A [batch..., M, K] and B packed by packQuads: a generic
+/// over (batch..., m, n, q, j) of sext(A[m, 4q + j]) zext(packed[q, n, j]).
+Value packedProduct(OpBuilder &b, Location loc, Value a, Value packed,
+                    Value start) {
+  auto type = cast<RankedTensorType>(a.getType());
+  unsigned batch = type.getRank() - 2;
+  SmallVector<AffineExpr> dims = loopDims(b.getContext(), batch + 4);
+  AffineExpr m = dims[batch], n = dims[batch + 1], q = dims[batch + 2],
+             j = dims[batch + 3];
+  ArrayRef<AffineExpr> batchDims = ArrayRef(dims).take_front(batch);
+  auto map = [&](ArrayRef<AffineExpr> inner) {
+    SmallVector<AffineExpr> results(batchDims);
+    results.append(inner.begin(), inner.end());
+    return AffineMap::get(batch + 4, 0, results, b.getContext());
+  };
+  SmallVector<utils::IteratorType> iterators(batch + 2,
+                                             utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  Type i32 = b.getI32Type();
+  return linalg::GenericOp::create(
+             b, loc, start.getType(),
+             ValueRange{splitQuads(b, loc, a, batch + 1), packed}, start,
+             ArrayRef<AffineMap>{map({m, q, j}), map({q, n, j}), map({m, n})},
+             iterators,
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               Value product = arith::MulIOp::create(
+                   b, loc, arith::ExtSIOp::create(b, loc, i32, args[0]),
+                   arith::ExtUIOp::create(b, loc, i32, args[1]));
+               linalg::YieldOp::create(
+                   b, loc,
+                   ValueRange{arith::AddIOp::create(b, loc, args[2], product)});
+             })
+      .getResult(0);
+}
+
+/// start + A B as a biased product (B's quads interleaved in registers).
+Value biasedProduct(OpBuilder &b, Location loc, linalg::LinalgOp matmul,
+                    Value a, Value bBytes, Value start) {
+  return linalg::GenericOp::create(
+             b, loc, start.getType(), ValueRange{a, bBytes}, start,
+             matmul.getIndexingMapsArray(), matmul.getIteratorTypesArray(),
+             [](OpBuilder &b, Location loc, ValueRange args) {
+               auto [lhs, rhs] = biasedFactors(b, loc, args[0], args[1]);
+               Value product = arith::MulIOp::create(b, loc, lhs, rhs);
+               linalg::YieldOp::create(
+                   b, loc,
+                   ValueRange{arith::AddIOp::create(b, loc, args[2], product)});
+             })
+      .getResult(0);
+}
+
+/// Whether `transpose` swaps its input's last two dimensions only.
+bool swapsLastTwo(linalg::TransposeOp transpose) {
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  int64_t rank = permutation.size();
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (permutation[d] != d)
+      return false;
+  return permutation[rank - 2] == rank - 1 && permutation[rank - 1] == rank - 2;
+}
+
+/// `matmul` (isSignedByteMatmul) computed from its corrected start: with
+/// enough rows of A, or where B is a transpose (a weight stored [N, K]),
+/// by packedProduct over the whole quads of K (the transpose read as the
+/// packing's source: its quads are 32-bit words to transpose), then the
+/// steps past them as a biased product; else as a biased product.
 void biasByteMatmul(RewriterBase &rewriter, linalg::LinalgOp matmul) {
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
   Value a = matmul->getOperand(0), b = matmul->getOperand(1);
   Value start = correctedStart(rewriter, loc, matmul->getOperand(2),
                                scaledRowSums(rewriter, loc, a));
-  auto product = linalg::GenericOp::create(
-      rewriter, loc, start.getType(), ValueRange{a, b}, start,
-      matmul.getIndexingMapsArray(), matmul.getIteratorTypesArray(),
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        auto [lhs, rhs] = biasedFactors(b, loc, args[0], args[1]);
-        Value product = arith::MulIOp::create(b, loc, lhs, rhs);
-        linalg::YieldOp::create(
-            b, loc, ValueRange{arith::AddIOp::create(b, loc, args[2], product)});
-      });
-  rewriter.replaceOp(matmul, product.getResults());
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  unsigned batch = ranges.size() - 3;
+  int64_t m = ranges[batch], k = ranges.back(), whole = k - k % 4;
+  auto transpose = b.getDefiningOp<linalg::TransposeOp>();
+  bool transposed = transpose && swapsLastTwo(transpose);
+  Value result;
+  if (transposed || m >= kPackedMinRows) {
+    Value source = transposed ? transpose.getInput() : b;
+    unsigned kDim = transposed ? batch + 1 : batch;
+    Value packed =
+        packQuads(rewriter, loc,
+                  sliceAlong(rewriter, loc, source, kDim, 0, whole),
+                  transposed);
+    result = packedProduct(rewriter, loc,
+                           sliceAlong(rewriter, loc, a, batch + 1, 0, whole),
+                           packed, start);
+    if (whole != k) {
+      // B's last steps; of a transpose, only theirs transposed.
+      Value rest = sliceAlong(rewriter, loc, source, kDim, whole, k - whole);
+      if (transposed) {
+        auto type = cast<RankedTensorType>(b.getType());
+        SmallVector<int64_t> shape(type.getShape());
+        shape[batch] = k - whole;
+        rest = linalg::TransposeOp::create(
+                   rewriter, loc, rest,
+                   kiln::emptyTensor(rewriter, loc, type.clone(shape)),
+                   transpose.getPermutation())
+                   .getResult()[0];
+      }
+      result = biasedProduct(
+          rewriter, loc, matmul,
+          sliceAlong(rewriter, loc, a, batch + 1, whole, k - whole), rest,
+          result);
+    }
+  } else {
+    result = biasedProduct(rewriter, loc, matmul, a, b, start);
+  }
+  rewriter.replaceOp(matmul, result);
 }
 
 /// Of `value` = sext(a), a of i8 (a scalar or a vector); else null.
@@ -200,6 +364,10 @@ void kiln::biasByteProducts(RewriterBase &rewriter, Operation *root) {
 }
 
 void kiln::vectorizeByteQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
+  // Tiles that do not divide the op (tile sizes the user set) are left to
+  // the loop lowering.
+  if (tile.hasDynamicShape())
+    return;
   Location loc = tile.getLoc();
   MLIRContext *context = rewriter.getContext();
   rewriter.setInsertionPoint(tile);
@@ -239,9 +407,223 @@ void kiln::vectorizeByteQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
 
 std::optional<std::pair<Value, Value>>
 kiln::byteQuadOperands(vector::ContractionOp contract) {
+  auto unsignedB = contract.getRhs().getDefiningOp<arith::ExtUIOp>();
   Value a = signedBytes(contract.getLhs());
-  arith::XOrIOp b = biasedBytes(contract.getRhs());
-  if (!a || !b)
+  if (!a || !unsignedB ||
+      !getElementTypeOrSelf(unsignedB.getIn().getType()).isInteger(8))
     return std::nullopt;
-  return std::make_pair(a, b.getResult());
+  return std::make_pair(a, unsignedB.getIn());
+}
+
+/// Whether `op` is a generic on i8 tensors whose body is `ops` applied to
+/// its block arguments: yield(value) where value is built by `matches`.
+static bool yieldsOf(linalg::GenericOp op,
+                     llvm::function_ref<bool(Value, Block &)> matches) {
+  Block &body = op.getRegion().front();
+  return matches(body.getTerminator()->getOperand(0), body);
+}
+
+bool kiln::isQuadPack(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      generic.getNumLoops() < 3 ||
+      generic.getStaticLoopRanges().back() != 4 ||
+      !getElementTypeOrSelf(generic.getResultTypes()[0]).isInteger(8) ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  return yieldsOf(generic, [](Value value, Block &body) {
+    auto xorOp = value.getDefiningOp<arith::XOrIOp>();
+    return xorOp && xorOp.getLhs() == body.getArgument(0) &&
+           isByteBias(xorOp.getRhs());
+  });
+}
+
+bool kiln::isTransposedQuadPack(linalg::LinalgOp op) {
+  // B^T's quads: the source's innermost dimension is the quad's steps.
+  AffineMap read = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  return read.getResults().back() ==
+         getAffineDimExpr(op.getNumLoops() - 1, op.getContext());
+}
+
+bool kiln::isPackedQuadProduct(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() < 4 ||
+      !getElementTypeOrSelf(generic.getResultTypes()[0]).isInteger(32))
+    return false;
+  unsigned batch = generic.getNumLoops() - 4;
+  SmallVector<AffineExpr> dims = loopDims(op.getContext(), batch + 4);
+  AffineExpr m = dims[batch], n = dims[batch + 1], q = dims[batch + 2],
+             j = dims[batch + 3];
+  auto map = [&](ArrayRef<AffineExpr> inner) {
+    SmallVector<AffineExpr> results(ArrayRef(dims).take_front(batch));
+    results.append(inner.begin(), inner.end());
+    return AffineMap::get(batch + 4, 0, results, op.getContext());
+  };
+  SmallVector<AffineMap> expected = {map({m, q, j}), map({q, n, j}),
+                                     map({m, n})};
+  if (generic.getIndexingMapsArray() != expected ||
+      generic.getStaticLoopRanges().back() != 4)
+    return false;
+  return yieldsOf(generic, [](Value value, Block &body) {
+    auto add = value.getDefiningOp<arith::AddIOp>();
+    auto mul = add ? add.getRhs().getDefiningOp<arith::MulIOp>() : nullptr;
+    auto rhs = mul ? mul.getRhs().getDefiningOp<arith::ExtUIOp>() : nullptr;
+    return rhs && add.getLhs() == body.getArgument(2) &&
+           signedBytes(mul.getLhs()) == body.getArgument(0) &&
+           rhs.getIn() == body.getArgument(1);
+  });
+}
+
+/// `tile` collapsed by `groups` of its dimensions (each contiguous).
+static Value collapsed(OpBuilder &b, Location loc, Value tile,
+                       ArrayRef<ReassociationIndices> groups) {
+  return tensor::CollapseShapeOp::create(b, loc, tile, groups);
+}
+
+/// Groups [[0 ... rank - count], [rank - count + 1], ..., [rank - 1]]:
+/// the leading dimensions (unit ones of a tile) folded into the first of
+/// the last `count`.
+static SmallVector<ReassociationIndices> leadingFolded(int64_t rank,
+                                                       int64_t count) {
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t d = 0; d <= rank - count; ++d)
+    groups.front().push_back(d);
+  for (int64_t d = rank - count + 1; d < rank; ++d)
+    groups.push_back({d});
+  return groups;
+}
+
+/// One group of all `rank` dimensions.
+static SmallVector<ReassociationIndices> allDims(int64_t rank) {
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t d = 0; d < rank; ++d)
+    groups.front().push_back(d);
+  return groups;
+}
+
+/// Groups that fold the leading dimensions into the second-to-last and keep
+/// the last two together: [.., a, b, c] as [.. a, b c].
+static SmallVector<ReassociationIndices> lastTwoJoined(int64_t rank) {
+  SmallVector<ReassociationIndices> groups = leadingFolded(rank, 3);
+  groups.pop_back();
+  groups.back().push_back(rank - 1);
+  return groups;
+}
+
+/// A transfer of all of the statically shaped tensor `tile` as one vector
+/// of its shape.
+static Value readAll(OpBuilder &b, Location loc, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return vector::TransferReadOp::create(
+      b, loc, VectorType::get(type.getShape(), type.getElementType()), tile,
+      SmallVector<Value>(type.getRank(), zero), std::nullopt,
+      SmallVector<bool>(type.getRank(), true));
+}
+
+/// `vector` written over all of `tile` (of its shape).
+static Value writeAll(OpBuilder &b, Location loc, Value vector, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return vector::TransferWriteOp::create(
+             b, loc, vector, tile, SmallVector<Value>(type.getRank(), zero),
+             SmallVector<bool>(type.getRank(), true))
+      ->getResult(0);
+}
+
+/// `tile`'s result written as `vector`, through the view `groups` collapse
+/// it to, then expanded back.
+static Value writeCollapsed(OpBuilder &b, Location loc, Value vector,
+                            Value tile, ArrayRef<ReassociationIndices> groups) {
+  Value written = writeAll(b, loc, vector, collapsed(b, loc, tile, groups));
+  return tensor::ExpandShapeOp::create(b, loc, tile.getType(), written,
+                                       groups);
+}
+
+void kiln::vectorizeQuadPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
+  // Tiles that do not divide the op (tile sizes the user set) are left to
+  // the loop lowering.
+  if (tile.hasDynamicShape())
+    return;
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  Value source = tile->getOperand(0), init = tile->getOperand(1);
+  int64_t rank = cast<RankedTensorType>(init.getType()).getRank();
+  Value packed;
+  if (isTransposedQuadPack(tile)) {
+    // [n, q, 4] of B^T as rows of 32-bit quads, transposed to [q, n].
+    SmallVector<ReassociationIndices> groups = lastTwoJoined(rank);
+    Value rows = readAll(rewriter, loc, collapsed(rewriter, loc, source, groups));
+    auto type = cast<VectorType>(rows.getType());
+    int64_t n = type.getDimSize(0), q = type.getDimSize(1) / 4;
+    Type i32 = rewriter.getI32Type();
+    Value words = vector::BitCastOp::create(
+        rewriter, loc, VectorType::get({n, q}, i32), rows);
+    Value swapped = vector::TransposeOp::create(rewriter, loc, words,
+                                                ArrayRef<int64_t>{1, 0});
+    Value bytes = vector::BitCastOp::create(
+        rewriter, loc, VectorType::get({q, 4 * n}, rewriter.getI8Type()),
+        swapped);
+    packed = writeCollapsed(rewriter, loc, biased(rewriter, loc, bytes), init,
+                            groups);
+  } else {
+    // [q, 4, n] of B: the 4 rows interleaved, each column's quad in turn.
+    Value rows = readAll(rewriter, loc,
+                         collapsed(rewriter, loc, source,
+                                   leadingFolded(rank, 2)));
+    Value biasedRows = biased(rewriter, loc, rows);
+    SmallVector<Value> steps;
+    for (int64_t step = 0; step < 4; ++step)
+      steps.push_back(
+          vector::ExtractOp::create(rewriter, loc, biasedRows, step));
+    int64_t n = cast<VectorType>(rows.getType()).getDimSize(1);
+    Value quads = vector::BitCastOp::create(
+        rewriter, loc, VectorType::get({4 * n}, rewriter.getI8Type()),
+        kiln::interleaveRows(rewriter, loc, steps));
+    packed = writeCollapsed(rewriter, loc, quads, init, allDims(rank));
+  }
+  rewriter.replaceOp(tile, packed);
+}
+
+void kiln::vectorizePackedQuads(RewriterBase &rewriter,
+                                linalg::LinalgOp tile) {
+  // Tiles that do not divide the op (tile sizes the user set) are left to
+  // the loop lowering.
+  if (tile.hasDynamicShape())
+    return;
+  Location loc = tile.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(tile);
+  Value a = tile->getOperand(0), packed = tile->getOperand(1),
+        init = tile->getOperand(2);
+  int64_t rank = cast<RankedTensorType>(a.getType()).getRank();
+  // A [.., m, 1, 4] as [m, 4]; the packed [.., 1, n, 4] as one row of
+  // bytes, then [n, 4]; C [.., m, n] as [m, n].
+  Value lhs =
+      readAll(rewriter, loc, collapsed(rewriter, loc, a, lastTwoJoined(rank)));
+  Value row =
+      readAll(rewriter, loc, collapsed(rewriter, loc, packed, allDims(rank)));
+  int64_t n = cast<RankedTensorType>(packed.getType()).getDimSize(rank - 2);
+  Value rhs = vector::ShapeCastOp::create(
+      rewriter, loc, VectorType::get({n, 4}, rewriter.getI8Type()), row);
+  auto cGroups = leadingFolded(rank - 1, 2);
+  Value acc = readAll(rewriter, loc, collapsed(rewriter, loc, init, cGroups));
+  Type i32 = rewriter.getI32Type();
+  AffineExpr m, nn, k;
+  bindDims(context, m, nn, k);
+  Value sum = vector::ContractionOp::create(
+      rewriter, loc,
+      arith::ExtSIOp::create(rewriter, loc,
+                             cast<VectorType>(lhs.getType()).clone(i32), lhs),
+      arith::ExtUIOp::create(rewriter, loc,
+                             cast<VectorType>(rhs.getType()).clone(i32), rhs),
+      acc, ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {nn, k}, {m, nn}},
+      ArrayRef<vector::IteratorType>{vector::IteratorType::parallel,
+                                     vector::IteratorType::parallel,
+                                     vector::IteratorType::reduction});
+  rewriter.replaceOp(tile, writeCollapsed(rewriter, loc, sum, init, cGroups));
 }

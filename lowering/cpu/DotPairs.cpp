@@ -72,98 +72,111 @@ struct LaneDot {
       emit;
 };
 
-/// C + A B for A: vector<M x K x T>, B: vector<K x N x T> (K at most the
-/// dot's group), C: vector<M x N x 32-bit>, as `dot`'s products of the k
-/// steps, 16 columns at a time; missing steps pair with zeros, and columns
-/// past the last 16 run on 4 or 8 lanes padded with zeros.
-Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs, Value rhs,
-               Value acc, const LaneDot &dot) {
-  auto lhsType = cast<VectorType>(lhs.getType());
-  int64_t rows = lhsType.getDimSize(0), steps = lhsType.getDimSize(1);
-  int64_t columns = cast<VectorType>(acc.getType()).getDimSize(1);
-  int64_t group = dot.group;
-  Type i32 = rewriter.getI32Type();
-  Type stepBits = rewriter.getIntegerType(32 / group);
+/// `vector` as integers of `bits` bits: bytes of wider steps sign-extended,
+/// floats bitcast (LLVM cannot legalize shuffles of odd-sized bf16
+/// vectors).
+Value asStepBits(PatternRewriter &rewriter, Location loc, Value vector,
+                 int64_t bits) {
+  auto type = cast<VectorType>(vector.getType());
+  Type element = type.getElementType();
+  auto wide = type.clone(rewriter.getIntegerType(bits));
+  if (element.getIntOrFloatBitWidth() < bits)
+    return arith::ExtSIOp::create(rewriter, loc, wide, vector);
+  if (element == wide.getElementType())
+    return vector;
+  return vector::BitCastOp::create(rewriter, loc, wide, vector);
+}
 
-  // The bits move as integers of a step's width (LLVM cannot legalize
-  // shuffles of odd-sized bf16 vectors); bytes of 16-bit steps are
-  // sign-extended to them.
-  auto bits = [&](Value vector) -> Value {
-    auto type = cast<VectorType>(vector.getType());
-    Type element = type.getElementType();
-    auto wide = type.clone(stepBits);
-    if (element.getIntOrFloatBitWidth() < stepBits.getIntOrFloatBitWidth())
-      return arith::ExtSIOp::create(rewriter, loc, wide, vector);
-    if (element == stepBits)
-      return vector;
-    return vector::BitCastOp::create(rewriter, loc, wide, vector);
-  };
-  // B's rows k, ..., k + group - 1 (zeros past K), interleaved per block
-  // of columns: lane j holds the steps of column j, in order.
-  SmallVector<Value> rhsRows;
-  for (int64_t step = 0; step < group; ++step)
-    rhsRows.push_back(
+/// B: vector<K x N x T> (K at most the dot's group) as `dot`'s operand per
+/// block of 16 columns: rows k, ..., k + group - 1 (zeros past K)
+/// interleaved, so that lane j holds the steps of column j, in order;
+/// columns past the last 16 on 4 or 8 lanes padded with zeros.
+SmallVector<Value> interleavedGroups(PatternRewriter &rewriter, Location loc,
+                                     Value rhs, const LaneDot &dot) {
+  auto type = cast<VectorType>(rhs.getType());
+  int64_t steps = type.getDimSize(0), columns = type.getDimSize(1);
+  int64_t bits = 32 / dot.group;
+  SmallVector<Value> rows;
+  for (int64_t step = 0; step < dot.group; ++step)
+    rows.push_back(
         step < steps
-            ? bits(vector::ExtractOp::create(rewriter, loc, rhs, step))
+            ? asStepBits(rewriter, loc,
+                         vector::ExtractOp::create(rewriter, loc, rhs, step),
+                         bits)
             : arith::ConstantOp::create(
                   rewriter, loc,
-                  rewriter.getZeroAttr(VectorType::get({columns}, stepBits)))
+                  rewriter.getZeroAttr(VectorType::get(
+                      {columns}, rewriter.getIntegerType(bits))))
                   .getResult());
-  SmallVector<Value> rhsGroups;
+  SmallVector<Value> groups;
   for (int64_t column = 0; column < columns; column += 16) {
     int64_t width = std::min<int64_t>(16, columns - column);
     int64_t lanes = dotLanes(width);
-    SmallVector<Value> level;
-    for (Value row : rhsRows)
-      level.push_back(
+    SmallVector<Value> blocks;
+    for (Value row : rows)
+      blocks.push_back(
           padded(rewriter, loc, slice(rewriter, loc, row, column, width),
                  lanes));
-    // Interleaving rows pairwise, then the pairs as elements twice as
-    // wide, until one vector holds every step.
-    while (level.size() > 1) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i < level.size(); i += 2) {
-        Value both =
-            vector::InterleaveOp::create(rewriter, loc, level[i], level[i + 1]);
-        if (level.size() > 2) {
-          auto type = cast<VectorType>(both.getType());
-          both = vector::BitCastOp::create(
-              rewriter, loc,
-              VectorType::get({type.getNumElements() / 2},
-                              rewriter.getIntegerType(
-                                  2 * type.getElementTypeBitWidth())),
-              both);
-        }
-        next.push_back(both);
-      }
-      level = std::move(next);
-    }
-    rhsGroups.push_back(vector::BitCastOp::create(
-        rewriter, loc, VectorType::get({group * lanes}, dot.element),
-        level.front()));
+    groups.push_back(vector::BitCastOp::create(
+        rewriter, loc, VectorType::get({dot.group * lanes}, dot.element),
+        kiln::interleaveRows(rewriter, loc, blocks)));
   }
+  return groups;
+}
 
+/// B packed as vector<N x 4 x i8> (column n's k quad in row n) as
+/// vpdpbusd's operand per block of 16 columns: the rows as they are.
+SmallVector<Value> packedGroups(PatternRewriter &rewriter, Location loc,
+                                Value packed) {
+  auto type = cast<VectorType>(packed.getType());
+  int64_t columns = type.getDimSize(0), group = type.getDimSize(1);
+  SmallVector<Value> groups;
+  for (int64_t column = 0; column < columns; column += 16) {
+    int64_t width = std::min<int64_t>(16, columns - column);
+    Value block = vector::ExtractStridedSliceOp::create(
+        rewriter, loc, packed, ArrayRef<int64_t>{column, 0},
+        ArrayRef<int64_t>{width, group}, ArrayRef<int64_t>{1, 1});
+    Value flat = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({width * group}, type.getElementType()),
+        block);
+    groups.push_back(padded(rewriter, loc, flat, group * dotLanes(width)));
+  }
+  return groups;
+}
+
+/// C + A B for A: vector<M x K x T> (K at most the dot's group), B as
+/// `groups` (one dot operand per block of 16 columns), C: vector<M x N x
+/// 32-bit>, as `dot`'s products of the k steps; A's missing steps are
+/// zeros.
+Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs,
+               ArrayRef<Value> groups, Value acc, const LaneDot &dot) {
+  int64_t rows = cast<VectorType>(lhs.getType()).getDimSize(0);
+  int64_t columns = cast<VectorType>(acc.getType()).getDimSize(1);
+  Type i32 = rewriter.getI32Type();
   Value result = acc;
   for (int64_t row = 0; row < rows; ++row) {
     // A's steps (row, k), ..., (row, k + group - 1) as one 32-bit word in
     // every lane.
     Value steps = padded(
-        rewriter, loc, bits(vector::ExtractOp::create(rewriter, loc, lhs, row)),
-        group);
+        rewriter, loc,
+        asStepBits(rewriter, loc,
+                   vector::ExtractOp::create(rewriter, loc, lhs, row),
+                   32 / dot.group),
+        dot.group);
     Value word = vector::BitCastOp::create(rewriter, loc,
                                            VectorType::get({1}, i32), steps);
     Value accRow = vector::ExtractOp::create(rewriter, loc, result, row);
-    for (auto [block, rhsGroup] : llvm::enumerate(rhsGroups)) {
+    for (auto [block, group] : llvm::enumerate(groups)) {
       int64_t column = block * 16;
       int64_t width = std::min<int64_t>(16, columns - column);
       int64_t lanes = dotLanes(width);
       Value broadcast = vector::BitCastOp::create(
-          rewriter, loc, VectorType::get({group * lanes}, dot.element),
+          rewriter, loc, VectorType::get({dot.group * lanes}, dot.element),
           vector::BroadcastOp::create(rewriter, loc,
                                       VectorType::get({lanes}, i32), word));
       Value sum = padded(rewriter, loc,
                          slice(rewriter, loc, accRow, column, width), lanes);
-      Value product = dot.emit(rewriter, loc, sum, broadcast, rhsGroup);
+      Value product = dot.emit(rewriter, loc, sum, broadcast, group);
       if (lanes != width)
         product = slice(rewriter, loc, product, 0, width);
       accRow = placed(rewriter, loc, product, accRow, column);
@@ -235,9 +248,10 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
                            .getResult()
                      : value;
     };
-    Value result = emitDots(rewriter, loc, unbatched(contract.getLhs()),
-                            unbatched(contract.getRhs()),
-                            unbatched(contract.getAcc()), dot);
+    Value result = emitDots(
+        rewriter, loc, unbatched(contract.getLhs()),
+        interleavedGroups(rewriter, loc, unbatched(contract.getRhs()), dot),
+        unbatched(contract.getAcc()), dot);
     if (batched)
       result = vector::BroadcastOp::create(rewriter, loc, accType, result);
     rewriter.replaceOp(contract, result);
@@ -248,10 +262,21 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
   LaneDot dot;
 };
 
-/// A contraction of sext(A) by zext(B xor 0x80), int8, over at most four
-/// k steps (the register tiles of kiln::biasByteProducts' products) as
-/// emitDots' vpdpbusd, which multiplies B's unsigned bytes by A's signed
-/// ones.
+/// Whether `maps` are those of A B^T: A [M, K], B [N, K], C [M, N].
+bool isTransposedRhsMatmul(ArrayAttr maps) {
+  MLIRContext *context = maps.getContext();
+  AffineExpr m, n, k;
+  bindDims(context, m, n, k);
+  SmallVector<AffineMap> expected = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {n, k}, {m, n}}, context);
+  return llvm::equal(maps.getAsValueRange<AffineMapAttr>(), expected);
+}
+
+/// A contraction of sext(A) by zext(B), int8, as emitDots' vpdpbusd, which
+/// multiplies B's unsigned bytes by A's signed ones: B as [K, N] over at
+/// most four k steps (the register tiles of kiln::biasByteProducts' biased
+/// products, whose quads are interleaved in registers), or packed as
+/// [N, 4] (their packed products', whose quads are B's rows).
 struct ContractToByteQuads : OpRewritePattern<vector::ContractionOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -260,12 +285,13 @@ struct ContractToByteQuads : OpRewritePattern<vector::ContractionOp> {
     std::optional<std::pair<Value, Value>> bytes =
         kiln::byteQuadOperands(contract);
     auto accType = dyn_cast<VectorType>(contract.getAccType());
+    int64_t steps = contract.getLhsType().getShape().back();
+    bool packed = isTransposedRhsMatmul(contract.getIndexingMaps());
     if (!bytes || contract.getKind() != vector::CombiningKind::ADD ||
         !accType || !accType.getElementType().isInteger(32) ||
-        !isRowMajorMatmul(contract.getIndexingMaps()) ||
-        contract.getLhsType().getShape().back() > 4 ||
-        isa<vector::MaskOp>(contract->getParentOp()) ||
-        accType.isScalable())
+        !(packed || isRowMajorMatmul(contract.getIndexingMaps())) ||
+        (packed ? steps != 4 : steps > 4) ||
+        isa<vector::MaskOp>(contract->getParentOp()) || accType.isScalable())
       return failure();
     LaneDot quads{IntegerType::get(getContext(), 8), 4,
                   [](PatternRewriter &rewriter, Location loc, Value sum,
@@ -273,13 +299,45 @@ struct ContractToByteQuads : OpRewritePattern<vector::ContractionOp> {
                     return vnni(rewriter, loc, "vpdpbusd", sum, unsignedB,
                                 signedA);
                   }};
-    rewriter.replaceOp(contract,
-                       emitDots(rewriter, contract.getLoc(), bytes->first,
-                                bytes->second, contract.getAcc(), quads));
+    Location loc = contract.getLoc();
+    SmallVector<Value> groups =
+        packed ? packedGroups(rewriter, loc, bytes->second)
+               : interleavedGroups(rewriter, loc, bytes->second, quads);
+    rewriter.replaceOp(contract, emitDots(rewriter, loc, bytes->first, groups,
+                                          contract.getAcc(), quads));
     return success();
   }
 };
 
+} // namespace
+
+Value kiln::interleaveRows(OpBuilder &builder, Location loc,
+                           ArrayRef<Value> rows) {
+  // Pairwise, then the pairs as elements twice as wide, until one vector
+  // holds every row.
+  SmallVector<Value> level(rows);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < level.size(); i += 2) {
+      Value both =
+          vector::InterleaveOp::create(builder, loc, level[i], level[i + 1]);
+      if (level.size() > 2) {
+        auto type = cast<VectorType>(both.getType());
+        both = vector::BitCastOp::create(
+            builder, loc,
+            VectorType::get({type.getNumElements() / 2},
+                            builder.getIntegerType(
+                                2 * type.getElementTypeBitWidth())),
+            both);
+      }
+      next.push_back(both);
+    }
+    level = std::move(next);
+  }
+  return level.front();
+}
+
+namespace {
 /// convert-to-llvm for the x86vector dialect: its ops become calls of the
 /// LLVM intrinsics they name.
 struct X86VectorToLLVM : ConvertToLLVMPatternInterface {

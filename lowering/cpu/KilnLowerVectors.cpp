@@ -45,11 +45,21 @@ struct KilnLowerVectorsPass
 
     lowerRowReductions(root);
 
-    RewritePatternSet lowering(context);
+    // Dot products first, on the contractions as tiling made them: a
+    // packed quad product's B is one row of bytes shape-cast to [N, 4],
+    // which folds away only before shape casts are lowered.
+    RewritePatternSet dots(context);
     if (bf16DotPairs)
-      kiln::populateBf16DotPairPatterns(lowering);
+      kiln::populateBf16DotPairPatterns(dots);
     if (intDotPairs)
-      kiln::populateIntDotPairPatterns(lowering);
+      kiln::populateIntDotPairPatterns(dots);
+    if (failed(applyPatternsGreedily(root, std::move(dots)))) {
+      root->emitError("kiln-lower-vectors: the dot product patterns did not "
+                      "converge");
+      return signalPassFailure();
+    }
+
+    RewritePatternSet lowering(context);
     vector::populateVectorContractLoweringPatterns(
         lowering, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorOuterProductLoweringPatterns(lowering);
@@ -65,6 +75,8 @@ struct KilnLowerVectorsPass
     vector::populateVectorTransposeLoweringPatterns(
         lowering, vector::VectorTransposeLowering::EltWise);
     vector::populateVectorShapeCastLoweringPatterns(lowering);
+    // n-D bitcasts (a quad pack's rows of 32-bit words) become 1-D ones.
+    vector::populateVectorBitCastLoweringPatterns(lowering);
     vector::populateVectorStepLoweringPatterns(lowering);
     // Strided slices (of bf16 dot products' columns) become shuffles.
     vector::populateVectorInsertExtractStridedSliceTransforms(lowering);

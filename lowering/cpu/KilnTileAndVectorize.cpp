@@ -304,6 +304,35 @@ linalg::LinalgOp withWideOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
   return cast<linalg::LinalgOp>(wide);
 }
 
+/// The loop of a matmul's M ([B,] M, N, K, and a packed quad product's
+/// steps after K).
+size_t firstMatmulLoop(linalg::LinalgOp op) {
+  return op.getNumLoops() - 3 - (kiln::isPackedQuadProduct(op) ? 1 : 0);
+}
+
+/// A quad pack (kiln::isQuadPack) in tiles of 16 columns, and of 16 quads
+/// when it transposes B^T's (16 x 16 32-bit words); rows or columns past
+/// the last whole tile as a smaller one.
+void tileQuadPack(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] Q, N, 4
+  size_t batch = ranges.size() - 3;
+  int64_t quads = kiln::isTransposedQuadPack(op) ? 16 : 1;
+  for (auto [loop, size] : {std::pair<size_t, int64_t>{batch, quads},
+                            {batch + 1, 16}})
+    if (ranges[loop] > size && ranges[loop] % size != 0) {
+      auto [first, second] =
+          split(rewriter, op, loop, ranges[loop] - ranges[loop] % size);
+      tileQuadPack(rewriter, first);
+      tileQuadPack(rewriter, second);
+      return;
+    }
+  SmallVector<int64_t> sizes(batch, 1);
+  sizes.append({std::min(ranges[batch], quads),
+                std::min<int64_t>(ranges[batch + 1], 16), 4});
+  if (auto tiled = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
+    kiln::vectorizeQuadPack(rewriter, tiled);
+}
+
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. No dimension
 /// has a partial tile: where M, N or K is not a whole number of cache
@@ -320,9 +349,13 @@ linalg::LinalgOp withWideOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// tile of its own.
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                 MatmulTiles tiles) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
-  size_t batch = ranges.size() - 3;
+  // [B,] M, N, K; a packed quad product's K counts quads, then its steps.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  bool packed = kiln::isPackedQuadProduct(op);
+  size_t batch = firstMatmulLoop(op);
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
+  int64_t cacheK = packed ? std::max<int64_t>(1, tiles.cacheK / 4)
+                          : tiles.cacheK;
   bool pairs = kiln::multipliesInPairs(
       getElementTypeOrSelf(op->getOperand(0).getType()),
       getElementTypeOrSelf(op->getOperand(1).getType()),
@@ -330,7 +363,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       tiles.intPairs);
   // Biased int8 products (kiln::biasByteProducts) multiply k quads.
   bool quads = kiln::isByteQuadProduct(op);
-  int64_t kStep = quads ? 4 : pairs ? 2 : 1;
+  int64_t kStep = packed ? 1 : quads ? 4 : pairs ? 2 : 1;
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
   // 129 x 63 took 5.6 ms; 0.05 ms widened).
   if (hasNarrowFloats(op) && !pairs &&
@@ -356,12 +389,13 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                                                : kStep;
     int64_t cacheTile = loop == batch       ? tiles.cacheM
                         : loop == batch + 1 ? tiles.cacheN
-                                            : tiles.cacheK;
+                                            : cacheK;
     if (size > registerTile && size % registerTile != 0)
       return size - size % registerTile;
     if (loop == batch + 1 && narrow)
       return int64_t(llvm::bit_floor(uint64_t(size)));
-    if (loop == batch + 2 && pairs && !quads && size > 1 && size % 2 != 0)
+    if (loop == batch + 2 && pairs && !quads && !packed && size > 1 &&
+        size % 2 != 0)
       return size - 1;
     if (size > cacheTile && size % cacheTile != 0)
       return size - size % cacheTile;
@@ -401,20 +435,28 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     }
   SmallVector<int64_t> cache(batch, 1), registers(batch, 1);
   cache.append({std::min(m, tiles.cacheM), std::min(n, tiles.cacheN),
-                std::min(k, tiles.cacheK)});
+                std::min(k, cacheK)});
   registers.append({std::min(m, tiles.registerM), std::min(n, tiles.registerN),
                     std::min(k, kStep)});
+  if (packed) {
+    cache.push_back(4);
+    registers.push_back(4);
+  }
   // Batch, then N, then K, then M: a panel of B stays in L2 while every row
   // block of A streams past it.
   SmallVector<int64_t> order(batch, 0);
   for (int64_t loop : {1, 2, 0})
     order.push_back(batch + loop);
+  if (packed)
+    order.push_back(batch + 3);
   auto outer = dyn_cast_or_null<linalg::LinalgOp>(
       tile(rewriter, op, cache, order));
   if (!outer)
     return;
   Operation *inner = tile(rewriter, outer, registers);
-  if (inner && quads)
+  if (inner && packed)
+    kiln::vectorizePackedQuads(rewriter, cast<linalg::LinalgOp>(inner));
+  else if (inner && quads)
     kiln::vectorizeByteQuads(rewriter, cast<linalg::LinalgOp>(inner));
   else if (inner)
     vectorize(rewriter, inner);
@@ -425,7 +467,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
 /// f64 from f64, or in i32 or i64 from integers of at most its width
 /// (int8 weights and activations sign-extended as they are read).
 bool isTiledMatmul(linalg::LinalgOp op) {
-  if (kiln::isByteQuadProduct(op))
+  if (kiln::isByteQuadProduct(op) || kiln::isPackedQuadProduct(op))
     return true;
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return false;
@@ -472,7 +514,7 @@ MatmulTiles registerTilesOf(linalg::LinalgOp op, MatmulTiles tiles) {
   // A register tile of byte quads interleaves B's rows in registers once
   // per k quad: twice the rows on half the columns share each interleaving
   // between twice as many rows (1024^3: 6.5 -> 5.7 ms).
-  if (kiln::isByteQuadProduct(op)) {
+  if (kiln::isByteQuadProduct(op) || kiln::isPackedQuadProduct(op)) {
     tiles.registerM *= 2;
     tiles.registerN = std::max<int64_t>(1, tiles.registerN / 2);
   }
@@ -489,7 +531,7 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
   SmallVector<int64_t> granules(ranges.size(), 1);
   if (isTiledMatmul(op)) {
     tiles = registerTilesOf(op, tiles);
-    size_t m = ranges.size() - 3, n = m + 1;
+    size_t m = firstMatmulLoop(op), n = m + 1;
     granules[m] = ranges[m] % tiles.cacheM == 0 ? tiles.cacheM : tiles.registerM;
     granules[n] = ranges[n] % tiles.cacheN == 0 ? tiles.cacheN : tiles.registerN;
   } else {
@@ -853,7 +895,8 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         auto linalgOp = dyn_cast<linalg::LinalgOp>(producer.getOwner());
         if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(producer.getOwner()) ||
-            (linalgOp && kiln::isByteQuadProduct(linalgOp)) ||
+            (linalgOp && (kiln::isByteQuadProduct(linalgOp) ||
+                          kiln::isPackedQuadProduct(linalgOp))) ||
             slice.getSourceType() == slice.getResultType())
           return std::nullopt;
         // A producer with an empty loop (a sum over a size-0 dimension)
@@ -943,7 +986,7 @@ Operation *fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
   if (!matmul)
     return nullptr;
   SmallVector<int64_t> ranges = matmul.getStaticLoopRanges(); // [B,] M, N, K
-  size_t batch = ranges.size() - 3;
+  size_t batch = firstMatmulLoop(matmul);
   int64_t m = ranges[batch], n = ranges[batch + 1];
   if (n < tiles.registerN)
     return nullptr;
@@ -1013,6 +1056,8 @@ bool isScheduled(linalg::LinalgOp op) {
 /// Tiles and vectorizes `op`, one isScheduled accepts.
 void schedule(RewriterBase &rewriter, linalg::LinalgOp op, MatmulTiles tiles,
               int64_t width) {
+  if (kiln::isQuadPack(op))
+    return tileQuadPack(rewriter, op);
   if (!isTiledMatmul(op))
     return tileElementwise(rewriter, op, width);
   tileMatmul(rewriter, op, registerTilesOf(op, tiles));

@@ -59,8 +59,31 @@ bool isByteQuadProduct(mlir::linalg::LinalgOp op);
 
 /// Rewrites each int8 x int8 -> i32 matmul under `root` with at least 4 k
 /// steps as a product of A by B + 128 (unsigned bytes, for VNNI's
-/// vpdpbusd) starting from C0 - 128 rowsum(A), so that it computes A B.
+/// vpdpbusd) starting from C0 - 128 rowsum(A), so that it computes A B:
+/// with enough rows (or B a transpose), B + 128 is packed first
+/// (isQuadPack) and the product reads the packed quads
+/// (isPackedQuadProduct).
 void biasByteProducts(mlir::RewriterBase &rewriter, mlir::Operation *root);
+
+/// Whether `op` packs B + 128 for vpdpbusd: [batch..., K / 4, N, 4] from B
+/// [batch..., K, N] or, isTransposedQuadPack, from B^T [batch..., N, K].
+bool isQuadPack(mlir::linalg::LinalgOp op);
+bool isTransposedQuadPack(mlir::linalg::LinalgOp op);
+
+/// Whether `op` is C + A B of int8 A [batch..., M, K / 4, 4] and B packed by
+/// a quad pack: a generic over (batch..., m, n, q, j).
+bool isPackedQuadProduct(mlir::linalg::LinalgOp op);
+
+/// Replaces `tile`, a tile of a quad pack (16 columns, and 16 quads of a
+/// transpose), by vector code: B's 4 rows interleaved, or B^T's quads
+/// transposed as 32-bit words.
+void vectorizeQuadPack(mlir::RewriterBase &rewriter,
+                       mlir::linalg::LinalgOp tile);
+
+/// Replaces `tile`, a register tile of a packed quad product (one quad),
+/// by a vector.contract of sext(A) [M, 4] and zext(packed) [N, 4].
+void vectorizePackedQuads(mlir::RewriterBase &rewriter,
+                          mlir::linalg::LinalgOp tile);
 
 /// Replaces `tile`, a register tile of a biased product (at most 4 k
 /// steps), by a vector.contract of its factors: sext(A) and zext(B xor
@@ -68,10 +91,15 @@ void biasByteProducts(mlir::RewriterBase &rewriter, mlir::Operation *root);
 void vectorizeByteQuads(mlir::RewriterBase &rewriter,
                         mlir::linalg::LinalgOp tile);
 
-/// Of a contraction of sext(A) by zext(B xor 0x80), int8 A and B: A and
-/// B xor 0x80 (the unsigned bytes B + 128); else nothing.
+/// Of a contraction of sext(A) by zext(B), int8 A and B (B + 128, or
+/// packed B + 128): A and B's bytes; else nothing.
 std::optional<std::pair<mlir::Value, mlir::Value>>
 byteQuadOperands(mlir::vector::ContractionOp contract);
+
+/// The 1-D vectors `rows` (a power of two of them, of one type) interleaved
+/// into one: element j of each row in turn, for each j.
+mlir::Value interleaveRows(mlir::OpBuilder &builder, mlir::Location loc,
+                           llvm::ArrayRef<mlir::Value> rows);
 
 /// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
 void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);

@@ -158,11 +158,13 @@ def products(dtype):
     name = np.dtype(dtype).name
     info = np.iinfo(dtype)
     # int8 products of 4 k steps or more multiply B + 128 by A and start
-    # from -128 rowsum(A) (VNNI byte quads): K of 4 and past whole quads,
-    # vector-matrix, matrix-vector, columns off the register tile, and
-    # rows of extremes, whose sums are largest.
+    # from -128 rowsum(A) (VNNI byte quads; from 32 rows of A, B + 128
+    # packed first): K of 4 and past whole quads, vector-matrix,
+    # matrix-vector, columns off the register tile, and rows of extremes,
+    # whose sums are largest.
     shapes = [(5, 7, 3), (33, 70, 40), (64, 128, 64), (9, 4, 16),
-              (37, 5, 19), (1, 64, 48), (16, 130, 1), (70, 259, 33)]
+              (37, 5, 19), (1, 64, 48), (16, 130, 1), (70, 259, 33),
+              (130, 64, 17)]
     for m, k, n in shapes:
         a, b = edges(dtype, m * k).reshape(m, k), edges(dtype, k * n).reshape(k, n)
         products_of(name, a, b, dtype)
@@ -172,6 +174,27 @@ def products(dtype):
         products_of(f"{name} of {fill_a} and {fill_b}",
                     np.full((9, k), fill_a, dtype), np.full((k, 40), fill_b, dtype),
                     dtype)
+    # B stored [N, K] (a PyTorch Linear's weight, x W^T): int8 packs its
+    # quads by transposing 32-bit words, past 16 x 16 blocks at the edges.
+    for m, k, n in [(40, 70, 33), (64, 128, 48), (3, 9, 5)]:
+        a = edges(dtype, m * k).reshape(m, k)
+        w = edges(dtype, n * k).reshape(n, k)
+        ta, tw = ttype(a.shape, dtype), ttype(w.shape, dtype)
+        wide = ttype((m, n), np.int32)
+        check(f"dot_general {name} x W^T {m}x{k}x{n} into i32", f"""
+func.func @f(%a: {ta}, %w: {tw}) -> {wide} {{
+  %0 = kiln.dot_general %a, %w, contracting = [1] x [1] : ({ta}, {tw}) -> {wide}
+  return %0 : {wide}
+}}""", "f", [a, w], [a.astype(np.int32) @ w.astype(np.int32).T])
+    a = edges(dtype, 2 * 40 * 36).reshape(2, 40, 36)
+    w = edges(dtype, 2 * 20 * 36).reshape(2, 20, 36)
+    ta, tw = ttype(a.shape, dtype), ttype(w.shape, dtype)
+    wide = ttype((2, 40, 20), np.int32)
+    check(f"batched dot_general {name} x W^T into i32", f"""
+func.func @f(%a: {ta}, %w: {tw}) -> {wide} {{
+  %0 = kiln.dot_general %a, %w, batching = [0] x [0], contracting = [2] x [2] : ({ta}, {tw}) -> {wide}
+  return %0 : {wide}
+}}""", "f", [a, w], [a.astype(np.int32) @ w.astype(np.int32).transpose(0, 2, 1)])
     a = edges(dtype, 3 * 9 * 13).reshape(3, 9, 13)
     b = edges(dtype, 3 * 13 * 20).reshape(3, 13, 20)
     ta, tb = ttype(a.shape, dtype), ttype(b.shape, dtype)

@@ -134,15 +134,37 @@ func.func @int8_quad_odd(%a: vector<1x3xi8>, %b: vector<3x5xi8>, %c: vector<1x5x
 #rhs = affine_map<(m, n, k) -> (k, n)>
 #acc = affine_map<(m, n, k) -> (m, n)>
 
-// An xor with anything but 0x80 is no bias: the product stays a contract.
-// CHECK-LABEL: func.func @int8_not_biased
+// vpdpbusd multiplies unsigned bytes of B by signed bytes of A: unsigned
+// bytes of A are not its.
+// CHECK-LABEL: func.func @int8_unsigned_lhs
 // CHECK-NOT: vpdpbusd
 // CHECK: arith.muli
-func.func @int8_not_biased(%a: vector<1x4xi8>, %b: vector<4x16xi8>, %c: vector<1x16xi32>) -> vector<1x16xi32> {
-  %mask = arith.constant dense<127> : vector<4x16xi8>
-  %x = arith.xori %b, %mask : vector<4x16xi8>
-  %lhs = arith.extsi %a : vector<1x4xi8> to vector<1x4xi32>
-  %rhs = arith.extui %x : vector<4x16xi8> to vector<4x16xi32>
+func.func @int8_unsigned_lhs(%a: vector<1x4xi8>, %b: vector<4x16xi8>, %c: vector<1x16xi32>) -> vector<1x16xi32> {
+  %lhs = arith.extui %a : vector<1x4xi8> to vector<1x4xi32>
+  %rhs = arith.extsi %b : vector<4x16xi8> to vector<4x16xi32>
   %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<1x4xi32>, vector<4x16xi32> into vector<1x16xi32>
   return %r : vector<1x16xi32>
+}
+
+// -----
+
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (n, k)>
+#acc = affine_map<(m, n, k) -> (m, n)>
+
+// B packed as [N, 4] (each column's k quad in a row, unsigned): every 16
+// rows are vpdpbusd's operand as they are, no interleaving; 20 columns take
+// a 512-bit and a 128-bit instruction.
+// CHECK-LABEL: func.func @int8_packed
+// CHECK-NOT: vector.interleave
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.128"
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.128"
+// CHECK-NOT: vector.contract
+func.func @int8_packed(%a: vector<2x4xi8>, %b: vector<20x4xi8>, %c: vector<2x20xi32>) -> vector<2x20xi32> {
+  %lhs = arith.extsi %a : vector<2x4xi8> to vector<2x4xi32>
+  %rhs = arith.extui %b : vector<20x4xi8> to vector<20x4xi32>
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<2x4xi32>, vector<20x4xi32> into vector<2x20xi32>
+  return %r : vector<2x20xi32>
 }

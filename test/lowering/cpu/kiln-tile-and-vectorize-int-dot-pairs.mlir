@@ -46,6 +46,60 @@ func.func @int8_batch_quads(%a: tensor<2x8x12xi8>, %b: tensor<2x12x32xi8>, %c: t
 
 // -----
 
+// From 32 rows of A, B + 128 is packed first as [K / 4, N, 4] (each
+// column's quad of k steps 4 consecutive bytes): B's 4 rows interleaved
+// once per 16 columns. The product reads A as [M, K / 4, 4] and the
+// packed quads as rows of [16, 4], one quad a register tile; K's last 2
+// steps run as a biased product, interleaved in registers.
+// CHECK-LABEL: func.func @int8_packed
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 4, 48] : tensor<8x48xi8> into tensor<2x4x48xi8>
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<4x16xi8>
+// CHECK-COUNT-3: vector.interleave
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<1x16x4xi8> into tensor<64xi8>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [64, 2, 4] : tensor<64x8xi8> into tensor<64x2x4xi8>
+// CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<16x4xi8> to vector<16x4xi32>
+// CHECK: %[[B:.*]] = arith.extui %{{.*}} : vector<16x4xi8> to vector<16x4xi32>
+// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %{{.*}} : vector<16x4xi32>, vector<16x4xi32> into vector<16x16xi32>
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<2x16xi8>
+// CHECK: vector.contract {{.*}} : vector<16x2xi32>, vector<2x16xi32> into vector<16x16xi32>
+func.func @int8_packed(%a: tensor<64x10xi8>, %b: tensor<10x48xi8>) -> tensor<64x48xi32> {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<64x48xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<64x48xi32>) -> tensor<64x48xi32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x10xi8>, tensor<10x48xi8>) outs(%c : tensor<64x48xi32>) -> tensor<64x48xi32>
+  return %0 : tensor<64x48xi32>
+}
+
+// -----
+
+// B a transpose of W [N, K] (x W^T), even with few rows: W's quads are
+// 32-bit words, packed by transposing blocks of 16 x 16 of them (and the
+// blocks at the edges, 16 x 4 and 2 x 16 and 2 x 4); no byte transpose is
+// left.
+// CHECK-LABEL: func.func @int8_packed_transpose
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [20, 18, 4] : tensor<20x72xi8> into tensor<20x18x4xi8>
+// CHECK: vector.bitcast %{{.*}} : vector<16x64xi8> to vector<16x16xi32>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xi32> to vector<16x16xi32>
+// CHECK: vector.bitcast %{{.*}} : vector<16x16xi32> to vector<16x64xi8>
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<16x64xi8>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<4x16xi32> to vector<16x4xi32>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x2xi32> to vector<2x16xi32>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<4x2xi32> to vector<2x4xi32>
+// CHECK: vector.contract {{.*}} : vector<8x4xi32>, vector<16x4xi32> into vector<8x16xi32>
+// CHECK: vector.contract {{.*}} : vector<8x4xi32>, vector<4x4xi32> into vector<8x4xi32>
+func.func @int8_packed_transpose(%a: tensor<8x72xi8>, %w: tensor<20x72xi8>) -> tensor<8x20xi32> {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<8x20xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<8x20xi32>) -> tensor<8x20xi32>
+  %t0 = tensor.empty() : tensor<72x20xi8>
+  %b = linalg.transpose ins(%w : tensor<20x72xi8>) outs(%t0 : tensor<72x20xi8>) permutation = [1, 0]
+  %0 = linalg.matmul ins(%a, %b : tensor<8x72xi8>, tensor<72x20xi8>) outs(%c : tensor<8x20xi32>) -> tensor<8x20xi32>
+  return %0 : tensor<8x20xi32>
+}
+
+// -----
+
 // Fewer than 4 k steps, and int16 products, cover k pairs (for vpdpwssd):
 // an odd K's last step runs as a tile of its own, accumulating onto the
 // pairs'.
