@@ -100,6 +100,31 @@ func.func @int8_packed_transpose(%a: tensor<8x72xi8>, %w: tensor<20x72xi8>) -> t
 
 // -----
 
+// A packed product's epilogue (bias, ReLU) runs on each block of its
+// columns while it is in cache, as a matmul's: row fusion does not take
+// the product for a normalization's reduction (blocks of 32 rows).
+// CHECK-LABEL: func.func @int8_epilogue
+// CHECK-NOT: step %c32 iter_args(%{{.*}}) -> (tensor<128x512xi32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c256 iter_args(%{{.*}}) -> (tensor<128x512xi32>)
+// CHECK: vector.contract
+// CHECK-NOT: scf.yield %{{.*}} : tensor<128x512xi32>
+// CHECK: arith.maxsi {{.*}} : vector<1x64xi32>
+func.func @int8_epilogue(%a: tensor<128x64xi8>, %b: tensor<64x512xi8>, %bias: tensor<512xi32>) -> tensor<128x512xi32> {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<128x512xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<128x512xi32>) -> tensor<128x512xi32>
+  %p = linalg.matmul ins(%a, %b : tensor<128x64xi8>, tensor<64x512xi8>) outs(%c : tensor<128x512xi32>) -> tensor<128x512xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%p, %bias : tensor<128x512xi32>, tensor<512xi32>) outs(%empty : tensor<128x512xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %s = arith.addi %x, %y : i32
+    %m = arith.maxsi %s, %zero : i32
+    linalg.yield %m : i32
+  } -> tensor<128x512xi32>
+  return %r : tensor<128x512xi32>
+}
+
+// -----
+
 // Fewer than 4 k steps, and int16 products, cover k pairs (for vpdpwssd):
 // an odd K's last step runs as a tile of its own, accumulating onto the
 // pairs'.
