@@ -32,6 +32,7 @@ SHAPES = [
     ("matvec 1024x1024x1", 1024, 1024, 1, "nn"),
     ("vecmat 1x1024x1024", 1, 1024, 1024, "nn"),
     ("weight [N,K] 256x1024x1024 (nt)", 256, 1024, 1024, "nt"),
+    ("one row x W^T 1x1024x1024 (nt)", 1, 1024, 1024, "nt"),
 ] + random_odd_shapes(6, seed=8)
 
 

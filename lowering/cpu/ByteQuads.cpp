@@ -3,12 +3,17 @@
 // AVX-512 VNNI's vpdpbusd multiplies 4 consecutive k steps of unsigned
 // bytes by signed bytes and adds the 4 products to a 32-bit lane: 64
 // multiply-adds an instruction, twice vpdpwssd's 16-bit pairs. There is no
-// signed x signed byte instruction before AVX-VNNI-INT8, so B is read
-// biased: B + 128 is an unsigned byte (B xor 0x80), and
-// A (B + 128) = A B + 128 rowsum(A). The correction costs M K, once: the
-// product starts from C0 - 128 rowsum(A) instead of C0, so the k loop runs
-// nothing but dot products. The xor is one instruction per 64 bytes of B's
-// rows, shared by every row of A in the register tile.
+// signed x signed byte instruction before AVX-VNNI-INT8, so one operand is
+// read biased, x + 128 = x xor 0x80 as unsigned bytes, and the product
+// corrected once, outside the k loop:
+//  - matmuls bias B: A (B + 128) = A B + 128 rowsum(A), so the product
+//    starts from C0 - 128 rowsum(A). With enough rows of A, or B a
+//    transposed weight, B + 128 is packed first as [K / 4, N, 4], so that
+//    16 columns' k quad is one 64-byte load; else B's quads are
+//    interleaved in registers per register tile.
+//  - matrix-vector products in lanes bias A: (A + 128) x = A x + 128
+//    sum(x), one correction for every row; each row's 64 bytes and x's
+//    are one vpdpbusd.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -37,6 +42,79 @@ Value biased(OpBuilder &b, Location loc, Value bytes) {
     bias = SplatElementsAttr::get(vector, bias);
   return arith::XOrIOp::create(b, loc, bytes,
                                arith::ConstantOp::create(b, loc, type, bias));
+}
+
+/// Whether `matches` accepts what `op`'s body yields, given the body (to
+/// compare with its arguments).
+bool yieldsOf(linalg::GenericOp op,
+              llvm::function_ref<bool(Value, Block &)> matches) {
+  Block &body = op.getRegion().front();
+  return matches(body.getTerminator()->getOperand(0), body);
+}
+
+/// `tile` collapsed by `groups` of its dimensions (each contiguous).
+Value collapsed(OpBuilder &b, Location loc, Value tile,
+                ArrayRef<ReassociationIndices> groups) {
+  return tensor::CollapseShapeOp::create(b, loc, tile, groups);
+}
+
+/// Groups [[0 ... rank - count], [rank - count + 1], ..., [rank - 1]]:
+/// the leading dimensions (unit ones of a tile) folded into the first of
+/// the last `count`.
+SmallVector<ReassociationIndices> leadingFolded(int64_t rank, int64_t count) {
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t d = 0; d <= rank - count; ++d)
+    groups.front().push_back(d);
+  for (int64_t d = rank - count + 1; d < rank; ++d)
+    groups.push_back({d});
+  return groups;
+}
+
+/// One group of all `rank` dimensions.
+SmallVector<ReassociationIndices> allDims(int64_t rank) {
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t d = 0; d < rank; ++d)
+    groups.front().push_back(d);
+  return groups;
+}
+
+/// Groups that fold the leading dimensions into the second-to-last and keep
+/// the last two together: [.., a, b, c] as [.. a, b c].
+SmallVector<ReassociationIndices> lastTwoJoined(int64_t rank) {
+  SmallVector<ReassociationIndices> groups = leadingFolded(rank, 3);
+  groups.pop_back();
+  groups.back().push_back(rank - 1);
+  return groups;
+}
+
+/// A transfer of all of the statically shaped tensor `tile` as one vector
+/// of its shape.
+Value readAll(OpBuilder &b, Location loc, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return vector::TransferReadOp::create(
+      b, loc, VectorType::get(type.getShape(), type.getElementType()), tile,
+      SmallVector<Value>(type.getRank(), zero), std::nullopt,
+      SmallVector<bool>(type.getRank(), true));
+}
+
+/// `vector` written over all of `tile` (of its shape).
+Value writeAll(OpBuilder &b, Location loc, Value vector, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return vector::TransferWriteOp::create(
+             b, loc, vector, tile, SmallVector<Value>(type.getRank(), zero),
+             SmallVector<bool>(type.getRank(), true))
+      ->getResult(0);
+}
+
+/// `tile`'s result written as `vector`, through the view `groups` collapse
+/// it to, then expanded back.
+Value writeCollapsed(OpBuilder &b, Location loc, Value vector, Value tile,
+                     ArrayRef<ReassociationIndices> groups) {
+  Value written = writeAll(b, loc, vector, collapsed(b, loc, tile, groups));
+  return tensor::ExpandShapeOp::create(b, loc, tile.getType(), written,
+                                       groups);
 }
 
 /// `value`'s type (a scalar or a vector's) with elements of `element`.
@@ -149,15 +227,17 @@ Value sliceAlong(OpBuilder &b, Location loc, Value value, unsigned dim,
                                         strides);
 }
 
-/// `value` with dimension `dim` (a multiple of 4) split into [dim / 4, 4].
-Value splitQuads(OpBuilder &b, Location loc, Value value, unsigned dim) {
+/// `value` with dimension `dim` (a multiple of `inner`) split into
+/// [dim / inner, inner]: a view, even of a strided slice.
+Value splitDim(OpBuilder &b, Location loc, Value value, unsigned dim,
+               int64_t inner) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape;
   SmallVector<ReassociationIndices> groups;
   for (auto [d, extent] : llvm::enumerate(type.getShape())) {
     ReassociationIndices group{int64_t(shape.size())};
     if (d == dim) {
-      shape.append({extent / 4, 4});
+      shape.append({extent / inner, inner});
       group.push_back(shape.size() - 1);
     } else {
       shape.push_back(extent);
@@ -166,6 +246,11 @@ Value splitQuads(OpBuilder &b, Location loc, Value value, unsigned dim) {
   }
   return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), value,
                                        groups);
+}
+
+/// `value` with dimension `dim` (a multiple of 4) split into its k quads.
+Value splitQuads(OpBuilder &b, Location loc, Value value, unsigned dim) {
+  return splitDim(b, loc, value, dim, 4);
 }
 
 /// The loops' dimensions d0 ... d(count - 1).
@@ -332,6 +417,176 @@ arith::XOrIOp biasedBytes(Value value) {
              ? xorOp
              : nullptr;
 }
+/// Whether `op` is a matrix-vector product in lanes of int8 into i32, as
+/// kiln's dot_general lowers y = A x: partial[m, l] = sum over g of
+/// sext(A[m, g, l]) sext(x[g, l]) (each row's L lanes summed after).
+bool isByteLaneProduct(linalg::GenericOp op) {
+  MLIRContext *context = op.getContext();
+  AffineExpr m, g, l;
+  bindDims(context, m, g, l);
+  SmallVector<AffineMap> expected = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{m, g, l}, {g, l}, {m, l}}, context);
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getIndexingMapsArray() != expected ||
+      !llvm::equal(op.getIteratorTypesArray(),
+                   ArrayRef<utils::IteratorType>{
+                       utils::IteratorType::parallel,
+                       utils::IteratorType::reduction,
+                       utils::IteratorType::parallel}) ||
+      op.hasDynamicShape() || op.getStaticLoopRanges().back() % 4 != 0 ||
+      !getElementTypeOrSelf(op.getResultTypes()[0]).isInteger(32))
+    return false;
+  Block &body = op.getRegion().front();
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return false;
+  Value product = add.getLhs() == body.getArgument(2) ? add.getRhs()
+                                                      : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulIOp>();
+  return mul &&
+         (add.getLhs() == body.getArgument(2) ||
+          add.getRhs() == body.getArgument(2)) &&
+         signedBytes(mul.getLhs()) == body.getArgument(0) &&
+         signedBytes(mul.getRhs()) == body.getArgument(1);
+}
+
+/// The sum of `lanes` (a byte lane product's result) as its only reader
+/// computes it: a linalg.reduce adding along dimension 1; else null.
+linalg::ReduceOp laneSum(Value lanes) {
+  if (!lanes.hasOneUse())
+    return {};
+  auto reduce = dyn_cast<linalg::ReduceOp>(*lanes.getUsers().begin());
+  if (!reduce || reduce.getDimensions() != ArrayRef<int64_t>{1} ||
+      reduce.getInputs().size() != 1)
+    return {};
+  Block &body = reduce.getRegion().front();
+  return body.getTerminator()->getOperand(0).getDefiningOp<arith::AddIOp>()
+             ? reduce
+             : linalg::ReduceOp();
+}
+
+/// init + A x for A as [M, G, L] and x as [G, L] (L a multiple of 4), by
+/// vpdpbusd's quads: q[m, l] = sum over g, j of zext(A[m, g, 4l + j] xor
+/// 0x80) sext(x[g, 4l + j]) (isByteLaneQuads), the rows of q summed, minus
+/// 128 sum(x): A + 128 is the unsigned operand, so the correction is one
+/// sum of x for every row.
+Value laneQuadSums(OpBuilder &b, Location loc, Value a, Value x, Value init) {
+  auto aType = cast<RankedTensorType>(a.getType());
+  int64_t m = aType.getDimSize(0), groups = aType.getDimSize(1),
+          width = aType.getDimSize(2);
+  MLIRContext *context = b.getContext();
+  Type i32 = b.getI32Type();
+  auto qType = RankedTensorType::get({m, width / 4}, i32);
+  Value zeros =
+      kiln::filledTensor(b, loc, qType, kiln::scalarConstant(b, loc, i32, 0));
+  AffineExpr dm, dg, dl, dj;
+  bindDims(context, dm, dg, dl, dj);
+  SmallVector<AffineMap> maps = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{dm, dg, dl, dj}, {dg, dl, dj}, {dm, dl}},
+      context);
+  using utils::IteratorType;
+  Value quads =
+      linalg::GenericOp::create(
+          b, loc, qType,
+          ValueRange{splitQuads(b, loc, a, 2), splitQuads(b, loc, x, 1)},
+          zeros, maps,
+          ArrayRef<IteratorType>{IteratorType::parallel,
+                                 IteratorType::reduction,
+                                 IteratorType::parallel,
+                                 IteratorType::reduction},
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value lhs =
+                arith::ExtUIOp::create(b, loc, i32, biased(b, loc, args[0]));
+            Value rhs = arith::ExtSIOp::create(b, loc, i32, args[1]);
+            Value product = arith::MulIOp::create(b, loc, lhs, rhs);
+            linalg::YieldOp::create(
+                b, loc,
+                ValueRange{arith::AddIOp::create(b, loc, args[2], product)});
+          })
+          .getResult(0);
+  Value rows =
+      linalg::ReduceOp::create(
+          b, loc, quads, init, ArrayRef<int64_t>{1},
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(
+                b, loc,
+                ValueRange{arith::AddIOp::create(b, loc, args[0], args[1])});
+          })
+          .getResult(0);
+  // 128 sum(x), as one row: [1].
+  Value scaledSum = scaledRowSums(
+      b, loc,
+      kiln::reshapeTensor(
+          b, loc, x,
+          RankedTensorType::get({1, groups * width}, b.getI8Type())));
+  AffineExpr row;
+  bindDims(context, row);
+  return kiln::buildParallelGeneric(
+      b, loc, cast<RankedTensorType>(rows.getType()),
+      ValueRange{rows, scaledSum},
+      ArrayRef<AffineMap>{
+          AffineMap::get(1, 0, {row}, context),
+          AffineMap::get(1, 0, {b.getAffineConstantExpr(0)}, context)},
+      [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        return arith::SubIOp::create(b, loc, args[0], args[1]);
+      });
+}
+
+/// Lanes of a matrix-vector product on quads: 16 32-bit lanes of 4 bytes.
+constexpr int64_t kQuadLanes = 64;
+
+/// Whether `matmul` (isSignedByteMatmul) is a matrix-vector product [M, K]
+/// x [K, 1] (x W^T of one row, swapped) with at least two groups of lanes.
+bool isByteMatrixVector(linalg::LinalgOp matmul) {
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  return ranges.size() == 3 && ranges[1] == 1 &&
+         ranges[2] >= 2 * kQuadLanes;
+}
+
+/// `matmul` (isByteMatrixVector) as laneQuadSums over the whole groups of
+/// lanes of K, then the steps past them as a biased product.
+void matrixVectorQuads(RewriterBase &rewriter, linalg::LinalgOp matmul) {
+  Location loc = matmul.getLoc();
+  rewriter.setInsertionPoint(matmul);
+  Value a = matmul->getOperand(0), x = matmul->getOperand(1),
+        init = matmul->getOperand(2);
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  int64_t m = ranges[0], k = ranges[2], whole = k - k % kQuadLanes;
+  auto tensorOf = [&](ArrayRef<int64_t> shape, Value of) {
+    return RankedTensorType::get(
+        shape, cast<RankedTensorType>(of.getType()).getElementType());
+  };
+  Value lanes = splitDim(rewriter, loc, sliceAlong(rewriter, loc, a, 1, 0, whole),
+                         1, kQuadLanes);
+  Value vector = kiln::reshapeTensor(
+      rewriter, loc, sliceAlong(rewriter, loc, x, 0, 0, whole),
+      tensorOf({whole / kQuadLanes, kQuadLanes}, x));
+  Value sums = laneQuadSums(rewriter, loc, lanes, vector,
+                            kiln::reshapeTensor(rewriter, loc, init,
+                                                tensorOf({m}, init)));
+  Value result = kiln::reshapeTensor(rewriter, loc, sums,
+                                     cast<RankedTensorType>(init.getType()));
+  if (whole != k) {
+    Value rest = sliceAlong(rewriter, loc, a, 1, whole, k - whole);
+    result = biasedProduct(
+        rewriter, loc, matmul, rest,
+        sliceAlong(rewriter, loc, x, 0, whole, k - whole),
+        correctedStart(rewriter, loc, result,
+                       scaledRowSums(rewriter, loc, rest)));
+  }
+  rewriter.replaceOp(matmul, result);
+}
+
+/// A byte lane product and the sum of its lanes (laneSum) as laneQuadSums.
+void quadLanes(RewriterBase &rewriter, linalg::GenericOp lanes,
+               linalg::ReduceOp sum) {
+  rewriter.setInsertionPoint(sum);
+  Value sums = laneQuadSums(rewriter, lanes.getLoc(), lanes.getDpsInputs()[0],
+                            lanes.getDpsInputs()[1], sum.getInits()[0]);
+  rewriter.replaceOp(sum, sums);
+  rewriter.eraseOp(lanes);
+}
+
 } // namespace
 
 bool kiln::isByteQuadProduct(linalg::LinalgOp op) {
@@ -342,14 +597,14 @@ bool kiln::isByteQuadProduct(linalg::LinalgOp op) {
         isRowMajorBatchMatmul(generic.getIndexingMaps())) ||
       !getElementTypeOrSelf(generic.getResultTypes()[0]).isInteger(32))
     return false;
-  Block &body = generic.getRegion().front();
-  Value yielded = body.getTerminator()->getOperand(0);
-  auto add = yielded.getDefiningOp<arith::AddIOp>();
-  auto mul = add ? add.getRhs().getDefiningOp<arith::MulIOp>() : nullptr;
-  arith::XOrIOp bias = mul ? biasedBytes(mul.getRhs()) : nullptr;
-  return bias && add.getLhs() == body.getArgument(2) &&
-         signedBytes(mul.getLhs()) == body.getArgument(0) &&
-         bias.getLhs() == body.getArgument(1);
+  return yieldsOf(generic, [](Value value, Block &body) {
+    auto add = value.getDefiningOp<arith::AddIOp>();
+    auto mul = add ? add.getRhs().getDefiningOp<arith::MulIOp>() : nullptr;
+    arith::XOrIOp bias = mul ? biasedBytes(mul.getRhs()) : nullptr;
+    return bias && add.getLhs() == body.getArgument(2) &&
+           signedBytes(mul.getLhs()) == body.getArgument(0) &&
+           bias.getLhs() == body.getArgument(1);
+  });
 }
 
 void kiln::biasByteProducts(RewriterBase &rewriter, Operation *root) {
@@ -360,7 +615,18 @@ void kiln::biasByteProducts(RewriterBase &rewriter, Operation *root) {
       matmuls.push_back(op);
   });
   for (linalg::LinalgOp matmul : matmuls)
-    biasByteMatmul(rewriter, matmul);
+    if (isByteMatrixVector(matmul))
+      matrixVectorQuads(rewriter, matmul);
+    else
+      biasByteMatmul(rewriter, matmul);
+  SmallVector<std::pair<linalg::GenericOp, linalg::ReduceOp>> products;
+  root->walk([&](linalg::GenericOp op) {
+    if (isByteLaneProduct(op))
+      if (linalg::ReduceOp sum = laneSum(op->getResult(0)))
+        products.push_back({op, sum});
+  });
+  for (auto [lanes, sum] : products)
+    quadLanes(rewriter, lanes, sum);
 }
 
 void kiln::vectorizeByteQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
@@ -369,40 +635,25 @@ void kiln::vectorizeByteQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
   if (tile.hasDynamicShape())
     return;
   Location loc = tile.getLoc();
-  MLIRContext *context = rewriter.getContext();
   rewriter.setInsertionPoint(tile);
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  // The operand's last two dimensions (a batch's leading 1 dropped).
-  auto minor = [&](Value tensor) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    return std::make_tuple(
-        VectorType::get(type.getShape().take_back(2), type.getElementType()),
-        SmallVector<Value>(type.getRank(), zero),
-        AffineMap::getMinorIdentityMap(type.getRank(), 2, context));
-  };
-  auto read = [&](Value tensor) -> Value {
-    auto [type, indices, map] = minor(tensor);
-    return vector::TransferReadOp::create(rewriter, loc, type, tensor, indices,
-                                          std::nullopt, map,
-                                          ArrayRef<bool>{true, true});
-  };
+  // Each operand as its last two dimensions (a batch's leading 1 folded).
   Value init = tile.getDpsInitOperand(0)->get();
-  auto [lhs, rhs] =
-      biasedFactors(rewriter, loc, read(tile->getOperand(0)),
-                    read(tile->getOperand(1)));
+  SmallVector<ReassociationIndices> groups =
+      leadingFolded(cast<RankedTensorType>(init.getType()).getRank(), 2);
+  auto read = [&](Value tensor) {
+    return readAll(rewriter, loc, collapsed(rewriter, loc, tensor, groups));
+  };
+  auto [lhs, rhs] = biasedFactors(rewriter, loc, read(tile->getOperand(0)),
+                                  read(tile->getOperand(1)));
   AffineExpr m, n, k;
-  bindDims(context, m, n, k);
+  bindDims(rewriter.getContext(), m, n, k);
   Value sum = vector::ContractionOp::create(
       rewriter, loc, lhs, rhs, read(init),
       ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {k, n}, {m, n}},
       ArrayRef<vector::IteratorType>{vector::IteratorType::parallel,
                                      vector::IteratorType::parallel,
                                      vector::IteratorType::reduction});
-  auto [type, indices, map] = minor(init);
-  rewriter.replaceOp(tile, vector::TransferWriteOp::create(
-                               rewriter, loc, sum, init, indices, map,
-                               ArrayRef<bool>{true, true})
-                               ->getResults());
+  rewriter.replaceOp(tile, writeCollapsed(rewriter, loc, sum, init, groups));
 }
 
 std::optional<std::pair<Value, Value>>
@@ -413,14 +664,6 @@ kiln::byteQuadOperands(vector::ContractionOp contract) {
       !getElementTypeOrSelf(unsignedB.getIn().getType()).isInteger(8))
     return std::nullopt;
   return std::make_pair(a, unsignedB.getIn());
-}
-
-/// Whether `op` is a generic on i8 tensors whose body is `ops` applied to
-/// its block arguments: yield(value) where value is built by `matches`.
-static bool yieldsOf(linalg::GenericOp op,
-                     llvm::function_ref<bool(Value, Block &)> matches) {
-  Block &body = op.getRegion().front();
-  return matches(body.getTerminator()->getOperand(0), body);
 }
 
 bool kiln::isQuadPack(linalg::LinalgOp op) {
@@ -476,72 +719,6 @@ bool kiln::isPackedQuadProduct(linalg::LinalgOp op) {
            signedBytes(mul.getLhs()) == body.getArgument(0) &&
            rhs.getIn() == body.getArgument(1);
   });
-}
-
-/// `tile` collapsed by `groups` of its dimensions (each contiguous).
-static Value collapsed(OpBuilder &b, Location loc, Value tile,
-                       ArrayRef<ReassociationIndices> groups) {
-  return tensor::CollapseShapeOp::create(b, loc, tile, groups);
-}
-
-/// Groups [[0 ... rank - count], [rank - count + 1], ..., [rank - 1]]:
-/// the leading dimensions (unit ones of a tile) folded into the first of
-/// the last `count`.
-static SmallVector<ReassociationIndices> leadingFolded(int64_t rank,
-                                                       int64_t count) {
-  SmallVector<ReassociationIndices> groups(1);
-  for (int64_t d = 0; d <= rank - count; ++d)
-    groups.front().push_back(d);
-  for (int64_t d = rank - count + 1; d < rank; ++d)
-    groups.push_back({d});
-  return groups;
-}
-
-/// One group of all `rank` dimensions.
-static SmallVector<ReassociationIndices> allDims(int64_t rank) {
-  SmallVector<ReassociationIndices> groups(1);
-  for (int64_t d = 0; d < rank; ++d)
-    groups.front().push_back(d);
-  return groups;
-}
-
-/// Groups that fold the leading dimensions into the second-to-last and keep
-/// the last two together: [.., a, b, c] as [.. a, b c].
-static SmallVector<ReassociationIndices> lastTwoJoined(int64_t rank) {
-  SmallVector<ReassociationIndices> groups = leadingFolded(rank, 3);
-  groups.pop_back();
-  groups.back().push_back(rank - 1);
-  return groups;
-}
-
-/// A transfer of all of the statically shaped tensor `tile` as one vector
-/// of its shape.
-static Value readAll(OpBuilder &b, Location loc, Value tile) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  return vector::TransferReadOp::create(
-      b, loc, VectorType::get(type.getShape(), type.getElementType()), tile,
-      SmallVector<Value>(type.getRank(), zero), std::nullopt,
-      SmallVector<bool>(type.getRank(), true));
-}
-
-/// `vector` written over all of `tile` (of its shape).
-static Value writeAll(OpBuilder &b, Location loc, Value vector, Value tile) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  return vector::TransferWriteOp::create(
-             b, loc, vector, tile, SmallVector<Value>(type.getRank(), zero),
-             SmallVector<bool>(type.getRank(), true))
-      ->getResult(0);
-}
-
-/// `tile`'s result written as `vector`, through the view `groups` collapse
-/// it to, then expanded back.
-static Value writeCollapsed(OpBuilder &b, Location loc, Value vector,
-                            Value tile, ArrayRef<ReassociationIndices> groups) {
-  Value written = writeAll(b, loc, vector, collapsed(b, loc, tile, groups));
-  return tensor::ExpandShapeOp::create(b, loc, tile.getType(), written,
-                                       groups);
 }
 
 void kiln::vectorizeQuadPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
@@ -626,4 +803,68 @@ void kiln::vectorizePackedQuads(RewriterBase &rewriter,
                                      vector::IteratorType::parallel,
                                      vector::IteratorType::reduction});
   rewriter.replaceOp(tile, writeCollapsed(rewriter, loc, sum, init, cGroups));
+}
+
+bool kiln::isByteLaneQuads(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 4 ||
+      generic.getStaticLoopRanges().back() != 4 ||
+      !getElementTypeOrSelf(generic.getResultTypes()[0]).isInteger(32))
+    return false;
+  MLIRContext *context = op.getContext();
+  AffineExpr m, g, l, j;
+  bindDims(context, m, g, l, j);
+  SmallVector<AffineMap> expected = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{m, g, l, j}, {g, l, j}, {m, l}},
+      context);
+  if (generic.getIndexingMapsArray() != expected)
+    return false;
+  return yieldsOf(generic, [](Value value, Block &body) {
+    auto add = value.getDefiningOp<arith::AddIOp>();
+    auto mul = add ? add.getRhs().getDefiningOp<arith::MulIOp>() : nullptr;
+    auto lhs = mul ? mul.getLhs().getDefiningOp<arith::ExtUIOp>() : nullptr;
+    auto bias = lhs ? lhs.getIn().getDefiningOp<arith::XOrIOp>() : nullptr;
+    return bias && add.getLhs() == body.getArgument(2) &&
+           bias.getLhs() == body.getArgument(0) &&
+           isByteBias(bias.getRhs()) &&
+           signedBytes(mul.getRhs()) == body.getArgument(1);
+  });
+}
+
+void kiln::vectorizeLaneQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
+  if (tile.hasDynamicShape())
+    return;
+  Location loc = tile.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(tile);
+  Value a = tile->getOperand(0), x = tile->getOperand(1),
+        init = tile->getOperand(2);
+  // A [rows, 1, L, 4] as rows of 4L bytes, biased; x [1, L, 4] as 4L bytes.
+  Value rows = biased(
+      rewriter, loc,
+      readAll(rewriter, loc,
+              collapsed(rewriter, loc, a,
+                        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}})));
+  Value bytes = readAll(rewriter, loc, collapsed(rewriter, loc, x, allDims(3)));
+  auto accType = cast<RankedTensorType>(init.getType());
+  int64_t count = accType.getDimSize(0), lanes = accType.getDimSize(1);
+  Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  Value lhs = arith::ExtUIOp::create(
+      rewriter, loc, VectorType::get({count, lanes, 4}, i32),
+      vector::ShapeCastOp::create(
+          rewriter, loc, VectorType::get({count, lanes, 4}, i8), rows));
+  Value rhs = arith::ExtSIOp::create(
+      rewriter, loc, VectorType::get({lanes, 4}, i32),
+      vector::ShapeCastOp::create(rewriter, loc,
+                                  VectorType::get({lanes, 4}, i8), bytes));
+  AffineExpr r, l, j;
+  bindDims(context, r, l, j);
+  Value sum = vector::ContractionOp::create(
+      rewriter, loc, lhs, rhs, readAll(rewriter, loc, init),
+      ArrayRef<ArrayRef<AffineExpr>>{{r, l, j}, {l, j}, {r, l}},
+      ArrayRef<vector::IteratorType>{vector::IteratorType::parallel,
+                                     vector::IteratorType::parallel,
+                                     vector::IteratorType::reduction});
+  rewriter.replaceOp(tile, writeAll(rewriter, loc, sum, init));
 }

@@ -309,6 +309,83 @@ struct ContractToByteQuads : OpRewritePattern<vector::ContractionOp> {
   }
 };
 
+/// Whether `maps` are a lane product's: lhs [R, L, 4], rhs [L, 4], acc
+/// [R, L], the quads' steps reduced.
+bool isLaneQuadProduct(ArrayAttr maps) {
+  MLIRContext *context = maps.getContext();
+  AffineExpr r, l, j;
+  bindDims(context, r, l, j);
+  SmallVector<AffineMap> expected = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{r, l, j}, {l, j}, {r, l}}, context);
+  return llvm::equal(maps.getAsValueRange<AffineMapAttr>(), expected);
+}
+
+/// `vector` (of shape [..., L, 4] bytes) as one row of 4L bytes: the value
+/// it was shape-cast from, when it was.
+Value flatBytes(PatternRewriter &rewriter, Location loc, Value vector) {
+  auto type = cast<VectorType>(vector.getType());
+  if (auto cast = vector.getDefiningOp<vector::ShapeCastOp>();
+      cast && cast.getSourceVectorType().getRank() == 1)
+    return cast.getSource();
+  return vector::ShapeCastOp::create(
+      rewriter, loc,
+      VectorType::get({type.getNumElements()}, type.getElementType()), vector);
+}
+
+/// A lane product of zext(A) [R, L, 4] by sext(x) [L, 4] into [R, L] of
+/// i32 (kiln::vectorizeLaneQuads' tiles of int8 matrix-vector products) as
+/// vpdpbusd on each row's bytes and x's, 16 lanes an instruction (4 or 8
+/// for fewer).
+struct ContractToLaneQuads : OpRewritePattern<vector::ContractionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::ContractionOp contract,
+                                PatternRewriter &rewriter) const override {
+    auto unsignedA = contract.getLhs().getDefiningOp<arith::ExtUIOp>();
+    auto signedX = contract.getRhs().getDefiningOp<arith::ExtSIOp>();
+    auto accType = dyn_cast<VectorType>(contract.getAccType());
+    if (!unsignedA || !signedX || !accType ||
+        contract.getKind() != vector::CombiningKind::ADD ||
+        !isLaneQuadProduct(contract.getIndexingMaps()) ||
+        !getElementTypeOrSelf(unsignedA.getIn().getType()).isInteger(8) ||
+        !getElementTypeOrSelf(signedX.getIn().getType()).isInteger(8) ||
+        !accType.getElementType().isInteger(32) ||
+        contract.getRhsType().getDimSize(1) != 4 ||
+        isa<vector::MaskOp>(contract->getParentOp()) || accType.isScalable())
+      return failure();
+    int64_t rows = accType.getDimSize(0), lanes = accType.getDimSize(1);
+    if (lanes % 16 != 0 && lanes != 4 && lanes != 8)
+      return failure();
+    Location loc = contract.getLoc();
+    // A's rows of bytes: those A was shape-cast from, when it was.
+    Value a = unsignedA.getIn();
+    auto source = a.getDefiningOp<vector::ShapeCastOp>();
+    bool flatRows = source && source.getSourceVectorType().getRank() == 2;
+    Value x = flatBytes(rewriter, loc, signedX.getIn());
+    Value result = contract.getAcc();
+    for (int64_t row = 0; row < rows; ++row) {
+      Value bytes =
+          flatRows ? vector::ExtractOp::create(rewriter, loc,
+                                               source.getSource(), row)
+                         .getResult()
+                   : flatBytes(rewriter, loc,
+                               vector::ExtractOp::create(rewriter, loc, a, row));
+      Value accRow = vector::ExtractOp::create(rewriter, loc, result, row);
+      for (int64_t lane = 0; lane < lanes; lane += 16) {
+        int64_t width = std::min<int64_t>(16, lanes - lane);
+        Value sum = vnni(rewriter, loc, "vpdpbusd",
+                         slice(rewriter, loc, accRow, lane, width),
+                         slice(rewriter, loc, bytes, 4 * lane, 4 * width),
+                         slice(rewriter, loc, x, 4 * lane, 4 * width));
+        accRow = placed(rewriter, loc, sum, accRow, lane);
+      }
+      result = vector::InsertOp::create(rewriter, loc, accRow, result, row);
+    }
+    rewriter.replaceOp(contract, result);
+    return success();
+  }
+};
+
 } // namespace
 
 Value kiln::interleaveRows(OpBuilder &builder, Location loc,
@@ -365,7 +442,8 @@ void kiln::populateBf16DotPairPatterns(RewritePatternSet &patterns) {
 
 void kiln::populateIntDotPairPatterns(RewritePatternSet &patterns) {
   patterns.add<ContractToPairDots>(patterns.getContext(), PairKind::Int);
-  patterns.add<ContractToByteQuads>(patterns.getContext());
+  patterns.add<ContractToByteQuads, ContractToLaneQuads>(
+      patterns.getContext());
 }
 
 void kiln::registerX86VectorToLLVMInterface(DialectRegistry &registry) {

@@ -333,6 +333,28 @@ void tileQuadPack(RewriterBase &rewriter, linalg::LinalgOp op) {
     kiln::vectorizeQuadPack(rewriter, tiled);
 }
 
+/// Rows of an int8 matrix-vector product in lanes of quads per tile: each
+/// row's vpdpbusd depends on its previous one, so 8 rows keep 8 in flight.
+constexpr int64_t kLaneQuadRows = 8;
+
+/// An int8 matrix-vector product in lanes of quads (kiln::isByteLaneQuads,
+/// loops m, g, l, j) in tiles of kLaneQuadRows rows and one group of
+/// lanes; rows past the last whole tile as a smaller one.
+void tileLaneQuads(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[0] > kLaneQuadRows && ranges[0] % kLaneQuadRows != 0) {
+    auto [first, second] =
+        split(rewriter, op, 0, ranges[0] - ranges[0] % kLaneQuadRows);
+    tileLaneQuads(rewriter, first);
+    tileLaneQuads(rewriter, second);
+    return;
+  }
+  if (auto tiled = dyn_cast_or_null<linalg::LinalgOp>(tile(
+          rewriter, op,
+          {std::min(ranges[0], kLaneQuadRows), 1, ranges[2], ranges[3]})))
+    kiln::vectorizeLaneQuads(rewriter, tiled);
+}
+
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. No dimension
 /// has a partial tile: where M, N or K is not a whole number of cache
@@ -1068,6 +1090,8 @@ void schedule(RewriterBase &rewriter, linalg::LinalgOp op, MatmulTiles tiles,
               int64_t width) {
   if (kiln::isQuadPack(op))
     return tileQuadPack(rewriter, op);
+  if (kiln::isByteLaneQuads(op))
+    return tileLaneQuads(rewriter, op);
   if (!isTiledMatmul(op))
     return tileElementwise(rewriter, op, width);
   tileMatmul(rewriter, op, registerTilesOf(op, tiles));

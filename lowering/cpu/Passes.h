@@ -91,6 +91,18 @@ void vectorizePackedQuads(mlir::RewriterBase &rewriter,
 void vectorizeByteQuads(mlir::RewriterBase &rewriter,
                         mlir::linalg::LinalgOp tile);
 
+/// Whether `op` is a matrix-vector product of int8 in lanes of k quads
+/// (biasByteProducts' form of kiln's lane products): q[m, l] += zext(A[m,
+/// g, l, j] xor 0x80) sext(x[g, l, j]) over (m, g, l, j).
+bool isByteLaneQuads(mlir::linalg::LinalgOp op);
+
+/// Replaces `tile`, a tile of rows of a byte lane quad product (one group),
+/// by a vector.contract of zext(A + 128) [rows, L, 4] and sext(x) [L, 4]
+/// into [rows, L], which kiln-lower-vectors lowers to a vpdpbusd per row
+/// and 16 lanes.
+void vectorizeLaneQuads(mlir::RewriterBase &rewriter,
+                        mlir::linalg::LinalgOp tile);
+
 /// Of a contraction of sext(A) by zext(B), int8 A and B (B + 128, or
 /// packed B + 128): A and B's bytes; else nothing.
 std::optional<std::pair<mlir::Value, mlir::Value>>

@@ -159,12 +159,13 @@ def products(dtype):
     info = np.iinfo(dtype)
     # int8 products of 4 k steps or more multiply B + 128 by A and start
     # from -128 rowsum(A) (VNNI byte quads; from 32 rows of A, B + 128
-    # packed first): K of 4 and past whole quads, vector-matrix,
-    # matrix-vector, columns off the register tile, and rows of extremes,
-    # whose sums are largest.
+    # packed first; matrix-vector products in lanes of quads): K of 4 and
+    # past whole quads, vector-matrix, matrix-vector (K past its lanes),
+    # columns off the register tile, and rows of extremes, whose sums are
+    # largest.
     shapes = [(5, 7, 3), (33, 70, 40), (64, 128, 64), (9, 4, 16),
               (37, 5, 19), (1, 64, 48), (16, 130, 1), (70, 259, 33),
-              (130, 64, 17)]
+              (130, 64, 17), (37, 1000, 1)]
     for m, k, n in shapes:
         a, b = edges(dtype, m * k).reshape(m, k), edges(dtype, k * n).reshape(k, n)
         products_of(name, a, b, dtype)
@@ -176,7 +177,10 @@ def products(dtype):
                     dtype)
     # B stored [N, K] (a PyTorch Linear's weight, x W^T): int8 packs its
     # quads by transposing 32-bit words, past 16 x 16 blocks at the edges.
-    for m, k, n in [(40, 70, 33), (64, 128, 48), (3, 9, 5)]:
+    # One row of x W^T is a matrix-vector product W x: int8 lanes of quads
+    # (A + 128 by x, less 128 sum(x)), K's last steps past the lanes apart.
+    for m, k, n in [(40, 70, 33), (64, 128, 48), (3, 9, 5), (1, 1000, 45),
+                    (1, 200, 9)]:
         a = edges(dtype, m * k).reshape(m, k)
         w = edges(dtype, n * k).reshape(n, k)
         ta, tw = ttype(a.shape, dtype), ttype(w.shape, dtype)

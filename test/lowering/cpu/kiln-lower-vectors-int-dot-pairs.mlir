@@ -168,3 +168,35 @@ func.func @int8_packed(%a: vector<2x4xi8>, %b: vector<20x4xi8>, %c: vector<2x20x
   %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<2x4xi32>, vector<20x4xi32> into vector<2x20xi32>
   return %r : vector<2x20xi32>
 }
+
+// -----
+
+#a = affine_map<(r, l, j) -> (r, l, j)>
+#x = affine_map<(r, l, j) -> (l, j)>
+#acc = affine_map<(r, l, j) -> (r, l)>
+
+// An int8 matrix-vector product in lanes of quads: each row's 64 bytes of
+// A + 128 (unsigned, first) and x's 64 bytes (signed) take one vpdpbusd
+// into the row's 16 lanes; 8 lanes take the 256-bit instruction.
+// CHECK-LABEL: func.func @int8_lane_quads
+// CHECK: %[[ROW:.*]] = vector.extract %arg0[0] : vector<64xi8> from vector<2x64xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[ROW]], %arg1) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT: vector.contract
+// CHECK-LABEL: func.func @int8_lane_quads_narrow
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// CHECK-NOT: vector.contract
+func.func @int8_lane_quads(%a: vector<2x64xi8>, %x: vector<64xi8>, %c: vector<2x16xi32>) -> vector<2x16xi32> {
+  %a3 = vector.shape_cast %a : vector<2x64xi8> to vector<2x16x4xi8>
+  %x2 = vector.shape_cast %x : vector<64xi8> to vector<16x4xi8>
+  %lhs = arith.extui %a3 : vector<2x16x4xi8> to vector<2x16x4xi32>
+  %rhs = arith.extsi %x2 : vector<16x4xi8> to vector<16x4xi32>
+  %r = vector.contract {indexing_maps = [#a, #x, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<2x16x4xi32>, vector<16x4xi32> into vector<2x16xi32>
+  return %r : vector<2x16xi32>
+}
+func.func @int8_lane_quads_narrow(%a: vector<1x8x4xi8>, %x: vector<8x4xi8>, %c: vector<1x8xi32>) -> vector<1x8xi32> {
+  %lhs = arith.extui %a : vector<1x8x4xi8> to vector<1x8x4xi32>
+  %rhs = arith.extsi %x : vector<8x4xi8> to vector<8x4xi32>
+  %r = vector.contract {indexing_maps = [#a, #x, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %c : vector<1x8x4xi32>, vector<8x4xi32> into vector<1x8xi32>
+  return %r : vector<1x8xi32>
+}

@@ -125,6 +125,41 @@ func.func @int8_epilogue(%a: tensor<128x64xi8>, %b: tensor<64x512xi8>, %bias: te
 
 // -----
 
+// An int8 matrix-vector product in lanes (as kiln's dot_general lowers y =
+// A x) runs on lanes of k quads: A + 128 (unsigned) by x, 8 rows of A's
+// groups a tile (the 4 past the last 8 as one), and the rows' sums less
+// 128 sum(x), one correction for every row.
+// CHECK-LABEL: func.func @int8_lanes
+// CHECK: tensor.expand_shape %arg0 {{\[}}[0], [1], [2, 3]] output_shape [20, 2, 16, 4]
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<8x64xi8>
+// CHECK: vector.contract {{.*}} : vector<8x16x4xi32>, vector<16x4xi32> into vector<8x16xi32>
+// CHECK: vector.contract {{.*}} : vector<4x16x4xi32>, vector<16x4xi32> into vector<4x16xi32>
+// CHECK: arith.shli
+// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<20xi32>
+func.func @int8_lanes(%a: tensor<20x2x64xi8>, %x: tensor<2x64xi8>) -> tensor<20xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<20x64xi32>
+  %z = linalg.fill ins(%zero : i32) outs(%e : tensor<20x64xi32>) -> tensor<20x64xi32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %x : tensor<20x2x64xi8>, tensor<2x64xi8>) outs(%z : tensor<20x64xi32>) {
+  ^bb0(%in: i8, %in_0: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    %1 = arith.extsi %in_0 : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %2, %out : i32
+    linalg.yield %3 : i32
+  } -> tensor<20x64xi32>
+  %e2 = tensor.empty() : tensor<20xi32>
+  %z2 = linalg.fill ins(%zero : i32) outs(%e2 : tensor<20xi32>) -> tensor<20xi32>
+  %r = linalg.reduce ins(%p : tensor<20x64xi32>) outs(%z2 : tensor<20xi32>) dimensions = [1]
+    (%in: i32, %init: i32) {
+      %s = arith.addi %in, %init : i32
+      linalg.yield %s : i32
+    }
+  return %r : tensor<20xi32>
+}
+
+// -----
+
 // Fewer than 4 k steps, and int16 products, cover k pairs (for vpdpwssd):
 // an odd K's last step runs as a tile of its own, accumulating onto the
 // pairs'.
