@@ -227,37 +227,9 @@ Value sliceAlong(OpBuilder &b, Location loc, Value value, unsigned dim,
                                         strides);
 }
 
-/// `value` with dimension `dim` (a multiple of `inner`) split into
-/// [dim / inner, inner]: a view, even of a strided slice.
-Value splitDim(OpBuilder &b, Location loc, Value value, unsigned dim,
-               int64_t inner) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  SmallVector<ReassociationIndices> groups;
-  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
-    ReassociationIndices group{int64_t(shape.size())};
-    if (d == dim) {
-      shape.append({extent / inner, inner});
-      group.push_back(shape.size() - 1);
-    } else {
-      shape.push_back(extent);
-    }
-    groups.push_back(group);
-  }
-  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), value,
-                                       groups);
-}
-
 /// `value` with dimension `dim` (a multiple of 4) split into its k quads.
 Value splitQuads(OpBuilder &b, Location loc, Value value, unsigned dim) {
-  return splitDim(b, loc, value, dim, 4);
-}
-
-/// The loops' dimensions d0 ... d(count - 1).
-SmallVector<AffineExpr> loopDims(MLIRContext *context, unsigned count) {
-  return llvm::map_to_vector(llvm::seq<unsigned>(count), [&](unsigned d) {
-    return getAffineDimExpr(d, context);
-  });
+  return kiln::splitDim(b, loc, value, dim, 4);
 }
 
 /// B + 128 (B xor 0x80) packed for vpdpbusd as [batch..., K / 4, N, 4]:
@@ -271,7 +243,7 @@ Value packQuads(OpBuilder &b, Location loc, Value source, bool transposed) {
   int64_t n = type.getDimSize(transposed ? rank - 2 : rank - 1);
   SmallVector<int64_t> shape(type.getShape().take_front(batch));
   shape.append({k / 4, n, 4});
-  SmallVector<AffineExpr> dims = loopDims(b.getContext(), batch + 3);
+  SmallVector<AffineExpr> dims = kiln::loopDims(b.getContext(), batch + 3);
   AffineExpr q = dims[batch], column = dims[batch + 1], step = dims[batch + 2];
   SmallVector<AffineExpr> read(ArrayRef(dims).take_front(batch));
   if (transposed)
@@ -293,7 +265,7 @@ Value packedProduct(OpBuilder &b, Location loc, Value a, Value packed,
                     Value start) {
   auto type = cast<RankedTensorType>(a.getType());
   unsigned batch = type.getRank() - 2;
-  SmallVector<AffineExpr> dims = loopDims(b.getContext(), batch + 4);
+  SmallVector<AffineExpr> dims = kiln::loopDims(b.getContext(), batch + 4);
   AffineExpr m = dims[batch], n = dims[batch + 1], q = dims[batch + 2],
              j = dims[batch + 3];
   ArrayRef<AffineExpr> batchDims = ArrayRef(dims).take_front(batch);
@@ -556,8 +528,8 @@ void matrixVectorQuads(RewriterBase &rewriter, linalg::LinalgOp matmul) {
     return RankedTensorType::get(
         shape, cast<RankedTensorType>(of.getType()).getElementType());
   };
-  Value lanes = splitDim(rewriter, loc, sliceAlong(rewriter, loc, a, 1, 0, whole),
-                         1, kQuadLanes);
+  Value lanes = kiln::splitDim(
+      rewriter, loc, sliceAlong(rewriter, loc, a, 1, 0, whole), 1, kQuadLanes);
   Value vector = kiln::reshapeTensor(
       rewriter, loc, sliceAlong(rewriter, loc, x, 0, 0, whole),
       tensorOf({whole / kQuadLanes, kQuadLanes}, x));
@@ -698,7 +670,7 @@ bool kiln::isPackedQuadProduct(linalg::LinalgOp op) {
       !getElementTypeOrSelf(generic.getResultTypes()[0]).isInteger(32))
     return false;
   unsigned batch = generic.getNumLoops() - 4;
-  SmallVector<AffineExpr> dims = loopDims(op.getContext(), batch + 4);
+  SmallVector<AffineExpr> dims = kiln::loopDims(op.getContext(), batch + 4);
   AffineExpr m = dims[batch], n = dims[batch + 1], q = dims[batch + 2],
              j = dims[batch + 3];
   auto map = [&](ArrayRef<AffineExpr> inner) {

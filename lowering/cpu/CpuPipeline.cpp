@@ -28,7 +28,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnTileAndVectorize(
       {options.vectorWidth, options.registerTileM, options.registerTileN,
        options.cacheTileM, options.cacheTileN, options.cacheTileK,
-       options.parallelWork, options.avx512Bf16, options.avx512Vnni}));
+       options.parallelWork, options.packPanels, options.avx512Bf16,
+       options.avx512Vnni}));
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);

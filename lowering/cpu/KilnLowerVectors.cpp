@@ -112,14 +112,24 @@ struct KilnLowerVectorsPass
   }
 
   /// Whether `a` and `b` are views of different buffers one of which this
-  /// function allocated: a fresh allocation overlaps nothing else.
+  /// function allocated (a fresh allocation overlaps nothing else), or of
+  /// two of its arguments: upstream's hoisting assumes that arguments do
+  /// not overlap for the transfers it hoists (a matmul's accumulator in its
+  /// result argument, read past A and B), and the runtime's results must
+  /// not alias its arguments. A panel product's result is read through a
+  /// view of its argument (kiln::packMatmulPanels).
   static bool distinctAllocations(Value a, Value b) {
     Value rootA = rootBuffer(a), rootB = rootBuffer(b);
     auto allocated = [](Value root) {
       return root.getDefiningOp<memref::AllocOp>() ||
              root.getDefiningOp<memref::AllocaOp>();
     };
-    return rootA != rootB && (allocated(rootA) || allocated(rootB));
+    auto argument = [](Value root) {
+      auto arg = dyn_cast<BlockArgument>(root);
+      return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    };
+    return rootA != rootB && (allocated(rootA) || allocated(rootB) ||
+                              (argument(rootA) && argument(rootB)));
   }
 
   /// Whether no op in `loop` but `read` and `write` may touch the memory

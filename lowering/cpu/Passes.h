@@ -113,6 +113,28 @@ byteQuadOperands(mlir::vector::ContractionOp contract);
 mlir::Value interleaveRows(mlir::OpBuilder &builder, mlir::Location loc,
                            llvm::ArrayRef<mlir::Value> rows);
 
+/// Whether kiln-tile-and-vectorize packs B of the f32 matmul `op` into
+/// panels of `width` columns (packMatmulPanels): B's rows a multiple of 4
+/// KiB apart, and enough rows of A to pay for the copy.
+bool shouldPackPanels(mlir::linalg::LinalgOp op, int64_t width);
+
+/// Replaces the f32 matmul `matmul` (batched or not) by a product of A and
+/// B packed into panels [batch..., N / width, K, width], a generic over
+/// (batch..., j, m, c, k) into the result viewed as [batch..., M, N /
+/// width, width] (isPanelProduct); returns it.
+mlir::linalg::LinalgOp packMatmulPanels(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::LinalgOp matmul,
+                                        int64_t width);
+
+/// Whether `op` is a product of A and B's panels made by packMatmulPanels.
+bool isPanelProduct(mlir::linalg::LinalgOp op);
+
+/// Replaces `tile`, a register tile of a panel product (one panel, unit
+/// batch), by a linalg.matmul of its rows of A by the panel's rows; returns
+/// the matmul.
+mlir::linalg::LinalgOp panelTileAsMatmul(mlir::RewriterBase &rewriter,
+                                         mlir::linalg::LinalgOp tile);
+
 /// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
 void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);
 
@@ -186,6 +208,12 @@ struct KilnToCpuPipelineOptions
       llvm::cl::desc("Estimated ns on one thread from which an op runs in "
                      "chunks that threads share (0: never)"),
       llvm::cl::init(250000)};
+  Option<bool> packPanels{
+      *this, "pack-panels",
+      llvm::cl::desc("f32 matmuls whose B rows are a multiple of 4 KiB "
+                     "apart pack B into panels of a register tile's "
+                     "columns first"),
+      llvm::cl::init(true)};
   Option<int64_t> streamingBytes{
       *this, "streaming-bytes",
       llvm::cl::desc("Buffers of at least this many bytes are written with "

@@ -104,6 +104,14 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     of its own, just before the epilogue reads it from cache. Products of
     fewer columns than a register tile stay whole.
 
+    Then, with `pack-panels`, an f32 matmul whose B rows are a multiple
+    of 4 KiB apart (rows that fall in the same cache sets) and that has at
+    least 128 rows packs B once into panels of a register tile's columns,
+    [N / 32, K, 32], and becomes a product over (batch, panel, m, column,
+    k) scheduled like a batch matmul of one panel at a time (row blocks
+    outermost, K tiles of as many panel rows as a cache tile of B holds);
+    matmuls in an epilogue's loop are not packed.
+
     Then, an op estimated to take at least `parallel-work` ns on one
     thread (a matmul at 100 GFLOP/s, other ops at 20 GB/s of their
     tensors) is split along one parallel loop into chunks run by an
@@ -141,6 +149,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     Option<"parallelWork", "parallel-work", "int64_t", "250000",
            "Estimated ns on one thread from which an op runs in chunks "
            "that threads share (0: never)">,
+    Option<"packPanels", "pack-panels", "bool", "true",
+           "f32 matmuls whose B rows are a multiple of 4 KiB apart pack B "
+           "into panels of a register tile's columns first">,
     Option<"bf16DotPairs", "bf16-dot-pairs", "bool", "false",
            "bf16 x bf16 -> f32 matmuls take register tiles of two k steps "
            "(pairs for vdpbf16ps, see kiln-lower-vectors) and any shape">,

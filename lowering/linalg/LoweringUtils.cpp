@@ -87,4 +87,29 @@ Value clampedIndex(OpBuilder &b, Location loc, Value index, int64_t upper) {
   return arith::MinSIOp::create(b, loc, low, top);
 }
 
+Value splitDim(OpBuilder &b, Location loc, Value value, unsigned dim,
+               int64_t inner) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (auto [d, extent] : llvm::enumerate(type.getShape())) {
+    ReassociationIndices group{int64_t(shape.size())};
+    if (d == dim) {
+      shape.append({extent / inner, inner});
+      group.push_back(shape.size() - 1);
+    } else {
+      shape.push_back(extent);
+    }
+    groups.push_back(group);
+  }
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), value,
+                                       groups);
+}
+
+SmallVector<AffineExpr> loopDims(MLIRContext *context, unsigned count) {
+  return llvm::map_to_vector(llvm::seq<unsigned>(count), [&](unsigned d) {
+    return getAffineDimExpr(d, context);
+  });
+}
+
 } // namespace kiln

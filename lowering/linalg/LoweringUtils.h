@@ -60,6 +60,15 @@ mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value index, int64_t upper);
 
+/// `value` with dimension `dim` (a multiple of `inner`) split into
+/// [dim / inner, inner]: a view, even of a strided slice.
+mlir::Value splitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                     unsigned dim, int64_t inner);
+
+/// The loops' dimensions d0 ... d(count - 1).
+llvm::SmallVector<mlir::AffineExpr> loopDims(mlir::MLIRContext *context,
+                                             unsigned count);
+
 } // namespace kiln
 
 #endif // KILN_LOWERING_LOWERINGUTILS_H

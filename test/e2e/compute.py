@@ -46,6 +46,32 @@ want = np.einsum("bmk,bkn->bmn", SA.astype(np.float64), SB).astype(np.float32)
 single("batch matmul scheduled", "kiln.dot_general %a0, %a1, batching = [0] x "
        f"[0], contracting = [2] x [1] : {sig([SA, SB], want)}", [SA, SB], want,
        rtol=1e-4, atol=1e-4)
+# B's rows 4 KiB apart (1024 or 2048 floats) and 128 rows or more: B is
+# packed into panels of 32 columns first (kiln-tile-and-vectorize's
+# pack-panels): rows past the last register tile (130), a K of no whole K
+# tile (9) and one past them (2500), chunks for threads (256 x 256 x 1024),
+# a batch, and B read transposed (x W^T). Compiled only: the interpreter
+# would take minutes.
+for name, lhs, rhs, dims, subscripts in [
+        ("130x9x1024", (130, 9), (9, 1024), "contracting = [1] x [0]",
+         "mk,kn->mn"),
+        ("128x2500x1024", (128, 2500), (2500, 1024), "contracting = [1] x [0]",
+         "mk,kn->mn"),
+        ("256x256x1024", (256, 256), (256, 1024), "contracting = [1] x [0]",
+         "mk,kn->mn"),
+        ("batch 2x136x40x2048", (2, 136, 40), (2, 40, 2048),
+         "batching = [0] x [0], contracting = [2] x [1]", "bmk,bkn->bmn"),
+        ("160x48x1024 (nt)", (160, 48), (1024, 48), "contracting = [1] x [1]",
+         "mk,nk->mn")]:
+    PA = rng.standard_normal(lhs).astype(np.float32)
+    PB = rng.standard_normal(rhs).astype(np.float32)
+    want = np.einsum(subscripts, PA.astype(np.float64), PB).astype(np.float32)
+    rt = ttype(want.shape, want.dtype)
+    check(f"packed panels {name}",
+          f"func.func @f(%a: {ttype(lhs, PA.dtype)}, %b: {ttype(rhs, PB.dtype)})"
+          f" -> {rt} {{\n  %r = kiln.dot_general %a, %b, {dims} : "
+          f"{sig([PA, PB], want)}\n  return %r : {rt}\n}}\n", "f", [PA, PB],
+          [want], rtol=1e-4, atol=1e-4, interpret=False)
 BA = rng.standard_normal((3, 5, 7)).astype(np.float32)
 BB = rng.standard_normal((3, 7, 4)).astype(np.float32)
 want = np.einsum("bmk,bkn->bmn", BA.astype(np.float64), BB).astype(np.float32)
