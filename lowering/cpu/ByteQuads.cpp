@@ -87,32 +87,11 @@ SmallVector<ReassociationIndices> lastTwoJoined(int64_t rank) {
   return groups;
 }
 
-/// A transfer of all of the statically shaped tensor `tile` as one vector
-/// of its shape.
-Value readAll(OpBuilder &b, Location loc, Value tile) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  return vector::TransferReadOp::create(
-      b, loc, VectorType::get(type.getShape(), type.getElementType()), tile,
-      SmallVector<Value>(type.getRank(), zero), std::nullopt,
-      SmallVector<bool>(type.getRank(), true));
-}
-
-/// `vector` written over all of `tile` (of its shape).
-Value writeAll(OpBuilder &b, Location loc, Value vector, Value tile) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  return vector::TransferWriteOp::create(
-             b, loc, vector, tile, SmallVector<Value>(type.getRank(), zero),
-             SmallVector<bool>(type.getRank(), true))
-      ->getResult(0);
-}
-
 /// `tile`'s result written as `vector`, through the view `groups` collapse
 /// it to, then expanded back.
 Value writeCollapsed(OpBuilder &b, Location loc, Value vector, Value tile,
                      ArrayRef<ReassociationIndices> groups) {
-  Value written = writeAll(b, loc, vector, collapsed(b, loc, tile, groups));
+  Value written = kiln::writeAll(b, loc, vector, collapsed(b, loc, tile, groups));
   return tensor::ExpandShapeOp::create(b, loc, tile.getType(), written,
                                        groups);
 }
@@ -613,7 +592,7 @@ void kiln::vectorizeByteQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
   SmallVector<ReassociationIndices> groups =
       leadingFolded(cast<RankedTensorType>(init.getType()).getRank(), 2);
   auto read = [&](Value tensor) {
-    return readAll(rewriter, loc, collapsed(rewriter, loc, tensor, groups));
+    return kiln::readAll(rewriter, loc, collapsed(rewriter, loc, tensor, groups));
   };
   auto [lhs, rhs] = biasedFactors(rewriter, loc, read(tile->getOperand(0)),
                                   read(tile->getOperand(1)));
@@ -706,7 +685,7 @@ void kiln::vectorizeQuadPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
   if (isTransposedQuadPack(tile)) {
     // [n, q, 4] of B^T as rows of 32-bit quads, transposed to [q, n].
     SmallVector<ReassociationIndices> groups = lastTwoJoined(rank);
-    Value rows = readAll(rewriter, loc, collapsed(rewriter, loc, source, groups));
+    Value rows = kiln::readAll(rewriter, loc, collapsed(rewriter, loc, source, groups));
     auto type = cast<VectorType>(rows.getType());
     int64_t n = type.getDimSize(0), q = type.getDimSize(1) / 4;
     Type i32 = rewriter.getI32Type();
@@ -721,7 +700,7 @@ void kiln::vectorizeQuadPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
                             groups);
   } else {
     // [q, 4, n] of B: the 4 rows interleaved, each column's quad in turn.
-    Value rows = readAll(rewriter, loc,
+    Value rows = kiln::readAll(rewriter, loc,
                          collapsed(rewriter, loc, source,
                                    leadingFolded(rank, 2)));
     Value biasedRows = biased(rewriter, loc, rows);
@@ -753,14 +732,14 @@ void kiln::vectorizePackedQuads(RewriterBase &rewriter,
   // A [.., m, 1, 4] as [m, 4]; the packed [.., 1, n, 4] as one row of
   // bytes, then [n, 4]; C [.., m, n] as [m, n].
   Value lhs =
-      readAll(rewriter, loc, collapsed(rewriter, loc, a, lastTwoJoined(rank)));
+      kiln::readAll(rewriter, loc, collapsed(rewriter, loc, a, lastTwoJoined(rank)));
   Value row =
-      readAll(rewriter, loc, collapsed(rewriter, loc, packed, allDims(rank)));
+      kiln::readAll(rewriter, loc, collapsed(rewriter, loc, packed, allDims(rank)));
   int64_t n = cast<RankedTensorType>(packed.getType()).getDimSize(rank - 2);
   Value rhs = vector::ShapeCastOp::create(
       rewriter, loc, VectorType::get({n, 4}, rewriter.getI8Type()), row);
   auto cGroups = leadingFolded(rank - 1, 2);
-  Value acc = readAll(rewriter, loc, collapsed(rewriter, loc, init, cGroups));
+  Value acc = kiln::readAll(rewriter, loc, collapsed(rewriter, loc, init, cGroups));
   Type i32 = rewriter.getI32Type();
   AffineExpr m, nn, k;
   bindDims(context, m, nn, k);
@@ -815,10 +794,10 @@ void kiln::vectorizeLaneQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
   // A [rows, 1, L, 4] as rows of 4L bytes, biased; x [1, L, 4] as 4L bytes.
   Value rows = biased(
       rewriter, loc,
-      readAll(rewriter, loc,
+      kiln::readAll(rewriter, loc,
               collapsed(rewriter, loc, a,
                         SmallVector<ReassociationIndices>{{0}, {1, 2, 3}})));
-  Value bytes = readAll(rewriter, loc, collapsed(rewriter, loc, x, allDims(3)));
+  Value bytes = kiln::readAll(rewriter, loc, collapsed(rewriter, loc, x, allDims(3)));
   auto accType = cast<RankedTensorType>(init.getType());
   int64_t count = accType.getDimSize(0), lanes = accType.getDimSize(1);
   Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
@@ -833,10 +812,28 @@ void kiln::vectorizeLaneQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
   AffineExpr r, l, j;
   bindDims(context, r, l, j);
   Value sum = vector::ContractionOp::create(
-      rewriter, loc, lhs, rhs, readAll(rewriter, loc, init),
+      rewriter, loc, lhs, rhs, kiln::readAll(rewriter, loc, init),
       ArrayRef<ArrayRef<AffineExpr>>{{r, l, j}, {l, j}, {r, l}},
       ArrayRef<vector::IteratorType>{vector::IteratorType::parallel,
                                      vector::IteratorType::parallel,
                                      vector::IteratorType::reduction});
-  rewriter.replaceOp(tile, writeAll(rewriter, loc, sum, init));
+  rewriter.replaceOp(tile, kiln::writeAll(rewriter, loc, sum, init));
+}
+
+Value kiln::readAll(OpBuilder &b, Location loc, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return vector::TransferReadOp::create(
+      b, loc, VectorType::get(type.getShape(), type.getElementType()), tile,
+      SmallVector<Value>(type.getRank(), zero), std::nullopt,
+      SmallVector<bool>(type.getRank(), true));
+}
+
+Value kiln::writeAll(OpBuilder &b, Location loc, Value vector, Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return vector::TransferWriteOp::create(
+             b, loc, vector, tile, SmallVector<Value>(type.getRank(), zero),
+             SmallVector<bool>(type.getRank(), true))
+      ->getResult(0);
 }

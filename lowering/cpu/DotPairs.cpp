@@ -124,22 +124,34 @@ SmallVector<Value> interleavedGroups(PatternRewriter &rewriter, Location loc,
   return groups;
 }
 
-/// B packed as vector<N x 4 x i8> (column n's k quad in row n) as
-/// vpdpbusd's operand per block of 16 columns: the rows as they are.
+/// `vector` (of shape [..., L, G]: bytes, pairs) as one row of L G
+/// elements: the value it was shape-cast from, when it was.
+Value flatRow(PatternRewriter &rewriter, Location loc, Value vector) {
+  auto type = cast<VectorType>(vector.getType());
+  if (auto cast = vector.getDefiningOp<vector::ShapeCastOp>();
+      cast && cast.getSourceVectorType().getRank() == 1)
+    return cast.getSource();
+  return vector::ShapeCastOp::create(
+      rewriter, loc,
+      VectorType::get({type.getNumElements()}, type.getElementType()), vector);
+}
+
+/// B packed as vector<N x G x T> (column n's group of k steps in row n:
+/// int8 quads, bf16 pairs) as the dot's operand per block of 16 columns:
+/// the rows as they are.
 SmallVector<Value> packedGroups(PatternRewriter &rewriter, Location loc,
                                 Value packed) {
   auto type = cast<VectorType>(packed.getType());
   int64_t columns = type.getDimSize(0), group = type.getDimSize(1);
+  // Slices of one row: LLVM shuffles 2-D slices of [N, G] element by
+  // element.
+  Value row = flatRow(rewriter, loc, packed);
   SmallVector<Value> groups;
   for (int64_t column = 0; column < columns; column += 16) {
     int64_t width = std::min<int64_t>(16, columns - column);
-    Value block = vector::ExtractStridedSliceOp::create(
-        rewriter, loc, packed, ArrayRef<int64_t>{column, 0},
-        ArrayRef<int64_t>{width, group}, ArrayRef<int64_t>{1, 1});
-    Value flat = vector::ShapeCastOp::create(
-        rewriter, loc, VectorType::get({width * group}, type.getElementType()),
-        block);
-    groups.push_back(padded(rewriter, loc, flat, group * dotLanes(width)));
+    groups.push_back(padded(
+        rewriter, loc, slice(rewriter, loc, row, column * group, width * group),
+        group * dotLanes(width)));
   }
   return groups;
 }
@@ -219,8 +231,20 @@ LaneDot pairDot(MLIRContext *context, PairKind kind) {
           }};
 }
 
+/// Whether `maps` are those of A B^T: A [M, K], B [N, K], C [M, N].
+bool isTransposedRhsMatmul(ArrayAttr maps) {
+  MLIRContext *context = maps.getContext();
+  AffineExpr m, n, k;
+  bindDims(context, m, n, k);
+  SmallVector<AffineMap> expected = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {n, k}, {m, n}}, context);
+  return llvm::equal(maps.getAsValueRange<AffineMapAttr>(), expected);
+}
+
 /// A vector.contract of `kind`'s pairs that is a row-major matmul over one
-/// or two k steps, or a batch of one of them, as emitDots.
+/// or two k steps, or a batch of one of them, as emitDots; or, of bf16, A
+/// times the rows of a panel of B packed in pairs ([N, 2],
+/// kiln::packMatmulPanels), whose rows are the dot's operands as they are.
 struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
   ContractToPairDots(MLIRContext *context, PairKind kind)
       : OpRewritePattern(context, /*benefit=*/2), kind(kind),
@@ -232,8 +256,11 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
     auto accType = dyn_cast<VectorType>(contract.getAccType());
     bool batched = isRowMajorBatchMatmul(contract.getIndexingMaps()) &&
                    lhsType.getDimSize(0) == 1;
+    bool packed = kind == PairKind::Bf16 &&
+                  isTransposedRhsMatmul(contract.getIndexingMaps()) &&
+                  lhsType.getShape().back() == dot.group;
     if (contract.getKind() != vector::CombiningKind::ADD || !accType ||
-        !(batched || isRowMajorMatmul(contract.getIndexingMaps())) ||
+        !(batched || packed || isRowMajorMatmul(contract.getIndexingMaps())) ||
         !kiln::multipliesInPairs(lhsType.getElementType(),
                                  contract.getRhsType().getElementType(),
                                  accType.getElementType(),
@@ -248,9 +275,11 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
                            .getResult()
                      : value;
     };
+    Value rhs = unbatched(contract.getRhs());
     Value result = emitDots(
         rewriter, loc, unbatched(contract.getLhs()),
-        interleavedGroups(rewriter, loc, unbatched(contract.getRhs()), dot),
+        packed ? packedGroups(rewriter, loc, rhs)
+               : interleavedGroups(rewriter, loc, rhs, dot),
         unbatched(contract.getAcc()), dot);
     if (batched)
       result = vector::BroadcastOp::create(rewriter, loc, accType, result);
@@ -261,16 +290,6 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
   PairKind kind;
   LaneDot dot;
 };
-
-/// Whether `maps` are those of A B^T: A [M, K], B [N, K], C [M, N].
-bool isTransposedRhsMatmul(ArrayAttr maps) {
-  MLIRContext *context = maps.getContext();
-  AffineExpr m, n, k;
-  bindDims(context, m, n, k);
-  SmallVector<AffineMap> expected = AffineMap::inferFromExprList(
-      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {n, k}, {m, n}}, context);
-  return llvm::equal(maps.getAsValueRange<AffineMapAttr>(), expected);
-}
 
 /// A contraction of sext(A) by zext(B), int8, as emitDots' vpdpbusd, which
 /// multiplies B's unsigned bytes by A's signed ones: B as [K, N] over at
@@ -320,18 +339,6 @@ bool isLaneQuadProduct(ArrayAttr maps) {
   return llvm::equal(maps.getAsValueRange<AffineMapAttr>(), expected);
 }
 
-/// `vector` (of shape [..., L, 4] bytes) as one row of 4L bytes: the value
-/// it was shape-cast from, when it was.
-Value flatBytes(PatternRewriter &rewriter, Location loc, Value vector) {
-  auto type = cast<VectorType>(vector.getType());
-  if (auto cast = vector.getDefiningOp<vector::ShapeCastOp>();
-      cast && cast.getSourceVectorType().getRank() == 1)
-    return cast.getSource();
-  return vector::ShapeCastOp::create(
-      rewriter, loc,
-      VectorType::get({type.getNumElements()}, type.getElementType()), vector);
-}
-
 /// A lane product of zext(A) [R, L, 4] by sext(x) [L, 4] into [R, L] of
 /// i32 (kiln::vectorizeLaneQuads' tiles of int8 matrix-vector products) as
 /// vpdpbusd on each row's bytes and x's, 16 lanes an instruction (4 or 8
@@ -361,14 +368,14 @@ struct ContractToLaneQuads : OpRewritePattern<vector::ContractionOp> {
     Value a = unsignedA.getIn();
     auto source = a.getDefiningOp<vector::ShapeCastOp>();
     bool flatRows = source && source.getSourceVectorType().getRank() == 2;
-    Value x = flatBytes(rewriter, loc, signedX.getIn());
+    Value x = flatRow(rewriter, loc, signedX.getIn());
     Value result = contract.getAcc();
     for (int64_t row = 0; row < rows; ++row) {
       Value bytes =
           flatRows ? vector::ExtractOp::create(rewriter, loc,
                                                source.getSource(), row)
                          .getResult()
-                   : flatBytes(rewriter, loc,
+                   : flatRow(rewriter, loc,
                                vector::ExtractOp::create(rewriter, loc, a, row));
       Value accRow = vector::ExtractOp::create(rewriter, loc, result, row);
       for (int64_t lane = 0; lane < lanes; lane += 16) {

@@ -304,10 +304,17 @@ linalg::LinalgOp withWideOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
   return cast<linalg::LinalgOp>(wide);
 }
 
-/// The loop of a matmul's M ([B,] M, N, K, and a packed quad product's
-/// steps after K).
+/// The steps of a product's loop after K, which counts groups of them: a
+/// packed quad product's 4, a panel product's pairs (2); else 0.
+int64_t stepsAfterK(linalg::LinalgOp op) {
+  if (kiln::isPackedQuadProduct(op))
+    return 4;
+  return kiln::panelProductGroup(op) == 2 ? 2 : 0;
+}
+
+/// The loop of a matmul's M ([B,] M, N, K, and the steps after K).
 size_t firstMatmulLoop(linalg::LinalgOp op) {
-  return op.getNumLoops() - 3 - (kiln::isPackedQuadProduct(op) ? 1 : 0);
+  return op.getNumLoops() - 3 - (stepsAfterK(op) ? 1 : 0);
 }
 
 /// A quad pack (kiln::isQuadPack) in tiles of 16 columns, and of 16 quads
@@ -331,6 +338,15 @@ void tileQuadPack(RewriterBase &rewriter, linalg::LinalgOp op) {
                 std::min<int64_t>(ranges[batch + 1], 16), 4});
   if (auto tiled = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
     kiln::vectorizeQuadPack(rewriter, tiled);
+}
+
+/// A pair pack (kiln::isPairPack) in tiles of two rows of one panel.
+void tilePairPack(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), 1); // [B,] J, Q, C, 2
+  sizes[sizes.size() - 2] = op.getStaticLoopRanges()[sizes.size() - 2];
+  sizes.back() = 2;
+  if (auto tiled = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
+    kiln::vectorizePairPack(rewriter, tiled);
 }
 
 /// Rows of an int8 matrix-vector product in lanes of quads per tile: each
@@ -378,10 +394,10 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
   // A panel's rows are contiguous: as many of them as a cache tile of B
   // holds stay in L2 (1024^3: 192 -> 200 GFLOP/s over K tiles of 256).
-  bool panels = kiln::isPanelProduct(op);
+  int64_t panels = kiln::panelProductGroup(op), steps = stepsAfterK(op);
   int64_t panelsPerTile = std::max<int64_t>(1, tiles.cacheN / tiles.registerN);
   int64_t cacheK = packed   ? std::max<int64_t>(1, tiles.cacheK / 4)
-                   : panels ? tiles.cacheK * panelsPerTile
+                   : panels ? tiles.cacheK * panelsPerTile / panels
                             : tiles.cacheK;
   bool pairs = kiln::multipliesInPairs(
       getElementTypeOrSelf(op->getOperand(0).getType()),
@@ -390,7 +406,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       tiles.intPairs);
   // Biased int8 products (kiln::biasByteProducts) multiply k quads.
   bool quads = kiln::isByteQuadProduct(op);
-  int64_t kStep = packed ? 1 : quads ? 4 : pairs ? 2 : 1;
+  int64_t kStep = steps ? 1 : quads ? 4 : pairs ? 2 : 1;
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
   // 129 x 63 took 5.6 ms; 0.05 ms widened).
   if (hasNarrowFloats(op) && !pairs &&
@@ -421,7 +437,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       return size - size % registerTile;
     if (loop == batch + 1 && narrow)
       return int64_t(llvm::bit_floor(uint64_t(size)));
-    if (loop == batch + 2 && pairs && !quads && !packed && size > 1 &&
+    if (loop == batch + 2 && pairs && !quads && !steps && size > 1 &&
         size % 2 != 0)
       return size - 1;
     if (size > cacheTile && size % cacheTile != 0)
@@ -465,13 +481,13 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                 std::min(k, cacheK)});
   registers.append({std::min(m, tiles.registerM), std::min(n, tiles.registerN),
                     std::min(k, kStep)});
-  if (packed) {
-    cache.push_back(4);
-    registers.push_back(4);
+  if (steps) {
+    cache.push_back(steps);
+    registers.push_back(steps);
   }
   // Batch, then N, then K, then M: a panel of B stays in L2 while every row
   // block of A streams past it. A panel product's batch ends with its panel
-  // (isPanelProduct): its row blocks stay in L2 while every panel streams
+  // (kiln::panelProductGroup): its row blocks stay in L2 while every panel streams
   // past them.
   SmallVector<int64_t> order;
   for (size_t loop = 0; loop < batch - (panels ? 1 : 0); ++loop)
@@ -481,7 +497,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   order.append({int64_t(batch + 1), int64_t(batch + 2)});
   if (!panels)
     order.push_back(batch);
-  if (packed)
+  if (steps)
     order.push_back(batch + 3);
   auto outer = dyn_cast_or_null<linalg::LinalgOp>(
       tile(rewriter, op, cache, order));
@@ -492,6 +508,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     kiln::vectorizePackedQuads(rewriter, cast<linalg::LinalgOp>(inner));
   else if (inner && quads)
     kiln::vectorizeByteQuads(rewriter, cast<linalg::LinalgOp>(inner));
+  else if (inner && panels == 2)
+    kiln::vectorizePanelPairs(rewriter, cast<linalg::LinalgOp>(inner));
   else if (inner && panels)
     ::vectorize(rewriter, kiln::panelTileAsMatmul(
                             rewriter, cast<linalg::LinalgOp>(inner)));
@@ -505,7 +523,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
 /// (int8 weights and activations sign-extended as they are read).
 bool isTiledMatmul(linalg::LinalgOp op) {
   if (kiln::isByteQuadProduct(op) || kiln::isPackedQuadProduct(op) ||
-      kiln::isPanelProduct(op))
+      kiln::panelProductGroup(op))
     return true;
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return false;
@@ -576,7 +594,7 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
     granules[m] = ranges[m] % tiles.cacheM == 0 ? tiles.cacheM : tiles.registerM;
     granules[n] = ranges[n] % tiles.cacheN == 0 ? tiles.cacheN : tiles.registerN;
     // Chunks of a product's panels would each read all of A.
-    if (kiln::isPanelProduct(op))
+    if (kiln::panelProductGroup(op))
       granules[m - 1] = 0;
   } else {
     granules.back() = width;
@@ -1109,6 +1127,8 @@ void schedule(RewriterBase &rewriter, linalg::LinalgOp op, MatmulTiles tiles,
               int64_t width) {
   if (kiln::isQuadPack(op))
     return tileQuadPack(rewriter, op);
+  if (kiln::isPairPack(op))
+    return tilePairPack(rewriter, op);
   if (kiln::isByteLaneQuads(op))
     return tileLaneQuads(rewriter, op);
   if (!isTiledMatmul(op))
@@ -1123,21 +1143,22 @@ bool inFusedLoop(Operation *op, const DenseSet<Operation *> &fusedLoops) {
   });
 }
 
-/// Packs B of the f32 matmuls that pay for it into panels of a register
-/// tile's columns (kiln::shouldPackPanels), once, before threads share the
-/// product; not those computed block by block in a fused loop, whose
+/// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
+/// register tile's columns (kiln::panelGroup), once, before threads share
+/// the product; not those computed block by block in a fused loop, whose
 /// blocks would each pack their part again.
 void packMatmulPanels(RewriterBase &rewriter, Operation *root,
                       MatmulTiles tiles,
                       const DenseSet<Operation *> &fusedLoops) {
-  SmallVector<linalg::LinalgOp> matmuls;
+  SmallVector<std::pair<linalg::LinalgOp, int64_t>> matmuls;
   root->walk([&](linalg::LinalgOp op) {
-    if (!inFusedLoop(op, fusedLoops) &&
-        kiln::shouldPackPanels(op, tiles.registerN))
-      matmuls.push_back(op);
+    if (inFusedLoop(op, fusedLoops))
+      return;
+    if (int64_t group = kiln::panelGroup(op, tiles.registerN, tiles.bf16Pairs))
+      matmuls.push_back({op, group});
   });
-  for (linalg::LinalgOp matmul : matmuls)
-    kiln::packMatmulPanels(rewriter, matmul, tiles.registerN);
+  for (auto [matmul, group] : matmuls)
+    kiln::packMatmulPanels(rewriter, matmul, tiles.registerN, group);
 }
 
 struct KilnTileAndVectorizePass

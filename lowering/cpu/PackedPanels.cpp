@@ -1,13 +1,16 @@
-//===- PackedPanels.cpp - f32 matmuls on B packed into column panels ------===//
+//===- PackedPanels.cpp - matmuls on B packed into panels of columns ------===//
 //
 // A register tile walks B down K one row at a time. Where B's rows are a
 // multiple of 4 KiB apart, every row of the walk falls in the same sets of
 // L1 and L2 and in a page of its own, so the cache tile of B that should
 // stay in L2 does not (f32 1024^3 ran at 90% of oneDNN). Packing B once
 // into panels of a register tile's columns, [N / w, K, w], makes each
-// panel's walk contiguous. kiln-tile-and-vectorize packs such products
-// before it schedules them and schedules the packed product like a batch
-// matmul whose batch is the panel.
+// panel's walk contiguous. bf16 products on vdpbf16ps's k pairs pack pairs
+// of rows interleaved, [N / w, K / 2, w, 2], as the instruction reads them,
+// instead of interleaving B's rows in registers at every step.
+// kiln-tile-and-vectorize packs such products before it schedules them and
+// schedules the packed product like a batch matmul whose batch is the
+// panel.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -42,35 +45,79 @@ bool isPlainMatmul(linalg::LinalgOp op) {
   return false;
 }
 
-/// The indexing maps of a panel product with `batch` batch loops, over
-/// (batch..., j, m, c, k): A [batch..., M, K], the panels [batch..., J, K,
-/// w], the result as [batch..., M, J, w].
-SmallVector<AffineMap> panelProductMaps(MLIRContext *context, unsigned batch) {
-  SmallVector<AffineExpr> dims = kiln::loopDims(context, batch + 4);
-  AffineExpr j = dims[batch], m = dims[batch + 1], c = dims[batch + 2],
-             k = dims[batch + 3];
+/// The indexing maps of a panel product with `batch` batch loops over k
+/// steps in groups of `group` (1, or 2 for pairs): over (batch..., j, m,
+/// c, k), A [batch..., M, K], the panels [batch..., J, K, w], the result
+/// as [batch..., M, J, w]; over (batch..., j, m, c, q, p), A [batch..., M,
+/// K / 2, 2] and the panels [batch..., J, K / 2, w, 2].
+SmallVector<AffineMap> panelProductMaps(MLIRContext *context, unsigned batch,
+                                        int64_t group) {
+  unsigned loops = batch + (group == 1 ? 4 : 5);
+  SmallVector<AffineExpr> dims = kiln::loopDims(context, loops);
+  AffineExpr j = dims[batch], m = dims[batch + 1], c = dims[batch + 2];
   auto map = [&](ArrayRef<AffineExpr> inner) {
     SmallVector<AffineExpr> results(ArrayRef(dims).take_front(batch));
     results.append(inner.begin(), inner.end());
-    return AffineMap::get(batch + 4, 0, results, context);
+    return AffineMap::get(loops, 0, results, context);
   };
-  return {map({m, k}), map({j, k, c}), map({m, j, c})};
+  if (group == 1) {
+    AffineExpr k = dims[batch + 3];
+    return {map({m, k}), map({j, k, c}), map({m, j, c})};
+  }
+  AffineExpr q = dims[batch + 3], p = dims[batch + 4];
+  return {map({m, q, p}), map({j, q, c, p}), map({m, j, c})};
 }
 
-/// `source` [batch..., K, N] as panels [batch..., N / width, K, width].
-Value packPanels(OpBuilder &b, Location loc, Value source, int64_t width) {
+/// `value`, or its extension to f32 where it is narrower.
+Value asF32(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isF32())
+    return value;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+/// Whether `value`, computed in a panel product's body `body`, is its
+/// argument `index` or that argument extended to f32.
+bool isArgument(Value value, Block &body, unsigned index) {
+  if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+    value = ext.getIn();
+  return value == body.getArgument(index);
+}
+
+/// How a pack of `batch` batch loops over (batch..., j, k, c), or (batch...,
+/// j, q, c, p) in groups, reads B split into [batch..., K, J, width], or
+/// [batch..., K / group, group, J, width].
+AffineMap packReadMap(MLIRContext *context, unsigned batch, int64_t group) {
+  unsigned loops = batch + (group == 1 ? 3 : 4);
+  SmallVector<AffineExpr> dims = kiln::loopDims(context, loops);
+  SmallVector<AffineExpr> read(ArrayRef(dims).take_front(batch));
+  AffineExpr j = dims[batch], q = dims[batch + 1], c = dims[batch + 2];
+  if (group == 1)
+    read.append({q, j, c});
+  else
+    read.append({q, dims[batch + 3], j, c});
+  return AffineMap::get(loops, 0, read, context);
+}
+
+/// `source` [batch..., K, N] as panels [batch..., N / width, K, width], or
+/// of k steps in groups of `group` (2): [batch..., N / width, K / group,
+/// width, group], each column's steps of a group consecutive.
+Value packPanels(OpBuilder &b, Location loc, Value source, int64_t width,
+                 int64_t group) {
   auto type = cast<RankedTensorType>(source.getType());
   unsigned rank = type.getRank(), batch = rank - 2;
+  int64_t k = type.getDimSize(rank - 2), n = type.getDimSize(rank - 1);
   SmallVector<int64_t> shape(type.getShape().take_front(batch));
-  shape.append({type.getDimSize(rank - 1) / width, type.getDimSize(rank - 2),
-                width});
-  SmallVector<AffineExpr> dims = kiln::loopDims(b.getContext(), batch + 3);
-  SmallVector<AffineExpr> read(ArrayRef(dims).take_front(batch));
-  read.append({dims[batch + 1], dims[batch], dims[batch + 2]});
   Value columns = kiln::splitDim(b, loc, source, rank - 1, width);
+  if (group == 1) {
+    shape.append({n / width, k, width});
+  } else {
+    // [K / group, group, J, width]: a group's rows side by side.
+    columns = kiln::splitDim(b, loc, columns, rank - 2, group);
+    shape.append({n / width, k / group, width, group});
+  }
   return kiln::buildParallelGeneric(
       b, loc, type.clone(shape), columns,
-      AffineMap::get(batch + 3, 0, read, b.getContext()),
+      packReadMap(b.getContext(), batch, group),
       [](OpBuilder &, Location, ValueRange args) { return args[0]; });
 }
 
@@ -87,40 +134,66 @@ Value asMatrix(OpBuilder &b, Location loc, Value value, unsigned rows,
       getAsIndexOpFoldResult(context, type.getShape()),
       getAsIndexOpFoldResult(context, ones));
 }
+
+/// `tile` replaced by the rank-reduced `result` of its computation,
+/// inserted into all of its init.
+void replaceTile(RewriterBase &rewriter, linalg::LinalgOp tile, Value result) {
+  Value init = tile.getDpsInitOperand(0)->get();
+  auto type = cast<RankedTensorType>(init.getType());
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+      tile, result, init, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, type.getShape()),
+      getAsIndexOpFoldResult(context, ones));
+}
+
 } // namespace
 
-bool kiln::shouldPackPanels(linalg::LinalgOp op, int64_t width) {
-  if (!isPlainMatmul(op) || width <= 0 ||
-      llvm::any_of(op->getOperandTypes(), [](Type type) {
-        return !getElementTypeOrSelf(type).isF32();
-      }))
-    return false;
+int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs) {
+  if (!isPlainMatmul(op) || width <= 0)
+    return 0;
+  Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type rhs = getElementTypeOrSelf(op->getOperand(1).getType());
+  Type acc = getElementTypeOrSelf(op->getOperand(2).getType());
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
+  // Dynamic sizes are negative; an empty product has nothing to pack.
+  if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }))
+    return 0;
   size_t batch = ranges.size() - 3;
-  int64_t m = ranges[batch], n = ranges[batch + 1];
+  int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
+  if (m < kPanelMinRows || n % width != 0 || !acc.isF32() || lhs != rhs)
+    return 0;
+  // vdpbf16ps's pairs: packing also saves interleaving B's rows at every
+  // pair of steps.
+  if (lhs.isBF16() && bf16Pairs && k % 2 == 0)
+    return 2;
   int64_t rowBytes = n * int64_t(sizeof(float));
-  return m >= kPanelMinRows && n % width == 0 &&
-         rowBytes % kAliasingRowBytes == 0;
+  return lhs.isF32() && rowBytes % kAliasingRowBytes == 0 ? 1 : 0;
 }
 
 linalg::LinalgOp kiln::packMatmulPanels(RewriterBase &rewriter,
-                                        linalg::LinalgOp matmul,
-                                        int64_t width) {
+                                        linalg::LinalgOp matmul, int64_t width,
+                                        int64_t group) {
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
   Value a = matmul->getOperand(0), init = matmul->getOperand(2);
   auto resultType = cast<RankedTensorType>(init.getType());
   unsigned rank = resultType.getRank(), batch = rank - 2;
-  Value panels = packPanels(rewriter, loc, matmul->getOperand(1), width);
+  Value panels =
+      packPanels(rewriter, loc, matmul->getOperand(1), width, group);
+  if (group != 1)
+    a = splitDim(rewriter, loc, a, rank - 1, group);
   Value start = splitDim(rewriter, loc, init, rank - 1, width);
   SmallVector<utils::IteratorType> iterators(batch + 3,
                                              utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
+  iterators.append(group == 1 ? 1 : 2, utils::IteratorType::reduction);
   auto product = linalg::GenericOp::create(
       rewriter, loc, start.getType(), ValueRange{a, panels}, start,
-      panelProductMaps(rewriter.getContext(), batch), iterators,
+      panelProductMaps(rewriter.getContext(), batch, group), iterators,
       [](OpBuilder &b, Location loc, ValueRange args) {
-        Value term = arith::MulFOp::create(b, loc, args[0], args[1]);
+        Value term = arith::MulFOp::create(b, loc, asF32(b, loc, args[0]),
+                                           asF32(b, loc, args[1]));
         linalg::YieldOp::create(
             b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], term)});
       });
@@ -132,45 +205,121 @@ linalg::LinalgOp kiln::packMatmulPanels(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(product.getOperation());
 }
 
-bool kiln::isPanelProduct(linalg::LinalgOp op) {
+int64_t kiln::panelProductGroup(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic || generic.getNumDpsInputs() != 2 ||
-      generic.getNumDpsInits() != 1 || generic.getNumLoops() < 4 ||
-      !getElementTypeOrSelf(generic.getResultTypes()[0]).isF32() ||
-      generic.getIndexingMapsArray() !=
-          panelProductMaps(op.getContext(), generic.getNumLoops() - 4))
-    return false;
+      generic.getNumDpsInits() != 1 ||
+      !getElementTypeOrSelf(generic.getResultTypes()[0]).isF32())
+    return 0;
   Block &body = generic.getRegion().front();
   auto add = cast<linalg::YieldOp>(body.getTerminator())
                  .getOperand(0)
                  .getDefiningOp<arith::AddFOp>();
   auto mul = add ? add.getRhs().getDefiningOp<arith::MulFOp>() : nullptr;
-  return mul && add.getLhs() == body.getArgument(2) &&
-         mul.getLhs() == body.getArgument(0) &&
-         mul.getRhs() == body.getArgument(1);
+  if (!mul || add.getLhs() != body.getArgument(2) ||
+      !isArgument(mul.getLhs(), body, 0) || !isArgument(mul.getRhs(), body, 1))
+    return 0;
+  unsigned loops = generic.getNumLoops();
+  for (int64_t group : {1, 2}) {
+    unsigned extra = group == 1 ? 4 : 5;
+    if (loops >= extra &&
+        generic.getIndexingMapsArray() ==
+            panelProductMaps(op.getContext(), loops - extra, group))
+      return group;
+  }
+  return 0;
 }
 
 linalg::LinalgOp kiln::panelTileAsMatmul(RewriterBase &rewriter,
                                          linalg::LinalgOp tile) {
   Location loc = tile.getLoc();
   rewriter.setInsertionPoint(tile);
-  // A [batch..., m, k], panels [batch..., 1, k, c], result [batch..., m,
-  // 1, c]: one panel's rows.
+  // A [batch..., m, k], the panel [batch..., 1, k, c], the result
+  // [batch..., m, 1, c].
   Value a = tile->getOperand(0), panels = tile->getOperand(1),
         init = tile->getOperand(2);
-  unsigned rank = cast<RankedTensorType>(a.getType()).getRank();
-  Value acc = asMatrix(rewriter, loc, init, rank - 2, rank);
+  unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
+  Value acc = asMatrix(rewriter, loc, init, rank - 3, rank - 1);
   auto matmul = linalg::MatmulOp::create(
       rewriter, loc, acc.getType(),
-      ValueRange{asMatrix(rewriter, loc, a, rank - 2, rank - 1),
-                 asMatrix(rewriter, loc, panels, rank - 1, rank)},
+      ValueRange{asMatrix(rewriter, loc, a, rank - 3, rank - 2),
+                 asMatrix(rewriter, loc, panels, rank - 2, rank - 1)},
       acc);
-  auto type = cast<RankedTensorType>(init.getType());
-  MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
-  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-      tile, matmul.getResult(0), init, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, type.getShape()),
-      getAsIndexOpFoldResult(context, ones));
+  replaceTile(rewriter, tile, matmul.getResult(0));
   return cast<linalg::LinalgOp>(matmul.getOperation());
+}
+
+void kiln::vectorizePanelPairs(RewriterBase &rewriter, linalg::LinalgOp tile) {
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  // A [batch..., m, 1, 2] as [m, 2]; the panel's rows [batch..., 1, 1, c,
+  // 2] as one row, then [c, 2] (so that the dot's operands are slices of
+  // the row); the result [batch..., m, 1, c] as [m, c].
+  Value a = tile->getOperand(0), panels = tile->getOperand(1),
+        init = tile->getOperand(2);
+  unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
+  auto panelType = cast<RankedTensorType>(panels.getType());
+  int64_t columns = panelType.getDimSize(panelType.getRank() - 2);
+  Value lhs = kiln::readAll(rewriter, loc, asMatrix(rewriter, loc, a, rank - 3,
+                                               rank - 1));
+  Value row = kiln::readAll(
+      rewriter, loc,
+      tensor::CollapseShapeOp::create(
+          rewriter, loc, panels,
+          SmallVector<ReassociationIndices>{llvm::to_vector(
+              llvm::seq<int64_t>(panelType.getRank()))}));
+  Value rhs = vector::ShapeCastOp::create(
+      rewriter, loc, VectorType::get({columns, 2}, panelType.getElementType()),
+      row);
+  Value accTile = asMatrix(rewriter, loc, init, rank - 3, rank - 1);
+  AffineExpr m, n, k;
+  bindDims(rewriter.getContext(), m, n, k);
+  Value sum = vector::ContractionOp::create(
+      rewriter, loc, lhs, rhs, kiln::readAll(rewriter, loc, accTile),
+      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {n, k}, {m, n}},
+      ArrayRef<vector::IteratorType>{vector::IteratorType::parallel,
+                                     vector::IteratorType::parallel,
+                                     vector::IteratorType::reduction});
+  replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, sum, accTile));
+}
+
+bool kiln::isPairPack(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() < 4 ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      !getElementTypeOrSelf(generic.getResultTypes()[0]).isBF16() ||
+      generic.getIndexingMapsArray().front() !=
+          packReadMap(op.getContext(), generic.getNumLoops() - 4, 2) ||
+      !generic.getIndexingMapsArray().back().isIdentity())
+    return false;
+  Block &body = generic.getRegion().front();
+  return cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) ==
+         body.getArgument(0);
+}
+
+void kiln::vectorizePairPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  // Rows [batch..., 1, 2, 1, w] of B, into [batch..., 1, 1, w, 2].
+  Value source = tile->getOperand(0), init = tile->getOperand(1);
+  unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
+  Value rows = asMatrix(rewriter, loc, source, rank - 3, rank - 1);
+  auto rowsType = cast<RankedTensorType>(rows.getType());
+  int64_t width = rowsType.getDimSize(1);
+  Value read = kiln::readAll(rewriter, loc, rows);
+  // As 16-bit integers: LLVM shuffles those well.
+  Type i16 = rewriter.getI16Type();
+  SmallVector<Value> steps;
+  for (int64_t step = 0; step < 2; ++step)
+    steps.push_back(vector::BitCastOp::create(
+        rewriter, loc, VectorType::get({width}, i16),
+        vector::ExtractOp::create(rewriter, loc, read, step)));
+  Value pairs = vector::ShapeCastOp::create(
+      rewriter, loc, VectorType::get({width, 2}, rowsType.getElementType()),
+      vector::BitCastOp::create(
+          rewriter, loc, VectorType::get({2 * width}, rowsType.getElementType()),
+          kiln::interleaveRows(rewriter, loc, steps)));
+  Value out = asMatrix(rewriter, loc, init, rank - 2, rank - 1);
+  replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, pairs, out));
 }

@@ -108,32 +108,62 @@ void vectorizeLaneQuads(mlir::RewriterBase &rewriter,
 std::optional<std::pair<mlir::Value, mlir::Value>>
 byteQuadOperands(mlir::vector::ContractionOp contract);
 
+/// A transfer of all of the statically shaped tensor `tile` as one vector
+/// of its shape.
+mlir::Value readAll(mlir::OpBuilder &builder, mlir::Location loc,
+                    mlir::Value tile);
+
+/// `vector` written over all of `tile` (of its shape); the written tensor.
+mlir::Value writeAll(mlir::OpBuilder &builder, mlir::Location loc,
+                     mlir::Value vector, mlir::Value tile);
+
 /// The 1-D vectors `rows` (a power of two of them, of one type) interleaved
 /// into one: element j of each row in turn, for each j.
 mlir::Value interleaveRows(mlir::OpBuilder &builder, mlir::Location loc,
                            llvm::ArrayRef<mlir::Value> rows);
 
-/// Whether kiln-tile-and-vectorize packs B of the f32 matmul `op` into
-/// panels of `width` columns (packMatmulPanels): B's rows a multiple of 4
-/// KiB apart, and enough rows of A to pay for the copy.
-bool shouldPackPanels(mlir::linalg::LinalgOp op, int64_t width);
+/// The k steps per group of panels into which kiln-tile-and-vectorize
+/// packs B of the matmul `op` (packMatmulPanels), or 0 where it does not:
+/// 1 for f32 whose B rows are a multiple of 4 KiB apart, 2 for bf16 into
+/// f32 on `bf16Pairs` (vdpbf16ps) with an even K; with enough rows of A to
+/// pay for the copy.
+int64_t panelGroup(mlir::linalg::LinalgOp op, int64_t width, bool bf16Pairs);
 
-/// Replaces the f32 matmul `matmul` (batched or not) by a product of A and
-/// B packed into panels [batch..., N / width, K, width], a generic over
-/// (batch..., j, m, c, k) into the result viewed as [batch..., M, N /
-/// width, width] (isPanelProduct); returns it.
+/// Replaces the matmul `matmul` (batched or not) by a product of A and B
+/// packed into panels of `width` columns, their k steps in groups of
+/// `group`: [batch..., N / width, K, width] (f32) or [batch..., N / width,
+/// K / 2, width, 2] (bf16 pairs), a generic over (batch..., j, m, c, k) or
+/// (batch..., j, m, c, q, p) into the result viewed as [batch..., M, N /
+/// width, width]; returns it.
 mlir::linalg::LinalgOp packMatmulPanels(mlir::RewriterBase &rewriter,
                                         mlir::linalg::LinalgOp matmul,
-                                        int64_t width);
+                                        int64_t width, int64_t group);
 
-/// Whether `op` is a product of A and B's panels made by packMatmulPanels.
-bool isPanelProduct(mlir::linalg::LinalgOp op);
+/// The group of k steps of `op`, a product of A and B's panels made by
+/// packMatmulPanels (1 or 2), or 0 where it is none.
+int64_t panelProductGroup(mlir::linalg::LinalgOp op);
 
-/// Replaces `tile`, a register tile of a panel product (one panel, unit
-/// batch), by a linalg.matmul of its rows of A by the panel's rows; returns
-/// the matmul.
+/// Whether `op` packs bf16 B into panels of pairs (packMatmulPanels with a
+/// group of 2).
+bool isPairPack(mlir::linalg::LinalgOp op);
+
+/// Replaces `tile`, a tile of a pair pack (two rows of one panel), by
+/// vector code: the rows interleaved.
+void vectorizePairPack(mlir::RewriterBase &rewriter,
+                       mlir::linalg::LinalgOp tile);
+
+/// Replaces `tile`, a register tile of an f32 panel product (one panel,
+/// unit batch), by a linalg.matmul of its rows of A by the panel's rows;
+/// returns it.
 mlir::linalg::LinalgOp panelTileAsMatmul(mlir::RewriterBase &rewriter,
                                          mlir::linalg::LinalgOp tile);
+
+/// Replaces `tile`, a register tile of a bf16 panel product in pairs (one
+/// pair of k steps), by a vector.contract of A [m, 2] by the panel's pairs
+/// [c, 2], read as one row (kiln-lower-vectors: vdpbf16ps on slices of
+/// it).
+void vectorizePanelPairs(mlir::RewriterBase &rewriter,
+                         mlir::linalg::LinalgOp tile);
 
 /// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
 void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);
@@ -211,8 +241,8 @@ struct KilnToCpuPipelineOptions
   Option<bool> packPanels{
       *this, "pack-panels",
       llvm::cl::desc("f32 matmuls whose B rows are a multiple of 4 KiB "
-                     "apart pack B into panels of a register tile's "
-                     "columns first"),
+                     "apart, and bf16 ones on dot product pairs, pack B "
+                     "into panels of a register tile's columns first"),
       llvm::cl::init(true)};
   Option<int64_t> streamingBytes{
       *this, "streaming-bytes",

@@ -110,7 +110,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     [N / 32, K, 32], and becomes a product over (batch, panel, m, column,
     k) scheduled like a batch matmul of one panel at a time (row blocks
     outermost, K tiles of as many panel rows as a cache tile of B holds);
-    matmuls in an epilogue's loop are not packed.
+    with `bf16-dot-pairs`, a bf16 x bf16 -> f32 matmul of at least 128 rows
+    and an even K packs B's pairs of rows interleaved, [N / 32, K / 2, 32,
+    2], as vdpbf16ps reads them, and each register tile reads a panel's
+    pair of rows as one row. Matmuls in an epilogue's loop are not packed.
 
     Then, an op estimated to take at least `parallel-work` ns on one
     thread (a matmul at 100 GFLOP/s, other ops at 20 GB/s of their
@@ -150,8 +153,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "Estimated ns on one thread from which an op runs in chunks "
            "that threads share (0: never)">,
     Option<"packPanels", "pack-panels", "bool", "true",
-           "f32 matmuls whose B rows are a multiple of 4 KiB apart pack B "
-           "into panels of a register tile's columns first">,
+           "f32 matmuls whose B rows are a multiple of 4 KiB apart, and "
+           "bf16 ones on dot product pairs, pack B into panels of a "
+           "register tile's columns first">,
     Option<"bf16DotPairs", "bf16-dot-pairs", "bool", "false",
            "bf16 x bf16 -> f32 matmuls take register tiles of two k steps "
            "(pairs for vdpbf16ps, see kiln-lower-vectors) and any shape">,

@@ -133,10 +133,17 @@ func.func @f(%a: tensor<3x33x100xbf16>, %b: tensor<3x40x100xbf16>) -> tensor<3x3
 # bf16 products of random values at shapes past every edge of the CPU's
 # bf16 tiles (k pairs, 16 columns per dot product, 8 x 32 register tiles):
 # odd K (a last unpaired step), K of 1, columns of 1 to 15 past a multiple
-# of 16, matrix-vector and vector-matrix, A transposed, a batch. Products of
-# bf16 values are exact in f32, so only the sums' order differs from f64.
+# of 16, matrix-vector and vector-matrix, A transposed, a batch; and from
+# 128 rows with an even K, B packed into panels of interleaved pairs (rows
+# past the last register tile, one pair, a batch, B transposed). Products
+# of bf16 values are exact in f32, so only the sums' order differs from
+# f64.
 for lhs, rhs, lc, rc, subscripts in [
         ((9, 7), (7, 5), [1], [0], "mk,kn->mn"),
+        ((130, 10), (10, 64), [1], [0], "mk,kn->mn"),
+        ((128, 2), (2, 96), [1], [0], "mk,kn->mn"),
+        ((2, 136, 40), (2, 40, 32), [2], [1], "bmk,bkn->bmn"),
+        ((160, 48), (64, 48), [1], [1], "mk,nk->mn"),
         ((1, 1), (1, 33), [1], [0], "mk,kn->mn"),
         ((37, 129), (129, 47), [1], [0], "mk,kn->mn"),
         ((8, 64), (64, 17), [1], [0], "mk,kn->mn"),

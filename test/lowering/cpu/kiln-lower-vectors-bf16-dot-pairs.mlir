@@ -93,3 +93,30 @@ func.func @not_pairs(%a: vector<1x3xbf16>, %b: vector<3x16xbf16>, %c: vector<1x1
   %m = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<maxnumf>} %fa, %fb, %c : vector<1x2xf32>, vector<2x16xf32> into vector<1x16xf32>
   return %r, %f, %m : vector<1x16xf32>, vector<1x16xf32>, vector<1x16xf32>
 }
+
+// -----
+
+#lhs_t = affine_map<(m, n, k) -> (m, k)>
+#rhs_t = affine_map<(m, n, k) -> (n, k)>
+#acc_t = affine_map<(m, n, k) -> (m, n)>
+
+// A panel's pairs packed as [32, 2] (kiln::packMatmulPanels), read as one
+// row: each 16 columns' pairs are a slice of the row, the dot's operand as
+// it is, with nothing interleaved.
+// CHECK-LABEL: func.func @packed_pairs(
+// CHECK-SAME: %{{.*}}: vector<2x2xbf16>, %[[ROW:.*]]: vector<64xbf16>
+// CHECK-NOT: vector.interleave
+// CHECK: %[[LOW:.*]] = vector.shuffle %[[ROW]], %[[ROW]] [0, 1, {{.*}}, 31] : vector<64xbf16>, vector<64xbf16>
+// CHECK: %[[HIGH:.*]] = vector.shuffle %[[ROW]], %[[ROW]] [32, 33, {{.*}}, 63] : vector<64xbf16>, vector<64xbf16>
+// CHECK-NOT: vector.interleave
+// CHECK: x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[LOW]] : vector<32xbf16> -> vector<16xf32>
+// CHECK: x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[HIGH]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-2: x86vector.avx512.dot
+// CHECK-NOT: vector.contract
+// NONE-LABEL: func.func @packed_pairs
+// NONE-NOT: x86vector
+func.func @packed_pairs(%a: vector<2x2xbf16>, %b: vector<64xbf16>, %c: vector<2x32xf32>) -> vector<2x32xf32> {
+  %pairs = vector.shape_cast %b : vector<64xbf16> to vector<32x2xbf16>
+  %r = vector.contract {indexing_maps = [#lhs_t, #rhs_t, #acc_t], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %pairs, %c : vector<2x2xbf16>, vector<32x2xbf16> into vector<2x32xf32>
+  return %r : vector<2x32xf32>
+}

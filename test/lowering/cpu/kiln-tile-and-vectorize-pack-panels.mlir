@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --canonicalize --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 pack-panels=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 bf16-dot-pairs=true" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAIRS
 
 // B's rows 4 KiB apart (1024 floats), 128 rows of A: B is packed once into
 // panels of 32 columns, [32, K, 32], row by row of 32 floats; the product
@@ -78,4 +79,43 @@ func.func @epilogue(%a: tensor<256x16xf32>, %b: tensor<16x1024xf32>) -> tensor<2
     linalg.yield %r : f32
   } -> tensor<256x1024xf32>
   return %1 : tensor<256x1024xf32>
+}
+
+// -----
+
+// bf16 into f32 on vdpbf16ps's pairs: B is packed into panels of pairs of
+// rows interleaved, [N / 32, K / 2, 32, 2] (the pack reads two rows of a
+// panel and interleaves them), whatever the distance between B's rows; A
+// is read as [M, K / 2, 2]; a register tile multiplies A's pair of 8 rows
+// by a panel's pair of rows read as one row of 64.
+// PAIRS-LABEL: func.func @pairs
+// PAIRS: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [3, 2, 2, 32] : tensor<6x64xbf16> into tensor<3x2x2x32xbf16>
+// PAIRS: tensor.empty() : tensor<2x3x32x2xbf16>
+// PAIRS: vector.transfer_read {{.*}} : tensor<2x32xbf16>, vector<2x32xbf16>
+// PAIRS: vector.interleave %{{.*}}, %{{.*}} : vector<32xi16> -> vector<64xi16>
+// PAIRS: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [128, 3, 2] : tensor<128x6xbf16> into tensor<128x3x2xbf16>
+// PAIRS: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3]] : tensor<1x1x32x2xbf16> into tensor<64xbf16>
+// PAIRS: vector.contract {{.*}} : vector<8x2xbf16>, vector<32x2xbf16> into vector<8x32xf32>
+// PAIRS: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<128x2x32xf32> into tensor<128x64xf32>
+// CHECK-LABEL: func.func @pairs
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @pairs(%a: tensor<128x6xbf16>, %b: tensor<6x64xbf16>) -> tensor<128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<128x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<128x64xf32>) -> tensor<128x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<128x6xbf16>, tensor<6x64xbf16>) outs(%c : tensor<128x64xf32>) -> tensor<128x64xf32>
+  return %0 : tensor<128x64xf32>
+}
+
+// -----
+
+// An odd K stays unpacked (its pairs run in registers, the last step
+// alone).
+// PAIRS-LABEL: func.func @odd_pairs
+// PAIRS-NOT: tensor.expand_shape
+// PAIRS: return
+func.func @odd_pairs(%a: tensor<128x7xbf16>, %b: tensor<7x64xbf16>, %c: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x7xbf16>, tensor<7x64xbf16>) outs(%c : tensor<128x64xf32>) -> tensor<128x64xf32>
+  return %0 : tensor<128x64xf32>
 }
