@@ -91,7 +91,8 @@ SmallVector<ReassociationIndices> lastTwoJoined(int64_t rank) {
 /// it to, then expanded back.
 Value writeCollapsed(OpBuilder &b, Location loc, Value vector, Value tile,
                      ArrayRef<ReassociationIndices> groups) {
-  Value written = kiln::writeAll(b, loc, vector, collapsed(b, loc, tile, groups));
+  Value written =
+      kiln::writeAll(b, loc, vector, collapsed(b, loc, tile, groups));
   return tensor::ExpandShapeOp::create(b, loc, tile.getType(), written,
                                        groups);
 }
@@ -592,7 +593,8 @@ void kiln::vectorizeByteQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
   SmallVector<ReassociationIndices> groups =
       leadingFolded(cast<RankedTensorType>(init.getType()).getRank(), 2);
   auto read = [&](Value tensor) {
-    return kiln::readAll(rewriter, loc, collapsed(rewriter, loc, tensor, groups));
+    return kiln::readAll(rewriter, loc,
+                         collapsed(rewriter, loc, tensor, groups));
   };
   auto [lhs, rhs] = biasedFactors(rewriter, loc, read(tile->getOperand(0)),
                                   read(tile->getOperand(1)));
@@ -685,7 +687,8 @@ void kiln::vectorizeQuadPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
   if (isTransposedQuadPack(tile)) {
     // [n, q, 4] of B^T as rows of 32-bit quads, transposed to [q, n].
     SmallVector<ReassociationIndices> groups = lastTwoJoined(rank);
-    Value rows = kiln::readAll(rewriter, loc, collapsed(rewriter, loc, source, groups));
+    Value rows =
+        kiln::readAll(rewriter, loc, collapsed(rewriter, loc, source, groups));
     auto type = cast<VectorType>(rows.getType());
     int64_t n = type.getDimSize(0), q = type.getDimSize(1) / 4;
     Type i32 = rewriter.getI32Type();
@@ -700,9 +703,9 @@ void kiln::vectorizeQuadPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
                             groups);
   } else {
     // [q, 4, n] of B: the 4 rows interleaved, each column's quad in turn.
-    Value rows = kiln::readAll(rewriter, loc,
-                         collapsed(rewriter, loc, source,
-                                   leadingFolded(rank, 2)));
+    Value rows =
+        kiln::readAll(rewriter, loc,
+                      collapsed(rewriter, loc, source, leadingFolded(rank, 2)));
     Value biasedRows = biased(rewriter, loc, rows);
     SmallVector<Value> steps;
     for (int64_t step = 0; step < 4; ++step)
@@ -731,15 +734,16 @@ void kiln::vectorizePackedQuads(RewriterBase &rewriter,
   int64_t rank = cast<RankedTensorType>(a.getType()).getRank();
   // A [.., m, 1, 4] as [m, 4]; the packed [.., 1, n, 4] as one row of
   // bytes, then [n, 4]; C [.., m, n] as [m, n].
-  Value lhs =
-      kiln::readAll(rewriter, loc, collapsed(rewriter, loc, a, lastTwoJoined(rank)));
-  Value row =
-      kiln::readAll(rewriter, loc, collapsed(rewriter, loc, packed, allDims(rank)));
+  Value lhs = kiln::readAll(rewriter, loc,
+                            collapsed(rewriter, loc, a, lastTwoJoined(rank)));
+  Value row = kiln::readAll(rewriter, loc,
+                            collapsed(rewriter, loc, packed, allDims(rank)));
   int64_t n = cast<RankedTensorType>(packed.getType()).getDimSize(rank - 2);
   Value rhs = vector::ShapeCastOp::create(
       rewriter, loc, VectorType::get({n, 4}, rewriter.getI8Type()), row);
   auto cGroups = leadingFolded(rank - 1, 2);
-  Value acc = kiln::readAll(rewriter, loc, collapsed(rewriter, loc, init, cGroups));
+  Value acc =
+      kiln::readAll(rewriter, loc, collapsed(rewriter, loc, init, cGroups));
   Type i32 = rewriter.getI32Type();
   AffineExpr m, nn, k;
   bindDims(context, m, nn, k);
@@ -792,12 +796,14 @@ void kiln::vectorizeLaneQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
   Value a = tile->getOperand(0), x = tile->getOperand(1),
         init = tile->getOperand(2);
   // A [rows, 1, L, 4] as rows of 4L bytes, biased; x [1, L, 4] as 4L bytes.
-  Value rows = biased(
-      rewriter, loc,
-      kiln::readAll(rewriter, loc,
-              collapsed(rewriter, loc, a,
-                        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}})));
-  Value bytes = kiln::readAll(rewriter, loc, collapsed(rewriter, loc, x, allDims(3)));
+  Value rows =
+      biased(rewriter, loc,
+             kiln::readAll(
+                 rewriter, loc,
+                 collapsed(rewriter, loc, a,
+                           SmallVector<ReassociationIndices>{{0}, {1, 2, 3}})));
+  Value bytes =
+      kiln::readAll(rewriter, loc, collapsed(rewriter, loc, x, allDims(3)));
   auto accType = cast<RankedTensorType>(init.getType());
   int64_t count = accType.getDimSize(0), lanes = accType.getDimSize(1);
   Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();

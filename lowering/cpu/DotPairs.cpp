@@ -261,11 +261,10 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
                   lhsType.getShape().back() == dot.group;
     if (contract.getKind() != vector::CombiningKind::ADD || !accType ||
         !(batched || packed || isRowMajorMatmul(contract.getIndexingMaps())) ||
-        !kiln::multipliesInPairs(lhsType.getElementType(),
-                                 contract.getRhsType().getElementType(),
-                                 accType.getElementType(),
-                                 kind == PairKind::Bf16,
-                                 kind == PairKind::Int) ||
+        !kiln::multipliesInPairs(
+            lhsType.getElementType(), contract.getRhsType().getElementType(),
+            accType.getElementType(), kind == PairKind::Bf16,
+            kind == PairKind::Int) ||
         lhsType.getShape().back() > dot.group ||
         isa<vector::MaskOp>(contract->getParentOp()) || lhsType.isScalable())
       return failure();
@@ -276,11 +275,10 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
                      : value;
     };
     Value rhs = unbatched(contract.getRhs());
-    Value result = emitDots(
-        rewriter, loc, unbatched(contract.getLhs()),
-        packed ? packedGroups(rewriter, loc, rhs)
-               : interleavedGroups(rewriter, loc, rhs, dot),
-        unbatched(contract.getAcc()), dot);
+    Value result = emitDots(rewriter, loc, unbatched(contract.getLhs()),
+                            packed ? packedGroups(rewriter, loc, rhs)
+                                   : interleavedGroups(rewriter, loc, rhs, dot),
+                            unbatched(contract.getAcc()), dot);
     if (batched)
       result = vector::BroadcastOp::create(rewriter, loc, accType, result);
     rewriter.replaceOp(contract, result);
@@ -376,7 +374,7 @@ struct ContractToLaneQuads : OpRewritePattern<vector::ContractionOp> {
                                                source.getSource(), row)
                          .getResult()
                    : flatRow(rewriter, loc,
-                               vector::ExtractOp::create(rewriter, loc, a, row));
+                             vector::ExtractOp::create(rewriter, loc, a, row));
       Value accRow = vector::ExtractOp::create(rewriter, loc, result, row);
       for (int64_t lane = 0; lane < lanes; lane += 16) {
         int64_t width = std::min<int64_t>(16, lanes - lane);

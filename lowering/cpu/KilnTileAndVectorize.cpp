@@ -345,7 +345,8 @@ void tilePairPack(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<int64_t> sizes(op.getNumLoops(), 1); // [B,] J, Q, C, 2
   sizes[sizes.size() - 2] = op.getStaticLoopRanges()[sizes.size() - 2];
   sizes.back() = 2;
-  if (auto tiled = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
+  if (auto tiled =
+          dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
     kiln::vectorizePairPack(rewriter, tiled);
 }
 
@@ -487,8 +488,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   // Batch, then N, then K, then M: a panel of B stays in L2 while every row
   // block of A streams past it. A panel product's batch ends with its panel
-  // (kiln::panelProductGroup): its row blocks stay in L2 while every panel streams
-  // past them.
+  // (kiln::panelProductGroup): its row blocks stay in L2 while every panel
+  // streams past them.
   SmallVector<int64_t> order;
   for (size_t loop = 0; loop < batch - (panels ? 1 : 0); ++loop)
     order.push_back(loop);
@@ -512,7 +513,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     kiln::vectorizePanelPairs(rewriter, cast<linalg::LinalgOp>(inner));
   else if (inner && panels)
     ::vectorize(rewriter, kiln::panelTileAsMatmul(
-                            rewriter, cast<linalg::LinalgOp>(inner)));
+                              rewriter, cast<linalg::LinalgOp>(inner)));
   else if (inner)
     vectorize(rewriter, inner);
 }
@@ -1138,9 +1139,8 @@ void schedule(RewriterBase &rewriter, linalg::LinalgOp op, MatmulTiles tiles,
 
 /// Whether `op` is in one of `fusedLoops`.
 bool inFusedLoop(Operation *op, const DenseSet<Operation *> &fusedLoops) {
-  return llvm::any_of(fusedLoops, [&](Operation *loop) {
-    return loop->isProperAncestor(op);
-  });
+  return llvm::any_of(
+      fusedLoops, [&](Operation *loop) { return loop->isProperAncestor(op); });
 }
 
 /// Packs B of the f32 and bf16 matmuls that pay for it into panels of a

@@ -180,8 +180,7 @@ linalg::LinalgOp kiln::packMatmulPanels(RewriterBase &rewriter,
   Value a = matmul->getOperand(0), init = matmul->getOperand(2);
   auto resultType = cast<RankedTensorType>(init.getType());
   unsigned rank = resultType.getRank(), batch = rank - 2;
-  Value panels =
-      packPanels(rewriter, loc, matmul->getOperand(1), width, group);
+  Value panels = packPanels(rewriter, loc, matmul->getOperand(1), width, group);
   if (group != 1)
     a = splitDim(rewriter, loc, a, rank - 1, group);
   Value start = splitDim(rewriter, loc, init, rank - 1, width);
@@ -260,14 +259,14 @@ void kiln::vectorizePanelPairs(RewriterBase &rewriter, linalg::LinalgOp tile) {
   unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
   auto panelType = cast<RankedTensorType>(panels.getType());
   int64_t columns = panelType.getDimSize(panelType.getRank() - 2);
-  Value lhs = kiln::readAll(rewriter, loc, asMatrix(rewriter, loc, a, rank - 3,
-                                               rank - 1));
-  Value row = kiln::readAll(
-      rewriter, loc,
-      tensor::CollapseShapeOp::create(
-          rewriter, loc, panels,
-          SmallVector<ReassociationIndices>{llvm::to_vector(
-              llvm::seq<int64_t>(panelType.getRank()))}));
+  Value lhs = kiln::readAll(rewriter, loc,
+                            asMatrix(rewriter, loc, a, rank - 3, rank - 1));
+  Value row =
+      kiln::readAll(rewriter, loc,
+                    tensor::CollapseShapeOp::create(
+                        rewriter, loc, panels,
+                        SmallVector<ReassociationIndices>{llvm::to_vector(
+                            llvm::seq<int64_t>(panelType.getRank()))}));
   Value rhs = vector::ShapeCastOp::create(
       rewriter, loc, VectorType::get({columns, 2}, panelType.getElementType()),
       row);
@@ -318,7 +317,8 @@ void kiln::vectorizePairPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
   Value pairs = vector::ShapeCastOp::create(
       rewriter, loc, VectorType::get({width, 2}, rowsType.getElementType()),
       vector::BitCastOp::create(
-          rewriter, loc, VectorType::get({2 * width}, rowsType.getElementType()),
+          rewriter, loc,
+          VectorType::get({2 * width}, rowsType.getElementType()),
           kiln::interleaveRows(rewriter, loc, steps)));
   Value out = asMatrix(rewriter, loc, init, rank - 2, rank - 1);
   replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, pairs, out));
