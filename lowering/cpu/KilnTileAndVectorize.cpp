@@ -1145,20 +1145,29 @@ bool inFusedLoop(Operation *op, const DenseSet<Operation *> &fusedLoops) {
 
 /// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
 /// register tile's columns (kiln::panelGroup), once, before threads share
-/// the product; not those computed block by block in a fused loop, whose
-/// blocks would each pack their part again.
+/// the product; for a product computed block by block in a fused loop (an
+/// epilogue's), once before the loop, each block reading its columns'
+/// panels.
 void packMatmulPanels(RewriterBase &rewriter, Operation *root,
                       MatmulTiles tiles,
                       const DenseSet<Operation *> &fusedLoops) {
-  SmallVector<std::pair<linalg::LinalgOp, int64_t>> matmuls;
+  SmallVector<linalg::LinalgOp> matmuls;
   root->walk([&](linalg::LinalgOp op) {
-    if (inFusedLoop(op, fusedLoops))
-      return;
-    if (int64_t group = kiln::panelGroup(op, tiles.registerN, tiles.bf16Pairs))
-      matmuls.push_back({op, group});
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+      matmuls.push_back(op);
   });
-  for (auto [matmul, group] : matmuls)
-    kiln::packMatmulPanels(rewriter, matmul, tiles.registerN, group);
+  kiln::PackedSources packed;
+  for (linalg::LinalgOp matmul : matmuls) {
+    auto loop = llvm::find_if(fusedLoops, [&](Operation *loop) {
+      return loop->isProperAncestor(matmul);
+    });
+    if (loop != fusedLoops.end())
+      kiln::packBlockPanels(rewriter, matmul, *loop, tiles.registerN,
+                            tiles.bf16Pairs, packed);
+    else if (int64_t group =
+                 kiln::panelGroup(matmul, tiles.registerN, tiles.bf16Pairs))
+      kiln::packMatmulPanels(rewriter, matmul, tiles.registerN, group);
+  }
 }
 
 struct KilnTileAndVectorizePass

@@ -16,6 +16,8 @@
 #include "Passes.h"
 #include "lowering/linalg/LoweringUtils.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 using namespace mlir;
@@ -148,21 +150,13 @@ void replaceTile(RewriterBase &rewriter, linalg::LinalgOp tile, Value result) {
       getAsIndexOpFoldResult(context, ones));
 }
 
-} // namespace
-
-int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs) {
-  if (!isPlainMatmul(op) || width <= 0)
-    return 0;
-  Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
-  Type rhs = getElementTypeOrSelf(op->getOperand(1).getType());
-  Type acc = getElementTypeOrSelf(op->getOperand(2).getType());
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
+/// The k steps per group of panels for a product of `lhs` by `rhs` into
+/// `acc` of M rows, K steps and B rows of `n` (kiln::panelGroup).
+int64_t groupFor(Type lhs, Type rhs, Type acc, int64_t m, int64_t n, int64_t k,
+                 int64_t width, bool bf16Pairs) {
   // Dynamic sizes are negative; an empty product has nothing to pack.
-  if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }))
-    return 0;
-  size_t batch = ranges.size() - 3;
-  int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  if (m < kPanelMinRows || n % width != 0 || !acc.isF32() || lhs != rhs)
+  if (m <= 0 || n <= 0 || k <= 0 || width <= 0 || m < kPanelMinRows ||
+      n % width != 0 || !acc.isF32() || lhs != rhs)
     return 0;
   // vdpbf16ps's pairs: packing also saves interleaving B's rows at every
   // pair of steps.
@@ -172,15 +166,123 @@ int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs) {
   return lhs.isF32() && rowBytes % kAliasingRowBytes == 0 ? 1 : 0;
 }
 
+/// Whether `value` is defined outside `loop`.
+bool definedOutside(Value value, Operation *loop) {
+  return !loop->isAncestor(value.getParentBlock()->getParentOp());
+}
+
+/// Whether `offset` is a multiple of `width`: a constant, or the induction
+/// variable of an scf.for or scf.forall whose bounds and steps are.
+bool isMultipleOf(OpFoldResult offset, int64_t width) {
+  auto multiple = [&](OpFoldResult value) {
+    std::optional<int64_t> constant = getConstantIntValue(value);
+    return constant && *constant % width == 0;
+  };
+  if (multiple(offset))
+    return true;
+  auto iv = dyn_cast_if_present<BlockArgument>(dyn_cast<Value>(offset));
+  if (!iv)
+    return false;
+  if (auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp()))
+    return iv == loop.getInductionVar() &&
+           multiple(getAsOpFoldResult(loop.getLowerBound())) &&
+           multiple(getAsOpFoldResult(loop.getStep()));
+  if (auto loop = dyn_cast<scf::ForallOp>(iv.getOwner()->getParentOp())) {
+    unsigned index = iv.getArgNumber();
+    return index < loop.getRank() &&
+           multiple(loop.getMixedLowerBound()[index]) &&
+           multiple(loop.getMixedStep()[index]);
+  }
+  return false;
+}
+} // namespace
+
+int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs) {
+  if (!isPlainMatmul(op))
+    return 0;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
+  if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }))
+    return 0;
+  size_t batch = ranges.size() - 3;
+  return groupFor(getElementTypeOrSelf(op->getOperand(0).getType()),
+                  getElementTypeOrSelf(op->getOperand(1).getType()),
+                  getElementTypeOrSelf(op->getOperand(2).getType()),
+                  ranges[batch], ranges[batch + 1], ranges[batch + 2], width,
+                  bf16Pairs);
+}
+
+bool kiln::packBlockPanels(RewriterBase &rewriter, linalg::LinalgOp matmul,
+                           Operation *loop, int64_t width, bool bf16Pairs,
+                           kiln::PackedSources &packed) {
+  if (!isPlainMatmul(matmul))
+    return false;
+  auto aSlice = matmul->getOperand(0).getDefiningOp<tensor::ExtractSliceOp>();
+  auto bSlice = matmul->getOperand(1).getDefiningOp<tensor::ExtractSliceOp>();
+  if (!aSlice || !bSlice || !definedOutside(aSlice.getSource(), loop) ||
+      !definedOutside(bSlice.getSource(), loop) || !bSlice.hasUnitStride() ||
+      bSlice.getSourceType().getRank() != bSlice.getResultType().getRank() ||
+      !bSlice.getResultType().hasStaticShape())
+    return false;
+  // The whole product decides, as if it were not computed by blocks: the
+  // packing is shared by all of them.
+  RankedTensorType whole = bSlice.getSourceType();
+  unsigned rank = whole.getRank();
+  int64_t k = whole.getDimSize(rank - 2), n = whole.getDimSize(rank - 1);
+  int64_t m =
+      aSlice.getSourceType().getDimSize(aSlice.getSourceType().getRank() - 2);
+  int64_t group = groupFor(
+      whole.getElementType(), getElementTypeOrSelf(aSlice.getSourceType()),
+      getElementTypeOrSelf(matmul->getOperand(2).getType()), m, n, k, width,
+      bf16Pairs);
+  // The block reads all of K and whole panels.
+  SmallVector<OpFoldResult> offsets = bSlice.getMixedOffsets();
+  ArrayRef<int64_t> sizes = bSlice.getResultType().getShape();
+  if (!group || sizes[rank - 2] != k ||
+      !isConstantIntValue(offsets[rank - 2], 0) ||
+      sizes[rank - 1] % width != 0 || !isMultipleOf(offsets[rank - 1], width))
+    return false;
+  Location loc = matmul.getLoc();
+  Value &panels = packed[{bSlice.getSource(), loop->getBlock()}];
+  if (!panels) {
+    rewriter.setInsertionPoint(loop);
+    panels = packPanels(rewriter, loc, bSlice.getSource(), width, group);
+  }
+  // The block's panels: its batch, columns / width panels from offset /
+  // width on, all of the rest.
+  rewriter.setInsertionPoint(matmul);
+  auto panelType = cast<RankedTensorType>(panels.getType());
+  SmallVector<OpFoldResult> panelOffsets(offsets.begin(),
+                                         offsets.begin() + rank - 2);
+  SmallVector<OpFoldResult> panelSizes;
+  for (int64_t size : sizes.take_front(rank - 2))
+    panelSizes.push_back(rewriter.getIndexAttr(size));
+  AffineExpr column;
+  bindDims(rewriter.getContext(), column);
+  panelOffsets.push_back(affine::makeComposedFoldedAffineApply(
+      rewriter, loc, column.floorDiv(width), {offsets[rank - 1]}));
+  panelSizes.push_back(rewriter.getIndexAttr(sizes[rank - 1] / width));
+  for (int64_t extent : panelType.getShape().drop_front(rank - 1)) {
+    panelOffsets.push_back(rewriter.getIndexAttr(0));
+    panelSizes.push_back(rewriter.getIndexAttr(extent));
+  }
+  SmallVector<OpFoldResult> strides(panelType.getRank(),
+                                    rewriter.getIndexAttr(1));
+  Value block = tensor::ExtractSliceOp::create(
+      rewriter, loc, panels, panelOffsets, panelSizes, strides);
+  packMatmulPanels(rewriter, matmul, width, group, block);
+  return true;
+}
+
 linalg::LinalgOp kiln::packMatmulPanels(RewriterBase &rewriter,
                                         linalg::LinalgOp matmul, int64_t width,
-                                        int64_t group) {
+                                        int64_t group, Value panels) {
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
   Value a = matmul->getOperand(0), init = matmul->getOperand(2);
   auto resultType = cast<RankedTensorType>(init.getType());
   unsigned rank = resultType.getRank(), batch = rank - 2;
-  Value panels = packPanels(rewriter, loc, matmul->getOperand(1), width, group);
+  if (!panels)
+    panels = packPanels(rewriter, loc, matmul->getOperand(1), width, group);
   if (group != 1)
     a = splitDim(rewriter, loc, a, rank - 1, group);
   Value start = splitDim(rewriter, loc, init, rank - 1, width);

@@ -134,10 +134,24 @@ int64_t panelGroup(mlir::linalg::LinalgOp op, int64_t width, bool bf16Pairs);
 /// `group`: [batch..., N / width, K, width] (f32) or [batch..., N / width,
 /// K / 2, width, 2] (bf16 pairs), a generic over (batch..., j, m, c, k) or
 /// (batch..., j, m, c, q, p) into the result viewed as [batch..., M, N /
-/// width, width]; returns it.
+/// width, width]; returns it. `panels`, when given, are B's, packed
+/// before.
 mlir::linalg::LinalgOp packMatmulPanels(mlir::RewriterBase &rewriter,
                                         mlir::linalg::LinalgOp matmul,
-                                        int64_t width, int64_t group);
+                                        int64_t width, int64_t group,
+                                        mlir::Value panels = {});
+
+/// Where `matmul` is a block of a product computed in the fused loop `loop`
+/// (an epilogue's), and panelGroup's rules hold for the whole operands the
+/// block slices: packs the whole B once before the loop (`packed` maps the
+/// B already packed before loops of a block to their panels) and makes the
+/// block a product of its columns' panels (packMatmulPanels). Returns
+/// whether it did.
+using PackedSources =
+    llvm::DenseMap<std::pair<mlir::Value, mlir::Block *>, mlir::Value>;
+bool packBlockPanels(mlir::RewriterBase &rewriter,
+                     mlir::linalg::LinalgOp matmul, mlir::Operation *loop,
+                     int64_t width, bool bf16Pairs, PackedSources &packed);
 
 /// The group of k steps of `op`, a product of A and B's panels made by
 /// packMatmulPanels (1 or 2), or 0 where it is none.

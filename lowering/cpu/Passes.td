@@ -113,7 +113,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     with `bf16-dot-pairs`, a bf16 x bf16 -> f32 matmul of at least 128 rows
     and an even K packs B's pairs of rows interleaved, [N / 32, K / 2, 32,
     2], as vdpbf16ps reads them, and each register tile reads a panel's
-    pair of rows as one row. Matmuls in an epilogue's loop are not packed.
+    pair of rows as one row. A matmul computed block by block in an
+    epilogue's loop has its whole B packed once before the loop (the rules
+    apply to the whole product), and each block reads its columns' panels.
 
     Then, an op estimated to take at least `parallel-work` ns on one
     thread (a matmul at 100 GFLOP/s, other ops at 20 GB/s of their

@@ -215,8 +215,11 @@ func.func @f(%a: {ttype(MA.shape, element)}, %x: {ttype(MX.shape, element)}) -> 
 # each block of the product: K within and past a cache tile, rows in blocks
 # that are no power of two (520 = 5 x 104, 264 = 3 x 88), a batch, f64,
 # exact i32, bf16 operands, and a product also returned (two readers: not
-# fused).
+# fused). B rows 4 KiB apart (f32, 1024 columns) and bf16 are packed into
+# panels once before the blocks, each block reading its columns' panels.
 for (m, k, n), dtype, batch in [((520, 300, 512), np.float32, None),
+                                ((264, 40, 1024), np.float32, None),
+                                ((136, 24, 1024), np.float32, 2),
                                 ((96, 100, 288), np.float32, None),
                                 ((264, 64, 96), np.float64, None),
                                 ((400, 40, 64), np.int32, None),

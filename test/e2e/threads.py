@@ -69,8 +69,10 @@ CASES.append(("i32 matmul 256^3", dot(IA, IB, "contracting = [1] x [0]",
 # Matmul epilogues, blocks of the product computed and biased on threads:
 # 640 rows in blocks of 64 (4 blocks of 160 rows would be too few chunks
 # to share), all 600 columns (no multiple of 32 divides 600); a batch, a
-# block per batch.
-for lead, (m, k, n) in [((), (640, 384, 600)), ((4,), (96, 256, 192))]:
+# block per batch; B rows 4 KiB apart, packed into panels before the
+# blocks that threads share.
+for lead, (m, k, n) in [((), (640, 384, 600)), ((4,), (96, 256, 192)),
+                        ((), (512, 128, 1024))]:
     A, B, C = f32(lead + (m, k)), f32(lead + (k, n)), f32((n,))
     want = np.maximum(np.matmul(A.astype(np.float64), B) + C, 0)
     ta, tb, tc = (ttype(x.shape, x.dtype) for x in (A, B, C))

@@ -62,11 +62,19 @@ func.func @unpacked(%a: tensor<127x16xf32>, %b: tensor<16x1024xf32>, %c: tensor<
 
 // -----
 
-// A product computed block by block for its epilogue (a ReLU) is not
-// packed: each block would pack its part of B again.
+// A product computed block by block for its epilogue (a ReLU): B is
+// packed once before the epilogue's loop, and each block of 256 columns
+// reads its 8 panels, from panel column / 32.
 // CHECK-LABEL: func.func @epilogue
-// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[PANELS:.*]] = scf.for {{.*}} -> (tensor<32x16x32xf32>)
+// CHECK: scf.for %[[COLUMN:.*]] = %c0 to %c1024 step %c256
+// CHECK: %[[PANEL:.*]] = affine.apply #{{.*}}(%[[COLUMN]])
+// CHECK: tensor.extract_slice %[[PANELS]][%[[PANEL]], 0, 0] [8, 16, 32] [1, 1, 1] : tensor<32x16x32xf32> to tensor<8x16x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // CHECK: arith.maximumf
+// OFF-LABEL: func.func @epilogue
+// OFF-NOT: tensor.expand_shape
+// OFF: arith.maximumf
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @epilogue(%a: tensor<256x16xf32>, %b: tensor<16x1024xf32>) -> tensor<256x1024xf32> {
   %zero = arith.constant 0.0 : f32
