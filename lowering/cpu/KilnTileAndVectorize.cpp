@@ -1137,10 +1137,11 @@ void schedule(RewriterBase &rewriter, linalg::LinalgOp op, MatmulTiles tiles,
   tileMatmul(rewriter, op, registerTilesOf(op, tiles));
 }
 
-/// Whether `op` is in one of `fusedLoops`.
-bool inFusedLoop(Operation *op, const DenseSet<Operation *> &fusedLoops) {
-  return llvm::any_of(
+/// The one of `fusedLoops` that `op` is in, or null.
+Operation *fusedLoopOf(Operation *op, const DenseSet<Operation *> &fusedLoops) {
+  auto loop = llvm::find_if(
       fusedLoops, [&](Operation *loop) { return loop->isProperAncestor(op); });
+  return loop == fusedLoops.end() ? nullptr : *loop;
 }
 
 /// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
@@ -1158,11 +1159,8 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
   });
   kiln::PackedSources packed;
   for (linalg::LinalgOp matmul : matmuls) {
-    auto loop = llvm::find_if(fusedLoops, [&](Operation *loop) {
-      return loop->isProperAncestor(matmul);
-    });
-    if (loop != fusedLoops.end())
-      kiln::packBlockPanels(rewriter, matmul, *loop, tiles.registerN,
+    if (Operation *loop = fusedLoopOf(matmul, fusedLoops))
+      kiln::packBlockPanels(rewriter, matmul, loop, tiles.registerN,
                             tiles.bf16Pairs, packed);
     else if (int64_t group =
                  kiln::panelGroup(matmul, tiles.registerN, tiles.bf16Pairs))
@@ -1217,7 +1215,7 @@ struct KilnTileAndVectorizePass
     for (linalg::LinalgOp op : ops) {
       // A block of fused rows is small: threads share the loop around it.
       SmallVector<linalg::LinalgOp> parts =
-          inFusedLoop(op, fusedLoops)
+          fusedLoopOf(op, fusedLoops)
               ? SmallVector<linalg::LinalgOp>{op}
               : distribute(rewriter, op, chunkGranules(op, tiles, vectorWidth),
                            parallelWork);
