@@ -70,14 +70,6 @@ SmallVector<ReassociationIndices> leadingFolded(int64_t rank, int64_t count) {
   return groups;
 }
 
-/// One group of all `rank` dimensions.
-SmallVector<ReassociationIndices> allDims(int64_t rank) {
-  SmallVector<ReassociationIndices> groups(1);
-  for (int64_t d = 0; d < rank; ++d)
-    groups.front().push_back(d);
-  return groups;
-}
-
 /// Groups that fold the leading dimensions into the second-to-last and keep
 /// the last two together: [.., a, b, c] as [.. a, b c].
 SmallVector<ReassociationIndices> lastTwoJoined(int64_t rank) {
@@ -715,7 +707,7 @@ void kiln::vectorizeQuadPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
     Value quads = vector::BitCastOp::create(
         rewriter, loc, VectorType::get({4 * n}, rewriter.getI8Type()),
         kiln::interleaveRows(rewriter, loc, steps));
-    packed = writeCollapsed(rewriter, loc, quads, init, allDims(rank));
+    packed = writeCollapsed(rewriter, loc, quads, init, kiln::allInOne(rank));
   }
   rewriter.replaceOp(tile, packed);
 }
@@ -736,8 +728,8 @@ void kiln::vectorizePackedQuads(RewriterBase &rewriter,
   // bytes, then [n, 4]; C [.., m, n] as [m, n].
   Value lhs = kiln::readAll(rewriter, loc,
                             collapsed(rewriter, loc, a, lastTwoJoined(rank)));
-  Value row = kiln::readAll(rewriter, loc,
-                            collapsed(rewriter, loc, packed, allDims(rank)));
+  Value row = kiln::readAll(
+      rewriter, loc, collapsed(rewriter, loc, packed, kiln::allInOne(rank)));
   int64_t n = cast<RankedTensorType>(packed.getType()).getDimSize(rank - 2);
   Value rhs = vector::ShapeCastOp::create(
       rewriter, loc, VectorType::get({n, 4}, rewriter.getI8Type()), row);
@@ -802,8 +794,8 @@ void kiln::vectorizeLaneQuads(RewriterBase &rewriter, linalg::LinalgOp tile) {
                  rewriter, loc,
                  collapsed(rewriter, loc, a,
                            SmallVector<ReassociationIndices>{{0}, {1, 2, 3}})));
-  Value bytes =
-      kiln::readAll(rewriter, loc, collapsed(rewriter, loc, x, allDims(3)));
+  Value bytes = kiln::readAll(rewriter, loc,
+                              collapsed(rewriter, loc, x, kiln::allInOne(3)));
   auto accType = cast<RankedTensorType>(init.getType());
   int64_t count = accType.getDimSize(0), lanes = accType.getDimSize(1);
   Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();

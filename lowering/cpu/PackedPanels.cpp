@@ -363,12 +363,10 @@ void kiln::vectorizePanelPairs(RewriterBase &rewriter, linalg::LinalgOp tile) {
   int64_t columns = panelType.getDimSize(panelType.getRank() - 2);
   Value lhs = kiln::readAll(rewriter, loc,
                             asMatrix(rewriter, loc, a, rank - 3, rank - 1));
-  Value row =
-      kiln::readAll(rewriter, loc,
-                    tensor::CollapseShapeOp::create(
-                        rewriter, loc, panels,
-                        SmallVector<ReassociationIndices>{llvm::to_vector(
-                            llvm::seq<int64_t>(panelType.getRank()))}));
+  Value row = kiln::readAll(
+      rewriter, loc,
+      tensor::CollapseShapeOp::create(rewriter, loc, panels,
+                                      kiln::allInOne(panelType.getRank())));
   Value rhs = vector::ShapeCastOp::create(
       rewriter, loc, VectorType::get({columns, 2}, panelType.getElementType()),
       row);

@@ -14,8 +14,7 @@ Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
                                  type.getElementType());
 }
 
-/// All of a tensor of `rank` dimensions in one group (none for rank 0).
-static SmallVector<ReassociationIndices> allInOne(int64_t rank) {
+SmallVector<ReassociationIndices> allInOne(int64_t rank) {
   if (rank == 0)
     return {};
   return {llvm::to_vector(llvm::seq<int64_t>(rank))};

@@ -2,6 +2,7 @@
 #ifndef KILN_LOWERING_LOWERINGUTILS_H
 #define KILN_LOWERING_LOWERINGUTILS_H
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -22,6 +23,10 @@ inline bool isFloat(mlir::Type type) {
 /// An uninitialized tensor of `type`.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);
+
+/// All of a tensor of `rank` dimensions in one group (none for rank 0): the
+/// reassociation that collapses it to 1-D.
+llvm::SmallVector<mlir::ReassociationIndices> allInOne(int64_t rank);
 
 /// `value` with the shape of `type` (as many elements, in the same order):
 /// collapsed to 1-D, then expanded, each step a view once bufferized. A
