@@ -135,9 +135,13 @@ def kiln_ms(kiln_run, tmp, source_text, args, runs, threads=1):
         f.write(source_text)
     np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(args)})
     entry = source_text.split("func.func @", 1)[1].split("(", 1)[0]
+    # $KILN_CPU_OPTIONS: kiln-to-cpu-pipeline options, for comparing
+    # schedules in runs alternated on the same machine.
+    options = os.environ.get("KILN_CPU_OPTIONS")
     done = subprocess.run([kiln_run, source, "--entry", entry, "--input",
                            inputs, "--output", outputs, "--bench", str(runs),
-                           "--threads", str(threads)],
+                           "--threads", str(threads)] +
+                          (["--cpu-options", options] if options else []),
                           capture_output=True, text=True, check=True)
     with np.load(outputs) as f:
         return float(done.stdout.split("median ")[1].split()[0]), f["out0"]

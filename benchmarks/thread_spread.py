@@ -4,7 +4,7 @@ from small to large (odd and thin ones too), elementwise chains from
 256K to 4M elements, softmax and layer norm. Prints the CPU, one row per
 case (Kiln's speedup from 1 to 2 threads; the ratio torch/kiln at 2
 threads, 100% = as fast as PyTorch) and the geometric means. Ops Kiln
-estimates below 250 us run on one thread (waking sleeping threads costs
+estimates below 150 us run on one thread (waking sleeping threads costs
 tens of microseconds), so small cases show a speedup near 1.
 
 Usage: thread_spread.py KILN_RUN [N]   (default 30)

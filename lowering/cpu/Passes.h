@@ -251,7 +251,7 @@ struct KilnToCpuPipelineOptions
       *this, "parallel-work",
       llvm::cl::desc("Estimated ns on one thread from which an op runs in "
                      "chunks that threads share (0: never)"),
-      llvm::cl::init(250000)};
+      llvm::cl::init(150000)};
   Option<bool> packPanels{
       *this, "pack-panels",
       llvm::cl::desc("f32 matmuls whose B rows are a multiple of 4 KiB "

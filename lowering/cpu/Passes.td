@@ -151,7 +151,7 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "Columns of B per matmul cache tile">,
     Option<"cacheTileK", "cache-tile-k", "int64_t", "256",
            "Reduction steps per matmul cache tile">,
-    Option<"parallelWork", "parallel-work", "int64_t", "250000",
+    Option<"parallelWork", "parallel-work", "int64_t", "150000",
            "Estimated ns on one thread from which an op runs in chunks "
            "that threads share (0: never)">,
     Option<"packPanels", "pack-panels", "bool", "true",

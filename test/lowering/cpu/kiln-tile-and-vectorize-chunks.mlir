@@ -1,7 +1,7 @@
-// RUN: kiln-opt %s --kiln-tile-and-vectorize --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=250000" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s --check-prefix=SERIAL
 
-// Ops estimated to take at least parallel-work ns (250 us) on one thread
+// Ops estimated to take at least parallel-work ns (250 us here) on one thread
 // are split into chunks that an scf.forall runs, about one per 125 us, each
 // chunk then tiled as the whole op would be.
 

@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --kiln-tile-and-vectorize --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=250000" --split-input-file | FileCheck %s
 
 // Fusion that follows the data: an elementwise op computed from a row
 // reduction (a normalization's last step) is tiled by blocks of rows that
@@ -6,8 +6,8 @@
 // the fills) are computed in the loop, so the input is read from memory
 // once per use in the block, not once per op.
 
-// 512 x 256 (an estimated 180 us): blocks of 64 rows in an scf.for; no op
-// over all 512 rows is left.
+// 512 x 256 (an estimated 180 us, under parallel-work): blocks of 64 rows
+// in an scf.for; no op over all 512 rows is left.
 // CHECK-LABEL: func.func @rows
 // CHECK-NOT: scf.forall
 // CHECK: scf.for %[[I:.*]] = %c0 to %c512 step %c64 iter_args
