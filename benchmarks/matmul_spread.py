@@ -48,8 +48,10 @@ TABLE = [
 BF16 = [("bf16 256x784x512", 256, 784, 512, "nn"),
         ("bf16 1024^3", 1024, 1024, 1024, "nn"),
         ("bf16 257x129x63", 257, 129, 63, "nn")]
-TWO_THREADS = ["issue 256x784x512", "square 1024^3",
-               "backward dW 784x256x512 (tn)", "bf16 1024^3"]
+TWO_THREADS = ["issue 257x129x63", "issue 256x784x512", "square 1024^3",
+               "backward dW 784x256x512 (tn)", "backward dX 256x512x784 (nt)",
+               "ffn up 256x1024x4096", "random 493x633x505 (nn)",
+               "random 450x249x581 (nt)", "bf16 256x784x512", "bf16 1024^3"]
 
 
 def random_odd_shapes(count, seed=2026):

@@ -25,26 +25,6 @@ namespace kiln {
 
 namespace {
 
-/// Tiles `op` by `sizes` with loops of `loopType` (scf.for loops nested in
-/// `order`, default: the op's); returns the tiled op, which replaces `op`,
-/// or null if tiling failed (and `op` is unchanged).
-Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                ArrayRef<int64_t> sizes, ArrayRef<int64_t> order = {},
-                scf::SCFTilingOptions::LoopType loopType =
-                    scf::SCFTilingOptions::LoopType::ForOp) {
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  options.setInterchange(order);
-  options.setLoopType(loopType);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(tiled) || tiled->tiledOps.size() != 1)
-    return nullptr;
-  rewriter.replaceOp(op, tiled->replacements);
-  return tiled->tiledOps.front();
-}
-
 /// Replaces the statically shaped linalg op `op` by vector code (a
 /// vector.contract for contractions); leaves it for the loop lowering if the
 /// vectorizer cannot handle it.
@@ -57,6 +37,77 @@ void vectorize(RewriterBase &rewriter, Operation *op) {
       /*createNamedContraction=*/true);
   if (succeeded(vectorized))
     rewriter.replaceOp(op, vectorized->replacements);
+}
+
+void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                     int64_t width);
+
+/// Where the output `tiled` accumulates in (a slice of a loop's shared
+/// output) is a linalg.fill outside `loops` (the loops `tiled` was tiled
+/// by, outermost first), and `loops` tile none of `tiled`'s reduction: fills
+/// each tile's slice in the loop instead, in rows of up to `width`, right
+/// before `tiled` accumulates in it while it is in cache, rather than the
+/// whole output first, in a pass over memory (a 1024^3 matmul's 4 MB).
+void fuseFill(RewriterBase &rewriter, Operation *tiled,
+              MutableArrayRef<LoopLikeOpInterface> loops, int64_t width) {
+  auto op = dyn_cast<linalg::LinalgOp>(tiled);
+  if (!op || loops.empty() || op.getNumDpsInits() != 1)
+    return;
+  auto slice =
+      op.getDpsInitOperand(0)->get().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return;
+  // The value the slice's loops start from.
+  Value source = slice.getSource();
+  for (LoopLikeOpInterface loop : llvm::reverse(loops)) {
+    auto arg = dyn_cast<BlockArgument>(source);
+    if (!arg || arg.getOwner()->getParentOp() != loop.getOperation())
+      return;
+    OpOperand *init = loop.getTiedLoopInit(arg);
+    if (!init)
+      return;
+    source = init->get();
+  }
+  if (!source.getDefiningOp<linalg::FillOp>())
+    return;
+  rewriter.setInsertionPoint(slice);
+  std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+      scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+  if (fused)
+    for (Operation *fill : fused->tiledOps)
+      tileElementwise(rewriter, cast<linalg::LinalgOp>(fill), width);
+}
+
+/// Tiles `op` by `sizes` with loops of `loopType` (scf.for loops nested in
+/// `order`, default: the op's); returns the tiled op, which replaces `op`,
+/// or null if tiling failed (and `op` is unchanged). With a `fillWidth`, a
+/// fill the op accumulates in moves into the loops where it can (fuseFill).
+Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                ArrayRef<int64_t> sizes, ArrayRef<int64_t> order = {},
+                scf::SCFTilingOptions::LoopType loopType =
+                    scf::SCFTilingOptions::LoopType::ForOp,
+                int64_t fillWidth = 0) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  options.setInterchange(order);
+  options.setLoopType(loopType);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return nullptr;
+  bool tilesReduction = llvm::any_of(
+      llvm::zip(sizes, op.getIteratorTypesArray(), op.getStaticLoopRanges()),
+      [](auto loop) {
+        auto [size, type, range] = loop;
+        return type != utils::IteratorType::parallel && size != 0 &&
+               size < range;
+      });
+  rewriter.replaceOp(op, tiled->replacements);
+  Operation *result = tiled->tiledOps.front();
+  if (fillWidth > 0 && !tilesReduction)
+    fuseFill(rewriter, result, tiled->loops, fillWidth);
+  return result;
 }
 
 /// The largest of `preferred`, `preferred / 2`, ..., 1 that divides `size`,
@@ -98,6 +149,8 @@ bool hasNarrowFloats(linalg::LinalgOp op) {
 struct MatmulTiles {
   int64_t registerM, registerN, cacheM, cacheN, cacheK;
   bool bf16Pairs, intPairs;
+  /// Elements per vector row of an elementwise op (a fill).
+  int64_t vectorWidth;
 };
 
 /// `op` split along loop `loop` at `at`: the op on the iterations before
@@ -134,16 +187,27 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
   // The second piece writes into the first's result, so that both write
   // one buffer in place.
   OpOperand &initOperand = *op.getDpsInitOperand(0);
+  // Pieces of an output that starts as a fill (a matmul's zeros), split
+  // along a loop that slices it, each fill their own part, so that each
+  // can move its fill into its tiles (fuseFill).
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && std::get<0>(part(initOperand, 0, at)))
+    init = fill.getOutputs()[0];
+  else
+    fill = nullptr;
   auto piece = [&](int64_t offset, int64_t length, Value into) {
     SmallVector<Value> operands;
     for (OpOperand &operand : op->getOpOperands()) {
       auto [sliced, offsets, sizes, strides] = part(operand, offset, length);
       Value source = &operand == &initOperand ? into : operand.get();
-      operands.push_back(
-          sliced ? tensor::ExtractSliceOp::create(rewriter, loc, source,
-                                                  offsets, sizes, strides)
-                       .getResult()
-                 : source);
+      Value value = sliced ? tensor::ExtractSliceOp::create(
+                                 rewriter, loc, source, offsets, sizes, strides)
+                                 .getResult()
+                           : source;
+      if (fill && &operand == &initOperand)
+        value = linalg::FillOp::create(rewriter, loc, fill.getInputs(), value)
+                    .getResult(0);
+      operands.push_back(value);
     }
     Type resultType = operands[initOperand.getOperandNumber()].getType();
     auto tiled = cast<linalg::LinalgOp>(
@@ -501,7 +565,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   if (steps)
     order.push_back(batch + 3);
   auto outer = dyn_cast_or_null<linalg::LinalgOp>(
-      tile(rewriter, op, cache, order));
+      tile(rewriter, op, cache, order, scf::SCFTilingOptions::LoopType::ForOp,
+           tiles.vectorWidth));
   if (!outer)
     return;
   Operation *inner = tile(rewriter, outer, registers);
@@ -621,11 +686,12 @@ int64_t chunkTarget(double ns, int64_t minNs) {
 /// granule) that an scf.forall runs, for threads to share: the first loop
 /// with enough granules for about one chunk per `minNs / 2`, else the one
 /// with the most. Rows past the last whole granule run after it, on one
-/// thread. Returns the ops left to schedule: the chunk and those rows.
+/// thread. Returns the ops left to schedule: the chunk and those rows. A
+/// fill the op accumulates in is done by each chunk, in rows of `width`.
 SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
                                          linalg::LinalgOp op,
                                          ArrayRef<int64_t> granules,
-                                         int64_t minNs) {
+                                         int64_t minNs, int64_t width) {
   double ns = estimatedNs(op);
   if (minNs <= 0 || ns < minNs)
     return {op};
@@ -650,7 +716,7 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
       return {op};
     auto [whole, rest] = split(rewriter, op, *loop, range - range % granule);
     SmallVector<linalg::LinalgOp> parts =
-        distribute(rewriter, whole, granules, minNs);
+        distribute(rewriter, whole, granules, minNs, width);
     parts.push_back(rest);
     return parts;
   }
@@ -664,7 +730,7 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   SmallVector<int64_t> sizes(ranges.size(), 0);
   sizes[*loop] = range / chunks;
   Operation *chunk = tile(rewriter, op, sizes, /*order=*/{},
-                          scf::SCFTilingOptions::LoopType::ForallOp);
+                          scf::SCFTilingOptions::LoopType::ForallOp, width);
   if (!chunk)
     return {op};
   return {cast<linalg::LinalgOp>(chunk)};
@@ -1172,9 +1238,8 @@ struct KilnTileAndVectorizePass
     : kiln::impl::KilnTileAndVectorizeBase<KilnTileAndVectorizePass> {
   using KilnTileAndVectorizeBase::KilnTileAndVectorizeBase;
   void runOnOperation() override {
-    MatmulTiles tiles{registerTileM, registerTileN, cacheTileM,
-                      cacheTileN,    cacheTileK,    bf16DotPairs,
-                      intDotPairs};
+    MatmulTiles tiles{registerTileM, registerTileN, cacheTileM,  cacheTileN,
+                      cacheTileK,    bf16DotPairs,  intDotPairs, vectorWidth};
     if (vectorWidth <= 0 || tiles.registerM <= 0 || tiles.registerN <= 0 ||
         tiles.cacheM <= 0 || tiles.cacheN <= 0 || tiles.cacheK <= 0) {
       getOperation()->emitError(
@@ -1212,13 +1277,22 @@ struct KilnTileAndVectorizePass
           isVectorizable(op) && isScheduled(op))
         ops.push_back(op);
     });
+    // Matmuls first: the fills they start from move into their tiles
+    // (fuseFill), and are gone by the time the walk would reach them.
+    std::stable_partition(ops.begin(), ops.end(), [](linalg::LinalgOp op) {
+      return isTiledMatmul(op);
+    });
     for (linalg::LinalgOp op : ops) {
+      if (op->use_empty()) {
+        rewriter.eraseOp(op);
+        continue;
+      }
       // A block of fused rows is small: threads share the loop around it.
       SmallVector<linalg::LinalgOp> parts =
           fusedLoopOf(op, fusedLoops)
               ? SmallVector<linalg::LinalgOp>{op}
               : distribute(rewriter, op, chunkGranules(op, tiles, vectorWidth),
-                           parallelWork);
+                           parallelWork, vectorWidth);
       for (linalg::LinalgOp part : parts)
         schedule(rewriter, part, tiles, vectorWidth);
     }

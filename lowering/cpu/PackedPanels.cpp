@@ -285,7 +285,16 @@ linalg::LinalgOp kiln::packMatmulPanels(RewriterBase &rewriter,
     panels = packPanels(rewriter, loc, matmul->getOperand(1), width, group);
   if (group != 1)
     a = splitDim(rewriter, loc, a, rank - 1, group);
-  Value start = splitDim(rewriter, loc, init, rank - 1, width);
+  // Zeros the product starts from are filled in its shape, so that its
+  // tiles can fill their own blocks (kiln-tile-and-vectorize's fuseFill).
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  auto expand = splitDim(rewriter, loc, fill ? fill.getOutputs()[0] : init,
+                         rank - 1, width)
+                    .getDefiningOp<tensor::ExpandShapeOp>();
+  Value start = fill ? linalg::FillOp::create(rewriter, loc, fill.getInputs(),
+                                              expand.getResult())
+                           .getResult(0)
+                     : expand.getResult();
   SmallVector<utils::IteratorType> iterators(batch + 3,
                                              utils::IteratorType::parallel);
   iterators.append(group == 1 ? 1 : 2, utils::IteratorType::reduction);
@@ -299,7 +308,6 @@ linalg::LinalgOp kiln::packMatmulPanels(RewriterBase &rewriter,
             b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], term)});
       });
   // Back to [batch..., M, N]: the groups splitDim expanded.
-  auto expand = start.getDefiningOp<tensor::ExpandShapeOp>();
   rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
       matmul, resultType, product.getResult(0),
       expand.getReassociationIndices());

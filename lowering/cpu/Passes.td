@@ -124,7 +124,11 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     rows, then columns, whichever first has enough whole cache tiles,
     register tiles or vector rows for a chunk per `parallel-work / 2` ns;
     rows past the last whole tile run after it. Each chunk is then tiled
-    as above.
+    as above. Matmuls are scheduled first: one that starts from a fill (its
+    zeros) and whose chunks or cache tiles run over all of K fills each
+    chunk's rows or each tile's block in the loop, in vector rows, right
+    before accumulating in it (in cache), instead of the whole output
+    first in a pass over memory; pieces split off fill their own part.
 
     Example:
 
