@@ -78,15 +78,45 @@ void fuseFill(RewriterBase &rewriter, Operation *tiled,
       tileElementwise(rewriter, cast<linalg::LinalgOp>(fill), width);
 }
 
+/// The transposes that `tiled`'s inputs are slices of, moved into `loops`
+/// (those `tiled` was tiled by), where the loops slice them and nothing
+/// else reads them: each tile transposes the part it reads, while it is
+/// in cache (a weight gradient's X^T, a row block per chunk that threads
+/// share), instead of the whole input first on one thread. Returns them,
+/// to be scheduled.
+SmallVector<linalg::LinalgOp>
+fuseTransposes(RewriterBase &rewriter, linalg::LinalgOp tiled,
+               MutableArrayRef<LoopLikeOpInterface> loops) {
+  SmallVector<linalg::LinalgOp> fusedOps;
+  for (OpOperand *input : tiled.getDpsInputOperands()) {
+    auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+    // A slice as large as the whole input: every tile would transpose all.
+    if (!slice || slice.getSourceType() == slice.getType())
+      continue;
+    auto transpose = slice.getSource().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || !transpose->hasOneUse())
+      continue;
+    rewriter.setInsertionPoint(slice);
+    if (std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+            scf::tileAndFuseProducerOfSlice(rewriter, slice, loops))
+      for (Operation *op : fused->tiledOps)
+        fusedOps.push_back(cast<linalg::LinalgOp>(op));
+  }
+  return fusedOps;
+}
+
 /// Tiles `op` by `sizes` with loops of `loopType` (scf.for loops nested in
 /// `order`, default: the op's); returns the tiled op, which replaces `op`,
 /// or null if tiling failed (and `op` is unchanged). With a `fillWidth`, a
-/// fill the op accumulates in moves into the loops where it can (fuseFill).
+/// fill the op accumulates in moves into the loops where it can (fuseFill);
+/// with `transposes`, so do transposes it reads, which are added there
+/// (fuseTransposes).
 Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
                 ArrayRef<int64_t> sizes, ArrayRef<int64_t> order = {},
                 scf::SCFTilingOptions::LoopType loopType =
                     scf::SCFTilingOptions::LoopType::ForOp,
-                int64_t fillWidth = 0) {
+                int64_t fillWidth = 0,
+                SmallVector<linalg::LinalgOp> *transposes = nullptr) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   options.setInterchange(order);
@@ -107,6 +137,10 @@ Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
   Operation *result = tiled->tiledOps.front();
   if (fillWidth > 0 && !tilesReduction)
     fuseFill(rewriter, result, tiled->loops, fillWidth);
+  if (transposes)
+    llvm::append_range(
+        *transposes,
+        fuseTransposes(rewriter, cast<linalg::LinalgOp>(result), tiled->loops));
   return result;
 }
 
@@ -686,8 +720,9 @@ int64_t chunkTarget(double ns, int64_t minNs) {
 /// granule) that an scf.forall runs, for threads to share: the first loop
 /// with enough granules for about one chunk per `minNs / 2`, else the one
 /// with the most. Rows past the last whole granule run after it, on one
-/// thread. Returns the ops left to schedule: the chunk and those rows. A
-/// fill the op accumulates in is done by each chunk, in rows of `width`.
+/// thread. Returns the ops left to schedule: the chunk, those rows and the
+/// parts of transposes it reads that each chunk computes. A fill the op
+/// accumulates in is done by each chunk, in rows of `width`.
 SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
                                          linalg::LinalgOp op,
                                          ArrayRef<int64_t> granules,
@@ -729,11 +764,14 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
     }
   SmallVector<int64_t> sizes(ranges.size(), 0);
   sizes[*loop] = range / chunks;
-  Operation *chunk = tile(rewriter, op, sizes, /*order=*/{},
-                          scf::SCFTilingOptions::LoopType::ForallOp, width);
+  SmallVector<linalg::LinalgOp> parts;
+  Operation *chunk =
+      tile(rewriter, op, sizes, /*order=*/{},
+           scf::SCFTilingOptions::LoopType::ForallOp, width, &parts);
   if (!chunk)
     return {op};
-  return {cast<linalg::LinalgOp>(chunk)};
+  parts.push_back(cast<linalg::LinalgOp>(chunk));
+  return parts;
 }
 
 /// Whether `op` is a matmul: a named one, or an int8 product of byte quads

@@ -129,6 +129,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     chunk's rows or each tile's block in the loop, in vector rows, right
     before accumulating in it (in cache), instead of the whole output
     first in a pass over memory; pieces split off fill their own part.
+    Likewise a transpose that only a chunked matmul reads, and of which
+    each chunk reads a part (a weight gradient's X^T by rows), is computed
+    by each chunk for its part, on the chunk's thread.
 
     Example:
 

@@ -1,8 +1,11 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=250000" --canonicalize --split-input-file | FileCheck %s
 
+// Producers of a matmul's operands move into its loops where each tile
+// needs its own part of them, computed right before the tile reads it (in
+// cache), instead of the whole operand first in a pass over memory.
+
 // A product that starts from zeros fills each block of its output right
-// before accumulating in it, instead of the whole output first in a pass
-// over memory: a chunk that threads share fills its rows.
+// before accumulating in it: a chunk that threads share fills its rows.
 // CHECK-LABEL: func.func @chunks_fill_their_rows
 // CHECK-NOT: linalg.fill
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<256x256xf32>
@@ -48,3 +51,49 @@ func.func @cache_tiles_fill_their_blocks(%a: tensor<64x100xf32>, %b: tensor<100x
   return %0 : tensor<64x516xf32>
 }
 
+
+// -----
+
+// A weight gradient's Xᵀ: each chunk of 16 rows transposes the 16 columns
+// of X it reads (in 16 x 16 blocks), on the thread that runs the chunk,
+// instead of the whole transpose first on one thread.
+// CHECK-LABEL: func.func @chunks_transpose_their_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<256x784xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (784) step (16)
+// CHECK: %[[COLUMNS:.*]] = tensor.extract_slice %[[X]][0, %[[I]]] [256, 16]
+// CHECK: scf.for
+// CHECK: tensor.extract_slice %[[COLUMNS]][%{{.*}}, 0] [16, 16]
+// CHECK: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK: vector.contract
+// CHECK-NOT: linalg.transpose
+func.func @chunks_transpose_their_rows(%x: tensor<256x784xf32>, %dy: tensor<256x512xf32>) -> tensor<784x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %te = tensor.empty() : tensor<784x256xf32>
+  %xt = linalg.transpose ins(%x : tensor<256x784xf32>) outs(%te : tensor<784x256xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<784x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<784x512xf32>) -> tensor<784x512xf32>
+  %0 = linalg.matmul ins(%xt, %dy : tensor<784x256xf32>, tensor<256x512xf32>)
+                     outs(%c : tensor<784x512xf32>) -> tensor<784x512xf32>
+  return %0 : tensor<784x512xf32>
+}
+
+// -----
+
+// Bᵀ read whole by every chunk of rows: transposed once, before the loop.
+// CHECK-LABEL: func.func @whole_operands_stay_outside
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} permutation_map
+// CHECK: scf.forall
+// CHECK-NOT: permutation_map
+// CHECK: vector.contract
+func.func @whole_operands_stay_outside(%a: tensor<512x256xf32>, %b: tensor<512x256xf32>) -> tensor<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %te = tensor.empty() : tensor<256x512xf32>
+  %bt = linalg.transpose ins(%b : tensor<512x256xf32>) outs(%te : tensor<256x512xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<512x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %0 = linalg.matmul ins(%a, %bt : tensor<512x256xf32>, tensor<256x512xf32>)
+                     outs(%c : tensor<512x512xf32>) -> tensor<512x512xf32>
+  return %0 : tensor<512x512xf32>
+}
