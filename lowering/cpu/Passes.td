@@ -249,13 +249,14 @@ def KilnLowerForalls : Pass<"kiln-lower-foralls"> {
   let description = [{
     On memrefs: an outermost `scf.forall` whose body neither allocates heap
     memory nor calls a function becomes an OpenMP worksharing loop in a
-    parallel region: a dynamic schedule (a thread takes the next iteration
-    when it is done with its last) and no barrier but the region's end,
-    since each barrier costs a wake-up of sleeping threads (the runtime
-    sets the thread count and keeps threads blocking, not spinning, between
-    loops). A sleeping thread starts some 80 us after the region (measured
-    on these guests), so the caller's thread takes the iterations it
-    cannot start yet, instead of waiting for it at the end. Any other `scf.forall` becomes an `scf.for`
+    parallel region: a static schedule (each thread a contiguous block of
+    iterations) and no barrier but the region's end, since each barrier
+    costs a wake-up of sleeping threads (the runtime sets the thread count
+    and keeps threads blocking, not spinning, between loops). Each thread
+    gets the same iterations in every loop of the same shape, and keeps
+    their data in its cache from one op (or call) to the next: a dynamic
+    schedule measured the same on matmuls and 7-9% slower on layer norms
+    and softmax on 2 threads. Any other `scf.forall` becomes an `scf.for`
     running its iterations in order: a failed allocation abandons the call
     by a jump that must not cross threads, and a nested one runs inside a
     thread already.

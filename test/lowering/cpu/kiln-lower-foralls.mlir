@@ -1,15 +1,14 @@
 // RUN: kiln-opt %s --kiln-lower-foralls --split-input-file --verify-diagnostics | FileCheck %s
 
 // An outermost loop that neither allocates nor calls: an OpenMP
-// worksharing loop over the same iterations in a parallel region, each
-// thread taking the next iteration when done with its last.
+// worksharing loop over the same iterations in a parallel region.
 // CHECK-LABEL: func.func @threads
 func.func @threads(%x: memref<256x64xf32>, %y: memref<256x64xf32>) {
   // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
   // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
   // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
   // CHECK: omp.parallel {
-  // CHECK-NEXT: omp.wsloop nowait schedule(dynamic) {
+  // CHECK-NEXT: omp.wsloop nowait {
   // CHECK-NEXT: omp.loop_nest (%[[I:.*]]) : index = (%[[C0]]) to (%[[C256]]) step (%[[C64]]) {
   // CHECK: memref.subview %{{.*}}[%[[I]], 0] [64, 64] [1, 1]
   // CHECK: memref.copy
