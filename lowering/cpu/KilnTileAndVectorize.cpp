@@ -42,6 +42,21 @@ void vectorize(RewriterBase &rewriter, Operation *op) {
 void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
                      int64_t width);
 
+/// The producer of `slice`'s source, outside `loops`, computed in them for
+/// the slice instead: its tiled ops (none if it cannot be).
+SmallVector<linalg::LinalgOp>
+fuseProducer(RewriterBase &rewriter, tensor::ExtractSliceOp slice,
+             MutableArrayRef<LoopLikeOpInterface> loops) {
+  rewriter.setInsertionPoint(slice);
+  std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+      scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+  if (!fused)
+    return {};
+  return llvm::map_to_vector(fused->tiledOps, [](Operation *op) {
+    return cast<linalg::LinalgOp>(op);
+  });
+}
+
 /// Where the output `tiled` accumulates in (a slice of a loop's shared
 /// output) is a linalg.fill outside `loops` (the loops `tiled` was tiled
 /// by, outermost first), and `loops` tile none of `tiled`'s reduction: fills
@@ -70,12 +85,8 @@ void fuseFill(RewriterBase &rewriter, Operation *tiled,
   }
   if (!source.getDefiningOp<linalg::FillOp>())
     return;
-  rewriter.setInsertionPoint(slice);
-  std::optional<scf::SCFFuseProducerOfSliceResult> fused =
-      scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
-  if (fused)
-    for (Operation *fill : fused->tiledOps)
-      tileElementwise(rewriter, cast<linalg::LinalgOp>(fill), width);
+  for (linalg::LinalgOp fill : fuseProducer(rewriter, slice, loops))
+    tileElementwise(rewriter, fill, width);
 }
 
 /// The transposes that `tiled`'s inputs are slices of, moved into `loops`
@@ -96,11 +107,7 @@ fuseTransposes(RewriterBase &rewriter, linalg::LinalgOp tiled,
     auto transpose = slice.getSource().getDefiningOp<linalg::TransposeOp>();
     if (!transpose || !transpose->hasOneUse())
       continue;
-    rewriter.setInsertionPoint(slice);
-    if (std::optional<scf::SCFFuseProducerOfSliceResult> fused =
-            scf::tileAndFuseProducerOfSlice(rewriter, slice, loops))
-      for (Operation *op : fused->tiledOps)
-        fusedOps.push_back(cast<linalg::LinalgOp>(op));
+    llvm::append_range(fusedOps, fuseProducer(rewriter, slice, loops));
   }
   return fusedOps;
 }
@@ -263,9 +270,6 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
   rewriter.replaceOp(op, result);
   return {first, second};
 }
-
-void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                     int64_t width);
 
 /// Square blocks of a transpose: an all-parallel op on 32-bit elements that
 /// reads an operand along another loop than the one it writes along
