@@ -19,14 +19,16 @@
 
 #include <atomic>
 #include <csetjmp>
+#include <cstdlib>
+#include <dlfcn.h>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <unordered_set>
 #include <utility>
-#include <cstdlib>
-#include <dlfcn.h>
 
 namespace {
 /// Where a failed allocation jumps in this thread, when a call is running.
@@ -95,9 +97,12 @@ void *allocate(uint64_t alignment, uint64_t bytes) {
   bool overLimit = limit && (bytes > limit || liveBytes + bytes > limit);
   void *base = nullptr;
   if (!overLimit && bytes <= UINT64_MAX - offset &&
-      !(base = takeCached(offset, bytes)) &&
-      posix_memalign(&base, offset, offset + bytes) != 0)
-    base = nullptr;
+      !(base = takeCached(offset, bytes))) {
+    if (posix_memalign(&base, offset, offset + bytes) == 0)
+      kiln::runtime::adviseHugePages(static_cast<char *>(base) + offset, bytes);
+    else
+      base = nullptr;
+  }
   if (!base) {
     if (activeCall) {
       kiln::runtime::recordFailure(
@@ -132,6 +137,19 @@ void release(void *data) {
               header.bytes);
 }
 } // namespace
+
+void kiln::runtime::adviseHugePages(void *data, size_t bytes) {
+  constexpr size_t kHugePageBytes = 4 << 20;
+  if (bytes < kHugePageBytes)
+    return;
+  // madvise takes whole pages: those inside the buffer.
+  uintptr_t page = sysconf(_SC_PAGESIZE);
+  uintptr_t begin =
+      (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  // Advice only: where the kernel declines it, the buffer keeps small pages.
+  (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 extern "C" {
 void *_mlir_memref_to_llvm_alloc(uint64_t bytes) { return allocate(0, bytes); }

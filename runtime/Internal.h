@@ -106,6 +106,15 @@ kiln_status_t tensorByteLength(kiln_dtype_t dtype,
 kiln_tensor_t newTensor(kiln_dtype_t dtype, std::vector<int64_t> shape,
                         size_t byteLength, bool zeroFill = true);
 
+/// Asks the kernel to back a new buffer of `bytes` at `data`, before
+/// anything touches it, with transparent huge pages where it is 4 MiB or
+/// more (numpy's rule): a matrix read row by row then takes no TLB miss per
+/// 4 KiB row, and the prefetchers, which stop at page boundaries, keep
+/// streaming (a C loop reading a 4096 x 1000 f32 matrix row by row: 0.33
+/// -> 0.23 ms; numpy's arrays get the same advice).
+/// A no-op where the kernel has them off.
+void adviseHugePages(void *data, size_t bytes);
+
 /// An uninitialized tensor on `device` in `out`, or why it cannot be had.
 kiln_status_t newTensorOn(kiln_device_t device, kiln_dtype_t dtype,
                           std::vector<int64_t> shape, size_t byteLength,

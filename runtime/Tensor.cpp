@@ -94,6 +94,7 @@ kiln_tensor_t kiln::runtime::newTensor(kiln_dtype_t dtype,
   void *data = std::aligned_alloc(kAlign, capacity ? capacity : kAlign);
   if (!data)
     return nullptr;
+  adviseHugePages(data, capacity);
   if (zeroFill)
     std::memset(data, 0, byteLength);
   auto *tensor =

@@ -1,12 +1,16 @@
 //===- TensorTest.cpp - tensors and dtypes --------------------------------===//
 //
-// Tensors from the C API: layouts, zero fill, booleans, and every bad
-// argument and null handle reported by name or given a neutral value.
+// Tensors from the C API: layouts, zero fill, booleans, huge pages for
+// large ones, and every bad argument and null handle reported by name or
+// given a neutral value.
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestSupport.h"
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
 
 using namespace kiln::test;
 
@@ -89,6 +93,43 @@ TEST(Tensor, BoolsAreZeroOrOne) {
   Tensor t = tensor(KILN_I1, {4}, bytes, sizeof(bytes));
   const auto *data = static_cast<unsigned char *>(kiln_tensor_data(t.get()));
   EXPECT_EQ(std::vector<int>(data, data + 4), (std::vector<int>{1, 0, 1, 1}));
+}
+
+/// The VmFlags of the mapping that holds `address` (/proc/self/smaps), or
+/// "" if none does.
+std::string mappingFlags(const void *address) {
+  std::ifstream smaps("/proc/self/smaps");
+  auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (header >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= at && at < end;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0)
+      return line;
+  }
+  return "";
+}
+
+TEST(Tensor, LargeOnesAskForHugePages) {
+  struct stat info;
+  if (stat("/sys/kernel/mm/transparent_hugepage", &info) != 0)
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  // 8 MiB: the kernel's advice flag ("hg") is on the pages inside it.
+  Tensor large = tensor(KILN_F32, {1024, 2048});
+  const char *data = static_cast<const char *>(kiln_tensor_data(large.get()));
+  std::string flags = mappingFlags(data + (4 << 20));
+  ASSERT_NE(flags, "");
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+  // 1 MiB: small pages suit it, and no advice is taken.
+  Tensor small = tensor(KILN_F32, {256, 1024});
+  flags = mappingFlags(kiln_tensor_data(small.get()));
+  ASSERT_NE(flags, "");
+  EXPECT_EQ(flags.find(" hg"), std::string::npos) << flags;
 }
 
 } // namespace
