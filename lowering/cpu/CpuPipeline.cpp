@@ -39,6 +39,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
       createKilnLowerVectors({options.streamingBytes, options.avx512Bf16,
                               options.avx512Vnni}));
   pm.addPass(createKilnLowerForalls());
+  pm.addPass(createKilnHoistLoopBuffers());
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)
     return;

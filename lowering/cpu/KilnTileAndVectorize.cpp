@@ -1003,9 +1003,47 @@ void replaceFusedRoot(RewriterBase &rewriter, Operation *root,
 /// values stay in L2.
 constexpr int64_t kRowBlockBytes = 64 << 10;
 
-/// Fusion that follows the data: where the all-parallel `root` is computed
-/// from a reduction (a layer norm's scaling by its rows' inverse standard
-/// deviations), tiles it by
+/// Whether `op` can end a chain that rows fusion computes block by block:
+/// an all-parallel op, or a reduction of trailing loops (a row sum, the
+/// sum of a matrix-vector product's lanes) that is not a matmul.
+bool isRowsFusionRoot(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto firstReduction = llvm::find(iterators, utils::IteratorType::reduction);
+  return firstReduction != iterators.begin() &&
+         std::all_of(firstReduction, iterators.end(),
+                     [](utils::IteratorType type) {
+                       return type == utils::IteratorType::reduction;
+                     }) &&
+         !isMatmulProduct(op);
+}
+
+/// Rows per block of fuseRows's `root`, whose first loop has `rows`, or 0
+/// where no block pays: a reduction's one row at a time, so that the lanes
+/// of partial sums it reduces stay in registers from the op that computes
+/// them (a 1024 x 1024 matrix-vector product: 0.060 -> 0.046 ms, builds
+/// alternated; blocks of 16 rows ran at 0.062 ms, of 256 at 0.058, their
+/// partial sums stored and read back); else the most rows that divide the
+/// loop and fit a block of kRowBlockBytes.
+int64_t blockRows(linalg::LinalgOp root, int64_t rows) {
+  if (root.getNumReductionLoops() > 0)
+    return 1;
+  auto type = cast<RankedTensorType>(root->getResult(0).getType());
+  int64_t rowBytes = std::max<int64_t>(
+      1, type.getNumElements() / rows *
+             std::max<int64_t>(1, type.getElementTypeBitWidth() / 8));
+  int64_t fitting = std::max<int64_t>(1, kRowBlockBytes / rowBytes);
+  int64_t block = std::min(fitting, rows);
+  while (rows % block != 0)
+    --block;
+  // Blocks of a few rows where more would fit (a prime number of short
+  // rows) cost more in loop overhead than fusion saves.
+  return block < std::min<int64_t>(fitting, 8) ? 0 : block;
+}
+
+/// Fusion that follows the data: where `root` (isRowsFusionRoot) ends a
+/// chain computed from a reduction (a
+/// layer norm's scaling by its rows' inverse standard deviations, the sum
+/// of a matrix-vector product's lanes of partial sums), tiles it by
 /// blocks of its first loop's rows and computes, inside the loop, the rows
 /// of every producer it needs (reductions, elementwise ops, fills), so that
 /// a normalization reads its input from memory about once instead of once
@@ -1017,13 +1055,13 @@ constexpr int64_t kRowBlockBytes = 64 << 10;
 Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
                     int64_t minNs, DenseSet<Operation *> &erased) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-  if (ranges.empty() || ranges[0] < 2 || root.getNumReductionLoops() != 0 ||
+  if (ranges.empty() || ranges[0] < 2 || !isRowsFusionRoot(root) ||
       root->getNumResults() != 1 || root.getNumDpsInputs() == 0)
     return nullptr;
   if (feedsReduction(root))
     return nullptr;
   SmallVector<linalg::LinalgOp> cone = producerCone(root);
-  if (llvm::none_of(cone, [](linalg::LinalgOp op) {
+  if (llvm::none_of(llvm::drop_begin(cone), [](linalg::LinalgOp op) {
         return op.getNumReductionLoops() > 0;
       }))
     return nullptr;
@@ -1047,18 +1085,8 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
   double ns = 0;
   for (linalg::LinalgOp op : cone)
     ns += estimatedNs(op);
-  auto type = cast<RankedTensorType>(root->getResult(0).getType());
-  int64_t rowBytes = std::max<int64_t>(
-      1, type.getNumElements() / ranges[0] *
-             std::max<int64_t>(1, type.getElementTypeBitWidth() / 8));
-  // The most rows that divide the loop and fit the block; blocks of a few
-  // rows where more would fit (a prime number of short rows) cost more in
-  // loop overhead than fusion saves.
-  int64_t fitting = std::max<int64_t>(1, kRowBlockBytes / rowBytes);
-  int64_t rows = std::min(fitting, ranges[0]);
-  while (ranges[0] % rows != 0)
-    --rows;
-  if (rows < std::min<int64_t>(fitting, 8))
+  int64_t rows = blockRows(root, ranges[0]);
+  if (rows == 0)
     return nullptr;
 
   SmallVector<int64_t> sizes(ranges.size(), 0);
@@ -1297,7 +1325,7 @@ struct KilnTileAndVectorizePass
     SmallVector<linalg::LinalgOp> roots;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && isVectorizable(op) &&
-          op.getNumLoops() == op.getNumParallelLoops())
+          isRowsFusionRoot(op))
         roots.push_back(op);
     });
     DenseSet<Operation *> fusedLoops, erased;

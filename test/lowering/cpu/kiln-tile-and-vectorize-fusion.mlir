@@ -363,3 +363,115 @@ func.func @empty_sum_then_slice(%x: tensor<7x0x17xf32>) -> tensor<16xf32> {
   } -> tensor<16xf32>
   return %neg : tensor<16xf32>
 }
+
+// -----
+
+// A reduction can end the chain too: y = A x in lanes (as kiln's
+// dot_general lowers a matrix-vector product, K = 777: 12 groups of 64 and
+// 9 columns after them) runs a row at a time, the row's lanes of partial
+// sums summed as soon as they are complete and its last 9 products added,
+// instead of a pass that writes 300 x 64 partial sums and two more passes.
+// CHECK-LABEL: func.func @matrix_vector
+// CHECK-NOT: tensor<300x64xf32>
+// CHECK: scf.for %[[I:.*]] = %c0 to %c300 step %c1 iter_args
+// CHECK: tensor.extract_slice %arg0[%[[I]], 768] [1, 9] [1, 1]
+// CHECK: tensor.extract_slice %arg0[%[[I]], %{{.*}}] [1, 768] [1, 1]
+// CHECK: arith.mulf {{.*}} : vector<1x1x64xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<1x64xf32> to vector<1xf32>
+// CHECK: arith.mulf {{.*}} : vector<1x9xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<1x9xf32> to vector<1xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[I]]] [1] [1] : tensor<1xf32> into tensor<300xf32>
+// CHECK-NOT: tensor<300x64xf32>
+
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map3 = affine_map<(d0, d1) -> (d0, d1)>
+#map4 = affine_map<(d0, d1) -> (d1)>
+#map5 = affine_map<(d0, d1) -> (d0)>
+func.func @matrix_vector(%a: tensor<300x777xf32>, %x: tensor<777xf32>) -> tensor<300xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %a_whole = tensor.extract_slice %a[0, 0] [300, 768] [1, 1] : tensor<300x777xf32> to tensor<300x768xf32>
+  %x_whole = tensor.extract_slice %x[0] [768] [1] : tensor<777xf32> to tensor<768xf32>
+  %a_groups = tensor.expand_shape %a_whole [[0], [1, 2]] output_shape [300, 12, 64] : tensor<300x768xf32> into tensor<300x12x64xf32>
+  %x_groups = tensor.expand_shape %x_whole [[0, 1]] output_shape [12, 64] : tensor<768xf32> into tensor<12x64xf32>
+  %0 = tensor.empty() : tensor<300x64xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<300x64xf32>) -> tensor<300x64xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a_groups, %x_groups : tensor<300x12x64xf32>, tensor<12x64xf32>) outs(%1 : tensor<300x64xf32>) {
+  ^bb0(%in: f32, %in_6: f32, %out: f32):
+    %6 = arith.mulf %in, %in_6 : f32
+    %7 = arith.addf %6, %out : f32
+    linalg.yield %7 : f32
+  } -> tensor<300x64xf32>
+  %3 = tensor.empty() : tensor<300xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<300xf32>) -> tensor<300xf32>
+  %reduced = linalg.reduce ins(%2 : tensor<300x64xf32>) outs(%4 : tensor<300xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %6 = arith.addf %in, %init : f32
+      linalg.yield %6 : f32
+    }
+  %a_rest = tensor.extract_slice %a[0, 768] [300, 9] [1, 1] : tensor<300x777xf32> to tensor<300x9xf32>
+  %x_rest = tensor.extract_slice %x[768] [9] [1] : tensor<777xf32> to tensor<9xf32>
+  %5 = linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "reduction"]} ins(%a_rest, %x_rest : tensor<300x9xf32>, tensor<9xf32>) outs(%reduced : tensor<300xf32>) {
+  ^bb0(%in: f32, %in_6: f32, %out: f32):
+    %6 = arith.mulf %in, %in_6 : f32
+    %7 = arith.addf %6, %out : f32
+    linalg.yield %7 : f32
+  } -> tensor<300xf32>
+  return %5 : tensor<300xf32>
+}
+
+// -----
+
+// Row sums of 2048 x 1024 (an estimated 420 us): rows shared by threads,
+// one a step, the lanes' sums of each summed on the spot.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: scf.forall (%[[I:.*]]) in (2048)
+// CHECK: tensor.extract_slice %arg0[%[[I]], 0, 0] [1, 16, 64] [1, 1, 1]
+// CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<1x1x64xf32> to vector<1x64xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<1x64xf32> to vector<1xf32>
+// CHECK-NOT: tensor<2048x64xf32>
+
+func.func @row_sums(%x: tensor<2048x16x64xf32>) -> tensor<2048xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2048x64xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2048x64xf32>) -> tensor<2048x64xf32>
+  %lanes = linalg.reduce ins(%x : tensor<2048x16x64xf32>) outs(%1 : tensor<2048x64xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  %2 = tensor.empty() : tensor<2048xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<2048xf32>) -> tensor<2048xf32>
+  %sums = linalg.reduce ins(%lanes : tensor<2048x64xf32>) outs(%3 : tensor<2048xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  return %sums : tensor<2048xf32>
+}
+
+// -----
+
+// A matmul does not end a chain that rows fusion computes a row at a time:
+// the partial sums its A is made of are computed whole, and the matmul
+// keeps its register tiles of 8 rows.
+// CHECK-LABEL: func.func @matmul_of_sums
+// CHECK-NOT: scf.forall
+// CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x1x16xf32> to vector<1x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+
+func.func @matmul_of_sums(%x: tensor<64x4x16xf32>, %w: tensor<16x32xf32>) -> tensor<64x32xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<64x16xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %sums = linalg.reduce ins(%x : tensor<64x4x16xf32>) outs(%1 : tensor<64x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  %2 = tensor.empty() : tensor<64x32xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %4 = linalg.matmul ins(%sums, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%3 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %4 : tensor<64x32xf32>
+}

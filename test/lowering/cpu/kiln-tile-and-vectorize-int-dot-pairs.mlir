@@ -126,14 +126,17 @@ func.func @int8_epilogue(%a: tensor<128x64xi8>, %b: tensor<64x512xi8>, %bias: te
 // -----
 
 // An int8 matrix-vector product in lanes (as kiln's dot_general lowers y =
-// A x) runs on lanes of k quads: A + 128 (unsigned) by x, 8 rows of A's
-// groups a tile (the 4 past the last 8 as one), and the rows' sums less
-// 128 sum(x), one correction for every row.
+// A x) runs on lanes of k quads: A + 128 (unsigned) by x, and the rows'
+// sums less 128 sum(x), one correction for every row. Rows fusion computes
+// it a row at a time, its lanes summed as soon as they are complete.
 // CHECK-LABEL: func.func @int8_lanes
-// CHECK: tensor.expand_shape %arg0 {{\[}}[0], [1], [2, 3]] output_shape [20, 2, 16, 4]
-// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<8x64xi8>
-// CHECK: vector.contract {{.*}} : vector<8x16x4xi32>, vector<16x4xi32> into vector<8x16xi32>
-// CHECK: vector.contract {{.*}} : vector<4x16x4xi32>, vector<16x4xi32> into vector<4x16xi32>
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<20xi32>)
+// CHECK: tensor.extract_slice %arg0[%[[ROW]], %{{.*}}, %{{.*}}] [1, 2, 64]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 2, 16, 4]
+// CHECK: arith.xori %{{.*}}, %{{.*}} : vector<1x64xi8>
+// CHECK: vector.contract {{.*}} : vector<1x16x4xi32>, vector<16x4xi32> into vector<1x16xi32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x16xi32> to vector<1xi32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[ROW]]] [1] [1] : tensor<1xi32> into tensor<20xi32>
 // CHECK: arith.shli
 // CHECK: arith.subi %{{.*}}, %{{.*}} : vector<20xi32>
 func.func @int8_lanes(%a: tensor<20x2x64xi8>, %x: tensor<2x64xi8>) -> tensor<20xi32> {
