@@ -196,9 +196,13 @@ struct MatmulTiles {
 
 /// `op` split along loop `loop` at `at`: the op on the iterations before
 /// it, then the op on those after, each writing its part of the output.
-/// Returns the two ops.
+/// Returns the two ops. With `transposes`, a transpose that only `op` reads
+/// and the loop slices is split with it, each piece transposing its own
+/// part (which fuseTransposes can then move into the piece's chunks); the
+/// two transposes are added to `transposes`.
 std::pair<linalg::LinalgOp, linalg::LinalgOp>
-split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
+split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
+      SmallVector<linalg::LinalgOp> *transposes = nullptr) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   int64_t size = op.getStaticLoopRanges()[loop];
@@ -245,6 +249,30 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at) {
                                  rewriter, loc, source, offsets, sizes, strides)
                                  .getResult()
                            : source;
+      auto transpose = source.getDefiningOp<linalg::TransposeOp>();
+      if (sliced && transposes && transpose &&
+          llvm::all_of(transpose->getUsers(), [&](Operation *user) {
+            return user == op || user == value.getDefiningOp();
+          })) {
+        auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+        FailureOr<TilingResult> own =
+            tensor::replaceExtractSliceWithTiledProducer(
+                rewriter, slice, cast<OpResult>(source));
+        if (succeeded(own) && own->tiledOps.size() == 1) {
+          rewriter.replaceOp(slice, own->tiledValues);
+          value = own->tiledValues.front();
+          auto ownTranspose = cast<linalg::LinalgOp>(own->tiledOps.front());
+          // Into a tensor of its own, not a part of the whole transpose's.
+          OpOperand *init = ownTranspose.getDpsInitOperand(0);
+          auto initType = cast<RankedTensorType>(init->get().getType());
+          rewriter.setInsertionPoint(ownTranspose);
+          Value empty = tensor::EmptyOp::create(
+              rewriter, loc, initType.getShape(), initType.getElementType());
+          rewriter.modifyOpInPlace(ownTranspose, [&] { init->set(empty); });
+          rewriter.setInsertionPoint(op);
+          transposes->push_back(ownTranspose);
+        }
+      }
       if (fill && &operand == &initOperand)
         value = linalg::FillOp::create(rewriter, loc, fill.getInputs(), value)
                     .getResult(0);
@@ -719,6 +747,24 @@ int64_t chunkTarget(double ns, int64_t minNs) {
   return std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
 }
 
+/// The loop a chunked `op` should split first, if any: N of a matmul whose
+/// B is a transpose that only it reads and whose A is not (x W^T, a
+/// backward pass's dY W), so that each chunk transposes its own columns of
+/// B (fuseTransposes) instead of one thread transposing all of B before
+/// the chunks start.
+std::optional<unsigned> preferredChunkLoop(linalg::LinalgOp op) {
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+    return std::nullopt;
+  auto transposeOnlyHere = [&](Value input) {
+    auto transpose = input.getDefiningOp<linalg::TransposeOp>();
+    return transpose && transpose->hasOneUse();
+  };
+  if (!transposeOnlyHere(op->getOperand(1)) ||
+      transposeOnlyHere(op->getOperand(0)))
+    return std::nullopt;
+  return firstMatmulLoop(op) + 1;
+}
+
 /// Where `op` is estimated to take at least `minNs` on one thread, splits
 /// one of its parallel loops into chunks (whole multiples of the loop's
 /// granule) that an scf.forall runs, for threads to share: the first loop
@@ -738,7 +784,15 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   std::optional<unsigned> loop;
   int64_t units = 1;
+  if (std::optional<unsigned> preferred = preferredChunkLoop(op);
+      preferred && granules[*preferred] != 0 &&
+      ranges[*preferred] / granules[*preferred] >= target) {
+    loop = preferred;
+    units = ranges[*preferred] / granules[*preferred];
+  }
   for (auto [index, range, granule] : llvm::enumerate(ranges, granules)) {
+    if (loop && units >= target)
+      break;
     if (granule == 0 || range / granule <= units)
       continue;
     loop = index;
@@ -753,10 +807,19 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
     // split() rebuilds one result.
     if (op->getNumResults() != 1)
       return {op};
-    auto [whole, rest] = split(rewriter, op, *loop, range - range % granule);
+    SmallVector<linalg::LinalgOp> transposes;
+    auto [whole, rest] =
+        split(rewriter, op, *loop, range - range % granule, &transposes);
     SmallVector<linalg::LinalgOp> parts =
         distribute(rewriter, whole, granules, minNs, width);
     parts.push_back(rest);
+    // The pieces' own transposes that no chunk took in.
+    for (linalg::LinalgOp transpose : transposes) {
+      if (transpose->use_empty())
+        rewriter.eraseOp(transpose);
+      else
+        parts.push_back(transpose);
+    }
     return parts;
   }
   // The fewest chunks, at least `target`, that divide the granules evenly.

@@ -97,3 +97,31 @@ func.func @whole_operands_stay_outside(%a: tensor<512x256xf32>, %b: tensor<512x2
                      outs(%c : tensor<512x512xf32>) -> tensor<512x512xf32>
   return %0 : tensor<512x512xf32>
 }
+
+// -----
+
+// x Wᵀ with W stored [N, K] (a Linear's weight, dY W's backward twin):
+// chunks split N, each transposing its own rows of W, instead of chunks of
+// rows that would all read a Wᵀ one thread transposed whole first. The 5
+// columns past the last whole chunk transpose their own 5 rows of W.
+// CHECK-LABEL: func.func @chunks_transpose_their_rows_of_w
+// CHECK-SAME: (%{{.*}}: tensor<450x249xf32>, %[[W:.*]]: tensor<581x249xf32>)
+// CHECK-NOT: tensor<249x581xf32>
+// CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[W]][0, 0] [576, 249]
+// CHECK: scf.forall (%[[J:.*]]) = (0) to (576) step (32)
+// CHECK: tensor.extract_slice %[[WHOLE]][%[[J]], 0] [32, 249]
+// CHECK: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK: vector.contract
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.extract_slice %[[W]][576, 0] [5, 249]
+// CHECK-NOT: tensor<249x581xf32>
+func.func @chunks_transpose_their_rows_of_w(%x: tensor<450x249xf32>, %w: tensor<581x249xf32>) -> tensor<450x581xf32> {
+  %zero = arith.constant 0.0 : f32
+  %te = tensor.empty() : tensor<249x581xf32>
+  %wt = linalg.transpose ins(%w : tensor<581x249xf32>) outs(%te : tensor<249x581xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<450x581xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<450x581xf32>) -> tensor<450x581xf32>
+  %0 = linalg.matmul ins(%x, %wt : tensor<450x249xf32>, tensor<249x581xf32>)
+                     outs(%c : tensor<450x581xf32>) -> tensor<450x581xf32>
+  return %0 : tensor<450x581xf32>
+}
