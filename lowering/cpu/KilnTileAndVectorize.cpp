@@ -1106,13 +1106,12 @@ int64_t blockRows(linalg::LinalgOp root, int64_t rows) {
 }
 
 /// Fusion that follows the data: where `root` (isRowsFusionRoot) ends a
-/// chain computed from a reduction (a
-/// layer norm's scaling by its rows' inverse standard deviations, the sum
-/// of a matrix-vector product's lanes of partial sums), tiles it by
-/// blocks of its first loop's rows and computes, inside the loop, the rows
-/// of every producer it needs (reductions, elementwise ops, fills), so that
-/// a normalization reads its input from memory about once instead of once
-/// per op. Producers whose every row each block would need (a column sum)
+/// chain computed from a reduction (a layer norm's scaling by its rows'
+/// inverse standard deviations, the sum of a matrix-vector product's lanes
+/// of partial sums), tiles it by blocks of its first loop's rows (blockRows)
+/// and computes, inside the loop, the rows of every producer it needs
+/// (reductions, elementwise ops, fills), so that a normalization reads its
+/// input from memory about once instead of once per op. Producers whose every row each block would need (a column sum)
 /// and matmuls stay outside. The loop is an scf.forall, shared by threads,
 /// when the ops are estimated to take at least `minNs` together. Returns
 /// the loop, or null where `root` is not such an op or fusion failed; adds

@@ -89,7 +89,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     divide the rows, at least 8 where 8 fit) and the producers each block
     needs are computed in the loop (`scf.forall` when the chain is
     estimated at `parallel-work` ns or more, else `scf.for`): a layer norm
-    reads its input once per use in a block, not once per op. Matmuls,
+    reads its input once per use in a block, not once per op. A row
+    reduction that ends such a chain (the sum of a matrix-vector product's
+    lanes, a row sum; not a matmul) is tiled the same way, one row a
+    block, so that the lanes it sums stay in registers. Matmuls,
     producers each block needs whole (a column sum), and costly producers
     (with math ops) that two ops of the chain read stay outside: they
     would be computed again in every block.
@@ -118,20 +121,23 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     apply to the whole product), and each block reads its columns' panels.
 
     Then, an op estimated to take at least `parallel-work` ns on one
-    thread (a matmul at 100 GFLOP/s, other ops at 20 GB/s of their
-    tensors) is split along one parallel loop into chunks run by an
-    `scf.forall`, for threads to share (kiln-lower-foralls): batch, then
-    rows, then columns, whichever first has enough whole cache tiles,
-    register tiles or vector rows for a chunk per `parallel-work / 2` ns;
-    rows past the last whole tile run after it. Each chunk is then tiled
+    thread (a matmul at 100 GFLOP/s, a reduction at 80 GB/s of its
+    tensors, other ops at 20 GB/s) is split along one parallel loop into
+    chunks run by an `scf.forall`, for threads to share
+    (kiln-lower-foralls): batch, then rows, then columns, whichever first
+    has enough whole cache tiles, register tiles or vector rows for a chunk
+    per `parallel-work / 2` ns, except that a matmul whose B alone is a
+    transpose only it reads (x W^T) splits columns first where they are
+    enough; rows past the last whole tile run after it. Each chunk is then tiled
     as above. Matmuls are scheduled first: one that starts from a fill (its
     zeros) and whose chunks or cache tiles run over all of K fills each
     chunk's rows or each tile's block in the loop, in vector rows, right
     before accumulating in it (in cache), instead of the whole output
     first in a pass over memory; pieces split off fill their own part.
     Likewise a transpose that only a chunked matmul reads, and of which
-    each chunk reads a part (a weight gradient's X^T by rows), is computed
-    by each chunk for its part, on the chunk's thread.
+    each chunk reads a part (a weight gradient's X^T by rows, x W^T's W^T
+    by columns), is computed by each chunk for its part, on the chunk's
+    thread.
 
     Example:
 
