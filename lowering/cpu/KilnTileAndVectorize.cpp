@@ -42,6 +42,28 @@ void vectorize(RewriterBase &rewriter, Operation *op) {
 void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
                      int64_t width);
 
+/// Replaces `slice`, if it is a statically shaped part of a tensor.empty
+/// (where a tiled op writes its part of the whole op's result), by a
+/// tensor.empty of its own: no buffer of the whole result is then allocated
+/// for the part.
+void giveOwnBuffer(RewriterBase &rewriter, tensor::ExtractSliceOp slice) {
+  if (!slice.getSource().getDefiningOp<tensor::EmptyOp>() ||
+      !slice.getResultType().hasStaticShape())
+    return;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(slice);
+  rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+      slice, slice.getResultType().getShape(),
+      slice.getResultType().getElementType());
+}
+
+/// The transpose that computes `value`, if nothing else reads it, else
+/// null: a transpose a tiled matmul can compute part by part.
+linalg::TransposeOp transposeReadOnce(Value value) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  return transpose && transpose->hasOneUse() ? transpose : nullptr;
+}
+
 /// The producer of `slice`'s source, outside `loops`, computed in them for
 /// the slice instead: its tiled ops (none if it cannot be).
 SmallVector<linalg::LinalgOp>
@@ -104,8 +126,7 @@ fuseTransposes(RewriterBase &rewriter, linalg::LinalgOp tiled,
     // A slice as large as the whole input: every tile would transpose all.
     if (!slice || slice.getSourceType() == slice.getType())
       continue;
-    auto transpose = slice.getSource().getDefiningOp<linalg::TransposeOp>();
-    if (!transpose || !transpose->hasOneUse())
+    if (!transposeReadOnce(slice.getSource()))
       continue;
     llvm::append_range(fusedOps, fuseProducer(rewriter, slice, loops));
   }
@@ -194,6 +215,26 @@ struct MatmulTiles {
   int64_t vectorWidth;
 };
 
+/// `slice` of the transpose that computes its source, as a transpose of
+/// the part of the transpose's input it covers, into a tensor of its own;
+/// returns that transpose (null, leaving `slice`, where it cannot be).
+linalg::LinalgOp ownTranspose(RewriterBase &rewriter,
+                              tensor::ExtractSliceOp slice) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(slice);
+  FailureOr<TilingResult> own = tensor::replaceExtractSliceWithTiledProducer(
+      rewriter, slice, cast<OpResult>(slice.getSource()));
+  if (failed(own) || own->tiledOps.size() != 1)
+    return nullptr;
+  rewriter.replaceOp(slice, own->tiledValues);
+  auto transpose = cast<linalg::LinalgOp>(own->tiledOps.front());
+  if (auto init = transpose.getDpsInitOperand(0)
+                      ->get()
+                      .getDefiningOp<tensor::ExtractSliceOp>())
+    giveOwnBuffer(rewriter, init);
+  return transpose;
+}
+
 /// `op` split along loop `loop` at `at`: the op on the iterations before
 /// it, then the op on those after, each writing its part of the output.
 /// Returns the two ops. With `transposes`, a transpose that only `op` reads
@@ -245,34 +286,17 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
     for (OpOperand &operand : op->getOpOperands()) {
       auto [sliced, offsets, sizes, strides] = part(operand, offset, length);
       Value source = &operand == &initOperand ? into : operand.get();
+      bool splitTranspose = sliced && transposes && transposeReadOnce(source);
       Value value = sliced ? tensor::ExtractSliceOp::create(
                                  rewriter, loc, source, offsets, sizes, strides)
                                  .getResult()
                            : source;
-      auto transpose = source.getDefiningOp<linalg::TransposeOp>();
-      if (sliced && transposes && transpose &&
-          llvm::all_of(transpose->getUsers(), [&](Operation *user) {
-            return user == op || user == value.getDefiningOp();
-          })) {
-        auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
-        FailureOr<TilingResult> own =
-            tensor::replaceExtractSliceWithTiledProducer(
-                rewriter, slice, cast<OpResult>(source));
-        if (succeeded(own) && own->tiledOps.size() == 1) {
-          rewriter.replaceOp(slice, own->tiledValues);
-          value = own->tiledValues.front();
-          auto ownTranspose = cast<linalg::LinalgOp>(own->tiledOps.front());
-          // Into a tensor of its own, not a part of the whole transpose's.
-          OpOperand *init = ownTranspose.getDpsInitOperand(0);
-          auto initType = cast<RankedTensorType>(init->get().getType());
-          rewriter.setInsertionPoint(ownTranspose);
-          Value empty = tensor::EmptyOp::create(
-              rewriter, loc, initType.getShape(), initType.getElementType());
-          rewriter.modifyOpInPlace(ownTranspose, [&] { init->set(empty); });
-          rewriter.setInsertionPoint(op);
-          transposes->push_back(ownTranspose);
+      if (splitTranspose)
+        if (linalg::LinalgOp transpose = ownTranspose(
+                rewriter, value.getDefiningOp<tensor::ExtractSliceOp>())) {
+          value = transpose->getResult(0);
+          transposes->push_back(transpose);
         }
-      }
       if (fill && &operand == &initOperand)
         value = linalg::FillOp::create(rewriter, loc, fill.getInputs(), value)
                     .getResult(0);
@@ -757,12 +781,8 @@ int64_t chunkTarget(double ns, int64_t minNs) {
 std::optional<unsigned> preferredChunkLoop(linalg::LinalgOp op) {
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return std::nullopt;
-  auto transposeOnlyHere = [&](Value input) {
-    auto transpose = input.getDefiningOp<linalg::TransposeOp>();
-    return transpose && transpose->hasOneUse();
-  };
-  if (!transposeOnlyHere(op->getOperand(1)) ||
-      transposeOnlyHere(op->getOperand(0)))
+  if (!transposeReadOnce(op->getOperand(1)) ||
+      transposeReadOnce(op->getOperand(0)))
     return std::nullopt;
   return firstMatmulLoop(op) + 1;
 }
@@ -784,23 +804,21 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
     return {op};
   int64_t target = chunkTarget(ns, minNs);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  std::optional<unsigned> loop;
+  std::optional<unsigned> loop = preferredChunkLoop(op);
   int64_t units = 1;
-  if (std::optional<unsigned> preferred = preferredChunkLoop(op);
-      preferred && granules[*preferred] != 0 &&
-      ranges[*preferred] / granules[*preferred] >= target) {
-    loop = preferred;
-    units = ranges[*preferred] / granules[*preferred];
-  }
-  for (auto [index, range, granule] : llvm::enumerate(ranges, granules)) {
-    if (loop && units >= target)
-      break;
-    if (granule == 0 || range / granule <= units)
-      continue;
-    loop = index;
-    units = range / granule;
-    if (units >= target)
-      break;
+  if (loop && granules[*loop] != 0 &&
+      ranges[*loop] / granules[*loop] >= target) {
+    units = ranges[*loop] / granules[*loop];
+  } else {
+    loop = std::nullopt;
+    for (auto [index, range, granule] : llvm::enumerate(ranges, granules)) {
+      if (granule == 0 || range / granule <= units)
+        continue;
+      loop = index;
+      units = range / granule;
+      if (units >= target)
+        break;
+    }
   }
   if (!loop || units < 2)
     return {op};
@@ -1027,15 +1045,8 @@ void reuseWidestCopies(RewriterBase &rewriter, Operation *loop) {
 /// become its stack buffers) and producers computed twice (for two
 /// consumers) do not write one buffer.
 void giveBlocksOwnBuffers(RewriterBase &rewriter, Operation *loop) {
-  loop->walk([&](tensor::ExtractSliceOp slice) {
-    if (slice.getSource().getDefiningOp<tensor::EmptyOp>() &&
-        slice.getResultType().hasStaticShape()) {
-      rewriter.setInsertionPoint(slice);
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          slice, slice.getResultType().getShape(),
-          slice.getResultType().getElementType());
-    }
-  });
+  loop->walk(
+      [&](tensor::ExtractSliceOp slice) { giveOwnBuffer(rewriter, slice); });
 }
 
 /// Replaces `root`, tiled into `loop` with its producers fused, by
@@ -1111,8 +1122,9 @@ int64_t blockRows(linalg::LinalgOp root, int64_t rows) {
 /// of partial sums), tiles it by blocks of its first loop's rows (blockRows)
 /// and computes, inside the loop, the rows of every producer it needs
 /// (reductions, elementwise ops, fills), so that a normalization reads its
-/// input from memory about once instead of once per op. Producers whose every row each block would need (a column sum)
-/// and matmuls stay outside. The loop is an scf.forall, shared by threads,
+/// input from memory about once instead of once per op. Producers whose
+/// every row each block would need (a column sum) and matmuls stay
+/// outside. The loop is an scf.forall, shared by threads,
 /// when the ops are estimated to take at least `minNs` together. Returns
 /// the loop, or null where `root` is not such an op or fusion failed; adds
 /// the ops it erases (`root` and the producers left dead) to `erased`.
