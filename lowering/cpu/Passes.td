@@ -60,7 +60,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
       divides it; where only short ones do, an all-parallel op is split
       into the multiple of `vector-width` below and the rest) and each tile
       becomes vector code (a reduction's tiles accumulate into its result
-      in order);
+      in order, in a loop marked for LLVM to keep rolled: unrolled, the
+      scheduler reorders the loads of many steps, which slowed streaming
+      misaligned rows; every tiled reduction loop carries the mark);
     - `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
       accumulating in f32 (from f32, bf16 or f16) or in f64, i32 or i64
       (from its own type) is tiled for the caches (by default 64 x 256 x
@@ -179,8 +181,8 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "steps (pairs for vpdpwssd, see kiln-lower-vectors)">
   ];
   let dependentDialects = [
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

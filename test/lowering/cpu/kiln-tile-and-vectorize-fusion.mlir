@@ -371,12 +371,15 @@ func.func @empty_sum_then_slice(%x: tensor<7x0x17xf32>) -> tensor<16xf32> {
 // 9 columns after them) runs a row at a time, the row's lanes of partial
 // sums summed as soon as they are complete and its last 9 products added,
 // instead of a pass that writes 300 x 64 partial sums and two more passes.
+// The loop over the 12 groups is marked for LLVM to keep rolled.
 // CHECK-LABEL: func.func @matrix_vector
 // CHECK-NOT: tensor<300x64xf32>
 // CHECK: scf.for %[[I:.*]] = %c0 to %c300 step %c1 iter_args
 // CHECK: tensor.extract_slice %arg0[%[[I]], 768] [1, 9] [1, 1]
 // CHECK: tensor.extract_slice %arg0[%[[I]], %{{.*}}] [1, 768] [1, 1]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c12 step
 // CHECK: arith.mulf {{.*}} : vector<1x1x64xf32>
+// CHECK: } {loop_annotation = #loop_annotation}
 // CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<1x64xf32> to vector<1xf32>
 // CHECK: arith.mulf {{.*}} : vector<1x9xf32>
 // CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<1x9xf32> to vector<1xf32>
