@@ -24,20 +24,36 @@ func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<2
 
 // -----
 
-// 257 rows (a prime, 135 MFLOP, a target of 10 chunks): the 256 rows of
-// whole 8-row register tiles run in 16 chunks of 2 tiles (the fewest, at
-// least 10, that divide the 32 tiles), the last row after them on one
-// thread, in register tiles of 1 x 256 (a row takes 8 rows' columns).
+// 257 rows (a prime, 135 MFLOP, a target of 10 chunks): the 256 rows run
+// in chunks of 32, half a cache tile (each chunk reads all of B: chunks of
+// one 8-row register tile read it from L3 for every 8 rows), all 8 of them
+// though the target is 10; the last row after them on one thread (too
+// little work to chunk its columns), in register tiles of 1 x 256 (a row
+// takes 8 rows' columns).
 // CHECK-LABEL: func.func @prime_rows
 func.func @prime_rows(%a: tensor<257x512xf32>, %b: tensor<512x512xf32>, %c: tensor<257x512xf32>) -> tensor<257x512xf32> {
-  // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x512xf32>)
-  // CHECK: tensor.parallel_insert_slice {{.*}} [16, 512] [1, 1]
+  // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x512xf32>)
+  // CHECK: tensor.parallel_insert_slice {{.*}} [32, 512] [1, 1]
   // CHECK: tensor.insert_slice %[[WHOLE]] into %{{.*}}[0, 0] [256, 512] [1, 1]
   // CHECK-NOT: scf.forall
   // CHECK: vector.contract {{.*}} into vector<1x256xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<257x512xf32>, tensor<512x512xf32>)
                      outs(%c : tensor<257x512xf32>) -> tensor<257x512xf32>
   return %0 : tensor<257x512xf32>
+}
+
+// -----
+
+// 287 x 640 x 768 (282 MFLOP): 256 rows in 8 chunks of 32; the 31 rows
+// after them are 30 MFLOP (305 us, a target of 2 chunks), so they run in
+// chunks too, of their columns: 3 of 256 (whole cache tiles).
+// CHECK-LABEL: func.func @rows_past_the_chunks
+func.func @rows_past_the_chunks(%a: tensor<287x640xf32>, %b: tensor<640x768xf32>, %c: tensor<287x768xf32>) -> tensor<287x768xf32> {
+  // CHECK: scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf32>)
+  // CHECK: scf.forall (%{{.*}}) = (0) to (768) step (256) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<31x768xf32>)
+  %0 = linalg.matmul ins(%a, %b : tensor<287x640xf32>, tensor<640x768xf32>)
+                     outs(%c : tensor<287x768xf32>) -> tensor<287x768xf32>
+  return %0 : tensor<287x768xf32>
 }
 
 // -----
