@@ -62,7 +62,7 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
       becomes vector code (a reduction's tiles accumulate into its result
       in order, in a loop marked for LLVM to keep rolled: unrolled, the
       scheduler reorders the loads of many steps, which slowed streaming
-      misaligned rows; every tiled reduction loop carries the mark);
+      misaligned rows; matmuls' loops keep LLVM's unrolling);
     - `linalg.matmul` and `linalg.batch_matmul` (one batch at a time)
       accumulating in f32 (from f32, bf16 or f16) or in f64, i32 or i64
       (from its own type) is tiled for the caches (by default 64 x 256 x
@@ -128,10 +128,14 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     chunks run by an `scf.forall`, for threads to share
     (kiln-lower-foralls): batch, then rows, then columns, whichever first
     has enough whole cache tiles, register tiles or vector rows for a chunk
-    per `parallel-work / 2` ns, except that a matmul whose B alone is a
-    transpose only it reads (x W^T) splits columns first where they are
-    enough; rows past the last whole tile run after it. Each chunk is then tiled
-    as above. Matmuls are scheduled first: one that starts from a fill (its
+    per `parallel-work / 2` ns, else the one with the most, except that a
+    matmul whose B alone is a transpose only it reads (x W^T) splits
+    columns first where they are enough. A matmul's rows chunk by whole
+    cache tiles, or by 32 rows where M is not a whole number of them (each
+    chunk reads all of B); a product of packed panels may chunk its panels,
+    8 at a time (each chunk reads all of A). Rows past the last whole
+    chunk are distributed again, along another loop where that pays, else
+    run after it. Each chunk is then tiled as above. Matmuls are scheduled first: one that starts from a fill (its
     zeros) and whose chunks or cache tiles run over all of K fills each
     chunk's rows or each tile's block in the loop, in vector rows, right
     before accumulating in it (in cache), instead of the whole output
