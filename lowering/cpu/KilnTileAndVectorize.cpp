@@ -388,16 +388,18 @@ void keepReductionLoopsRolled(RewriterBase &rewriter, linalg::LinalgOp tiled) {
       LLVM::LoopUnrollAttr::get(context, rewriter.getBoolAttr(true), {}, {}, {},
                                 {}, {}, {}),
       {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  // scf-to-cf forwards the LLVM dialect's attributes of a loop to its back
+  // edge, where cf-to-llvm makes the one of this name llvm.br's annotation.
+  StringAttr name = LLVM::BrOp::getLoopAnnotationAttrName(
+      OperationName(LLVM::BrOp::getOperationName(), context));
   Operation *loop = tiled;
   for (utils::IteratorType type :
        llvm::reverse(tiled.getIteratorTypesArray())) {
     loop = loop->getParentOfType<scf::ForOp>();
     if (!loop)
       return;
-    // scf-to-cf forwards the LLVM dialect's attributes of a loop to its
-    // back edge, where this name is llvm.br's loop annotation.
     if (type == utils::IteratorType::reduction)
-      loop->setAttr("loop_annotation", rolled);
+      loop->setAttr(name, rolled);
   }
 }
 

@@ -135,11 +135,12 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     chunk reads all of B); a product of packed panels may chunk its panels,
     8 at a time (each chunk reads all of A). Rows past the last whole
     chunk are distributed again, along another loop where that pays, else
-    run after it. Each chunk is then tiled as above. Matmuls are scheduled first: one that starts from a fill (its
-    zeros) and whose chunks or cache tiles run over all of K fills each
-    chunk's rows or each tile's block in the loop, in vector rows, right
-    before accumulating in it (in cache), instead of the whole output
-    first in a pass over memory; pieces split off fill their own part.
+    run after it. Each chunk is then tiled as above. Matmuls are scheduled
+    first: one that starts from a fill (its zeros) and whose chunks or
+    cache tiles run over all of K fills each chunk's rows or each tile's
+    block in the loop, in vector rows, right before accumulating in it (in
+    cache), instead of the whole output first in a pass over memory;
+    pieces split off fill their own part.
     Likewise a transpose that only a chunked matmul reads, and of which
     each chunk reads a part (a weight gradient's X^T by rows, x W^T's W^T
     by columns), is computed by each chunk for its part, on the chunk's
