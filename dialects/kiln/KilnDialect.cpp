@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -170,12 +171,28 @@ static void printShardingBody(OpAsmPrinter &printer, Operation *,
 #define GET_OP_CLASSES
 #include "kiln/KilnOps.cpp.inc"
 
+namespace {
+/// Every kiln op may move into another function or region: the ops are
+/// pure or touch only their operands, and regions take their values as
+/// arguments.
+struct KilnInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void KilnDialect::initialize() {
   registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "kiln/KilnOps.cpp.inc"
       >();
+  addInterfaces<KilnInlinerInterface>();
 }
 
 /// The type of which `part`, laid out as `sharding` over the mesh `user`

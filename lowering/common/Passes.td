@@ -87,6 +87,44 @@ def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def KilnInlineSingleCalls
+    : Pass<"kiln-inline-single-calls", "::mlir::ModuleOp"> {
+  let summary = "Inline each private function that is called from one place";
+  let description = [{
+    A private function of straight-line code (no calls, loops or branches)
+    whose symbol's only use is one `func.call` in the body of another
+    function is inlined there and erased, so the functions the
+    transformations generate (a `value_and_grad`'s gradient, a `vmap`'s
+    batched body) fuse with their caller: the optimizer update after a
+    gradient runs as the epilogue of the matmul that computes it instead
+    of another pass over memory. The program never grows (functions
+    called from several places stay calls), a scan's body stays a function
+    that runs per step, and functions with calls or loops keep their
+    frames, in which remat and checkpointed scans free each segment's
+    buffers before the next one runs.
+
+    Example:
+
+    ```mlir
+    func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = kiln.exp %x : tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+      %z = kiln.neg %y : tensor<4xf32>
+      return %z : tensor<4xf32>
+    }
+    // becomes
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = kiln.exp %x : tensor<4xf32>
+      %z = kiln.neg %y : tensor<4xf32>
+      return %z : tensor<4xf32>
+    }
+    ```
+  }];
+}
+
 def KilnLowerCollectives
     : Pass<"kiln-lower-collectives", "::mlir::ModuleOp"> {
   let summary = "Make the collectives calls of the runtime's in-process devices";

@@ -14,6 +14,7 @@ void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise,
                                      bool laneReductions) {
   pm.addPass(createKilnExpandTransforms());
   pm.addPass(createKilnPrepareEntries());
+  pm.addPass(createKilnInlineSingleCalls());
   pm.addPass(createKilnLowerCollectives());
   pm.addPass(createConvertKilnToLinalg({laneReductions}));
   // memref: the buffers of the runtime's collectives.

@@ -5,8 +5,9 @@
 // A matrix-vector product over a batch of vectors is one dot_general: the
 // batch of the only batched side is a free dimension of it, no loop and
 // no transpose (lowering transposes the batch of vectors to feed a
-// matmul). The unbatched bias is broadcast for the add, which linalg
-// fuses: it is read through a broadcasting map, never materialized.
+// matmul, in @main, where the batched function is inlined). The unbatched
+// bias is broadcast for the add, which linalg fuses: it is read through a
+// broadcasting map, never materialized.
 // CHECK-LABEL: func.func private @layer_vmap
 // CHECK-SAME: (%[[XS:.*]]: tensor<4x7xf32>, %[[W:.*]]: tensor<4x3xf32>, %[[B:.*]]: tensor<3xf32>) -> tensor<7x3xf32>
 // CHECK-NEXT: %[[D:.*]] = kiln.dot_general %[[XS]], %[[W]], contracting = [0] x [0] : (tensor<4x7xf32>, tensor<4x3xf32>) -> tensor<7x3xf32>
@@ -15,7 +16,7 @@
 // CHECK-NEXT: %[[T:.*]] = kiln.tanh %[[S]] : tensor<7x3xf32>
 // CHECK-NEXT: return %[[T]]
 // LINALG: #[[BIAS:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
-// LINALG-LABEL: func.func private @layer_vmap
+// LINALG-LABEL: func.func @main
 // LINALG: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<4x7xf32>)
 // LINALG: linalg.matmul ins(%[[XT]], %arg1 : tensor<7x4xf32>, tensor<4x3xf32>)
 // LINALG: linalg.generic {indexing_maps = [#{{map[0-9]*}}, #[[BIAS]], #{{map[0-9]*}}], {{.*}} ins(%{{.*}}, %arg2 : tensor<7x3xf32>, tensor<3xf32>)
