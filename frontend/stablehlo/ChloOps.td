@@ -34,7 +34,8 @@ foreach op = [["erf", "Erf"], ["erfc", "Erfc"], ["erf_inv", "ErfInv"],
               ["sinh", "Sinh"], ["cosh", "Cosh"], ["atan", "Atan"],
               ["asin", "Asin"], ["acos", "Acos"], ["asinh", "Asinh"],
               ["acosh", "Acosh"], ["atanh", "Atanh"], ["lgamma", "Lgamma"],
-              ["digamma", "Digamma"], ["square", "Square"]] in
+              ["digamma", "Digamma"], ["square", "Square"],
+              ["bessel_i1e", "BesselI1e"]] in
   def Chlo_#op[1]#Op : Chlo_UnaryOp<op[0]>;
 
 def Chlo_NextAfterOp : Op<Chlo_Dialect, "next_after", [Elementwise]> {

@@ -318,6 +318,66 @@ Value expandDigamma(Math &m, Value x) {
   return m.select(m.eq(x, m.c(INFINITY)), x, result);
 }
 
+/// Cephes's Chebyshev series (i1.c, as XLA and PyTorch use them) for
+/// exp(-x) I1(x) / x on [0, 8] in y = x / 2 - 2, and for
+/// exp(-x) sqrt(x) I1(x) on (8, inf) in y = 32 / x - 2.
+constexpr double kI1eSmall[] = {
+    2.77791411276104639959E-18, -2.11142121435816608115E-17,
+    1.55363195773620046921E-16, -1.10559694773538630805E-15,
+    7.60068429473540693410E-15, -5.04218550472791168711E-14,
+    3.22379336594557470981E-13, -1.98397439776494371520E-12,
+    1.17361862988909016308E-11, -6.66348972350202774223E-11,
+    3.62559028155211703701E-10, -1.88724975172282928790E-9,
+    9.38153738649577178388E-9,  -4.44505912879632808065E-8,
+    2.00329475355213526229E-7,  -8.56872026469545474066E-7,
+    3.47025130813767847674E-6,  -1.32731636560394358279E-5,
+    4.78156510755005422638E-5,  -1.61760815825896745588E-4,
+    5.12285956168575772895E-4,  -1.51357245063125314899E-3,
+    4.15642294431288815669E-3,  -1.05640848946261981558E-2,
+    2.47264490306265168283E-2,  -5.29459812080949914269E-2,
+    1.02643658689847095384E-1,  -1.76416518357834055153E-1,
+    2.52587186443633654823E-1};
+constexpr double kI1eLarge[] = {
+    7.51729631084210481353E-18,  4.41434832307170791151E-18,
+    -4.65030536848935832153E-17, -3.20952592199342395980E-17,
+    2.96262899764595013876E-16,  3.30820231092092828324E-16,
+    -1.88035477551078244854E-15, -3.81440307243700780478E-15,
+    1.04202769841288027642E-14,  4.27244001671195135429E-14,
+    -2.10154184277266431302E-14, -4.08355111109219731823E-13,
+    -7.19855177624590851209E-13, 2.03562854414708950722E-12,
+    1.41258074366137813316E-11,  3.25260358301548823856E-11,
+    -1.89749581235054123450E-11, -5.58974346219658380687E-10,
+    -3.83538038596423702205E-9,  -2.63146884688951950684E-8,
+    -2.51223623787020892529E-7,  -3.88256480887769039346E-6,
+    -1.10588938762623716291E-4,  -9.76109749136146840777E-3,
+    7.78576235018280120474E-1};
+
+/// The Chebyshev series `coefficients` (highest order first) at y, by
+/// Clenshaw's recurrence, as Cephes's chbevl sums it.
+Value chebyshev(Math &m, Value y, ArrayRef<double> coefficients) {
+  Value b0 = m.c(coefficients.front()), b1 = m.c(0), b2 = b1;
+  for (double k : coefficients.drop_front()) {
+    b2 = b1;
+    b1 = b0;
+    b0 = m.add(m.sub(m.mul(y, b1), b2), m.c(k));
+  }
+  return m.mul(m.c(0.5), m.sub(b0, b2));
+}
+
+/// exp(-|x|) I1(x), odd, signed as XLA signs it (+0 at -0, -0 at -inf),
+/// NaN at NaN.
+Value expandBesselI1e(Math &m, Value x) {
+  Value a = m.abs(x);
+  Value small =
+      m.mul(chebyshev(m, m.sub(m.mul(a, m.c(0.5)), m.c(2)), kI1eSmall), a);
+  Value large = m.div(chebyshev(m, m.sub(m.div(m.c(32), a), m.c(2)), kI1eLarge),
+                      m.sqrt(a));
+  Value inSmall = kiln::CompareOp::create(
+      m.b, m.loc, kiln::ComparisonDirection::LE, a, m.c(8));
+  Value magnitude = m.select(inSmall, small, large);
+  return m.select(m.lt(x, m.c(0)), m.neg(magnitude), magnitude);
+}
+
 /// An elementwise function of one float tensor, as `expansion` writes it.
 template <typename From>
 struct Expand : OpConversionPattern<From> {
@@ -367,19 +427,18 @@ void populateMathPatterns(RewritePatternSet &patterns) {
   patterns.add<Expand<chlo::AtanhOp>>(context, expandAtanh);
   patterns.add<Expand<chlo::LgammaOp>>(context, expandLgamma);
   patterns.add<Expand<chlo::DigammaOp>>(context, expandDigamma);
+  patterns.add<Expand<chlo::BesselI1eOp>>(context, expandBesselI1e);
   patterns.add<Expand<shlo::CbrtOp>>(context, expandCbrt);
   patterns.add<Expand<shlo::RoundNearestAfzOp>>(context, expandRoundAfz);
   patterns.add<Expand<shlo::RoundNearestEvenOp>>(context, expandRoundEven);
 }
 
 std::optional<std::string> unsupportedMath(Operation *op) {
-  if (!isa<chlo::ErfOp, chlo::ErfcOp, chlo::ErfInvOp, chlo::TanOp,
-           shlo::TanOp,
-           chlo::SinhOp, chlo::CoshOp, chlo::AtanOp, chlo::AsinOp,
-           chlo::AcosOp, chlo::AsinhOp, chlo::AcoshOp, chlo::AtanhOp,
-           chlo::LgammaOp, chlo::DigammaOp,
-           shlo::CbrtOp, shlo::RoundNearestAfzOp, shlo::RoundNearestEvenOp>(
-          op))
+  if (!isa<chlo::ErfOp, chlo::ErfcOp, chlo::ErfInvOp, chlo::TanOp, shlo::TanOp,
+           chlo::SinhOp, chlo::CoshOp, chlo::AtanOp, chlo::AsinOp, chlo::AcosOp,
+           chlo::AsinhOp, chlo::AcoshOp, chlo::AtanhOp, chlo::LgammaOp,
+           chlo::DigammaOp, chlo::BesselI1eOp, shlo::CbrtOp,
+           shlo::RoundNearestAfzOp, shlo::RoundNearestEvenOp>(op))
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (type && isa<FloatType>(type.getElementType()) &&

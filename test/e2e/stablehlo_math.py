@@ -1,9 +1,10 @@
 # The elementwise functions JAX exports as StableHLO or CHLO ops Kiln has
 # no op for (tan, cbrt, the two roundings, chlo's hyperbolic and inverse
-# trigonometric functions, lgamma, digamma, erfc, erf_inv) run through
-# kiln-run's importer in f32, f64 and f16 and match numpy (Python's
+# trigonometric functions, lgamma, digamma, erfc, erf_inv, bessel_i1e) run
+# through kiln-run's importer in f32, f64 and f16 and match numpy (Python's
 # math.lgamma and math.erfc, the asymptotic series for digamma, the
-# statistics module for erf_inv) over a spread of points: near zero, large,
+# statistics module for erf_inv, PyTorch's torch.special.i1e) over a
+# spread of points: near zero, large,
 # at the ends of each domain, beyond them (NaN), infinities and NaN; for
 # the functions that keep the sign of zero, 1/f(x) shows it.
 # RUN: %numpy_python %s kiln-run
@@ -11,6 +12,7 @@ import math
 import statistics
 
 import numpy as np
+import torch
 
 from harness import check, finish, ttype
 
@@ -65,6 +67,10 @@ def digamma(x):
     return shift + math.log(x) - 0.5 / x + series
 
 
+def i1e(x):
+    return torch.special.i1e(torch.tensor(x, dtype=torch.float64)).item()
+
+
 def cbrt(x):
     return math.copysign(abs(x) ** (1 / 3), x) if math.isfinite(x) else x
 
@@ -98,6 +104,8 @@ FUNCTIONS = [
                              -2.5, -3.3, 0.5], False, 1e-5),
     ("chlo.digamma", digamma, [1.0, 2.5, 3.5, 10.0, 30.0, 1e5, -1.0, -2.5,
                                -3.3, 0.5], False, 1e-5),
+    ("chlo.bessel_i1e", i1e, [0.5, -1.0, 2.0, 7.9, 8.0, -8.0, 8.1, 15.0,
+                              -30.0, 700.0, 1e30], False, 2e-6),
     ("chlo.erfc", math.erfc, [0.4, -0.4, 0.6, 1.0, 2.0, 3.5, 5.0, 9.0,
                               10.5, -3.0, 27.0], False, 2e-6),
     ("chlo.erf_inv", erf_inv, [1.0, -1.0, 0.999, -0.99999, 0.5, 1.5], True,
