@@ -38,6 +38,24 @@ foreach op = [["erf", "Erf"], ["erfc", "Erfc"], ["erf_inv", "ErfInv"],
               ["bessel_i1e", "BesselI1e"]] in
   def Chlo_#op[1]#Op : Chlo_UnaryOp<op[0]>;
 
+def Chlo_ZetaOp : Op<Chlo_Dialect, "zeta", [Elementwise]> {
+  let summary = "Hurwitz's zeta(x, q), elementwise";
+  let arguments = (ins AnyTensor:$x, AnyTensor:$q);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $q attr-dict `:` type($x) `,` type($q) `->` type($result)
+  }];
+}
+
+def Chlo_PolygammaOp : Op<Chlo_Dialect, "polygamma", [Elementwise]> {
+  let summary = "the n-th derivative of digamma at x, elementwise";
+  let arguments = (ins AnyTensor:$n, AnyTensor:$x);
+  let results = (outs AnyTensor:$result);
+  let assemblyFormat = [{
+    $n `,` $x attr-dict `:` type($n) `,` type($x) `->` type($result)
+  }];
+}
+
 def Chlo_NextAfterOp : Op<Chlo_Dialect, "next_after", [Elementwise]> {
   let summary = "the next float after `x` towards `y`, elementwise";
   let arguments = (ins AnyTensor:$x, AnyTensor:$y);

@@ -13,6 +13,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace kiln;
@@ -42,6 +43,9 @@ struct Math {
   Value sqrt(Value x) { return kiln::SqrtOp::create(b, loc, x); }
   Value floor(Value x) { return kiln::FloorOp::create(b, loc, x); }
   Value atan2(Value y, Value x) { return kiln::Atan2Op::create(b, loc, y, x); }
+  Value pow(Value x, Value y) { return kiln::PowOp::create(b, loc, x, y); }
+  Value both(Value p, Value q) { return kiln::AndOp::create(b, loc, p, q); }
+  Value either(Value p, Value q) { return kiln::OrOp::create(b, loc, p, q); }
   Value compare(kiln::ComparisonDirection direction, Value x, Value y) {
     return kiln::CompareOp::create(b, loc, direction, x, y);
   }
@@ -69,14 +73,14 @@ struct Math {
       acc = add(mul(acc, x), c(k));
     return acc;
   }
+  /// Whether x is a whole number.
+  Value whole(Value x) { return eq(x, floor(x)); }
   /// Whether |x| is at least `bound`.
   Value large(Value x, double bound) {
     return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::GE,
                                    abs(x), c(bound));
   }
 };
-
-using Expansion = Value (*)(Math &, Value);
 
 /// erf(x) = x P(x^2) / Q(x^2) on x clamped to [-4, 4] (beyond, erf is
 /// +-1 in f32): the rational approximation XLA and Eigen use for f32,
@@ -378,27 +382,103 @@ Value expandBesselI1e(Math &m, Value x) {
   return m.select(m.lt(x, m.c(0)), m.neg(magnitude), magnitude);
 }
 
-/// An elementwise function of one float tensor, as `expansion` writes it.
+/// (2k)! / B_2k for k = 1 .. 12 (B: Bernoulli's numbers), the terms of
+/// the Euler-Maclaurin tail as Cephes and XLA sum it.
+constexpr double kZetaTail[] = {12.0,
+                                -720.0,
+                                30240.0,
+                                -1209600.0,
+                                47900160.0,
+                                -1.8924375803183791606e9,
+                                7.47242496e10,
+                                -2.950130727918164224e12,
+                                1.1646782814350067249e14,
+                                -4.5979787224074726105e15,
+                                1.8152105401943546773e17,
+                                -7.1661652561756670113e18};
+
+/// Hurwitz's zeta(x, q) = sum over k >= 0 of (q + k)^-x, by Euler-Maclaurin
+/// as Cephes's zeta.c and XLA write it: the first 10 terms, the integral
+/// and half term at q + 9, and 12 Bernoulli terms. +inf at x = 1 and at
+/// the poles q = 0, -1, ...; NaN for x < 1, and for q < 0 with x not whole
+/// ((q + k)^-x is not real).
+Value expandZeta(Math &m, ValueRange operands) {
+  Value x = operands[0], q = operands[1];
+  Value minusX = m.neg(x);
+  Value a = q, b = m.pow(q, minusX), sum = b;
+  for (int k = 1; k <= 9; ++k) {
+    a = m.add(a, m.c(1));
+    b = m.pow(a, minusX);
+    sum = m.add(sum, b);
+  }
+  Value w = a;
+  sum = m.sub(m.add(sum, m.div(m.mul(b, w), m.sub(x, m.c(1)))),
+              m.mul(m.c(0.5), b));
+  // The j-th term: x (x + 1) ... (x + 2j - 2) (q + 9)^(-x - 2j + 1) / A_j.
+  Value rising = m.c(1);
+  for (auto [j, tail] : llvm::enumerate(kZetaTail)) {
+    rising = m.mul(rising, m.add(x, m.c(2.0 * j)));
+    b = m.div(b, w);
+    sum = m.add(sum, m.div(m.mul(rising, b), m.c(tail)));
+    rising = m.mul(rising, m.add(x, m.c(2.0 * j + 1)));
+    b = m.div(b, w);
+  }
+  Value notPositive = kiln::CompareOp::create(
+      m.b, m.loc, kiln::ComparisonDirection::LE, q, m.c(0));
+  Value pole = m.either(m.eq(x, m.c(1)), m.both(notPositive, m.whole(q)));
+  Value undefined = m.either(
+      m.lt(x, m.c(1)),
+      m.both(notPositive, kiln::NotOp::create(m.b, m.loc, m.whole(x))));
+  return m.select(undefined, m.c(NAN), m.select(pole, m.c(INFINITY), sum));
+}
+
+/// The n-th derivative of digamma: digamma(x) for n = 0, else
+/// (-1)^(n + 1) n! zeta(n + 1, x); NaN where n is not a whole number at
+/// least 0.
+Value expandPolygamma(Math &m, ValueRange operands) {
+  Value n = operands[0], x = operands[1];
+  Value factorial = m.exp(expandLgamma(m, m.add(n, m.c(1))));
+  Value odd =
+      m.eq(m.sub(n, m.mul(m.c(2), m.floor(m.mul(n, m.c(0.5))))), m.c(1));
+  Value sign = m.select(odd, m.c(1), m.c(-1));
+  Value zeta = expandZeta(m, {m.add(n, m.c(1)), x});
+  Value result = m.select(m.eq(n, m.c(0)), expandDigamma(m, x),
+                          m.mul(m.mul(sign, factorial), zeta));
+  Value invalid =
+      m.either(m.lt(n, m.c(0)), kiln::NotOp::create(m.b, m.loc, m.whole(n)));
+  return m.select(invalid, m.c(NAN), result);
+}
+
+/// An elementwise function of float tensors of one type, as `expansion`
+/// writes it.
 template <typename From>
 struct Expand : OpConversionPattern<From> {
+  using Expansion = std::function<Value(Math &, ValueRange)>;
   Expand(MLIRContext *context, Expansion expansion)
-      : OpConversionPattern<From>(context), expansion(expansion) {}
+      : OpConversionPattern<From>(context), expansion(std::move(expansion)) {}
+  Expand(MLIRContext *context, Value (*unary)(Math &, Value))
+      : Expand(context, [unary](Math &m, ValueRange operands) {
+          return unary(m, operands.front());
+        }) {}
   LogicalResult
   matchAndRewrite(From op, typename From::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = dyn_cast<RankedTensorType>(adaptor.getOperand().getType());
-    if (!type || !isa<FloatType>(type.getElementType()))
-      return rewriter.notifyMatchFailure(op, "not of floats");
+    ValueRange operands = adaptor.getOperands();
+    auto type = dyn_cast<RankedTensorType>(operands.front().getType());
+    if (!type || !isa<FloatType>(type.getElementType()) ||
+        llvm::any_of(operands, [&](Value v) { return v.getType() != type; }))
+      return rewriter.notifyMatchFailure(op, "not floats of one type");
     // Narrower floats are computed in f32 and rounded once, as XLA does.
     Location loc = op.getLoc();
-    Value x = adaptor.getOperand();
+    SmallVector<Value> wideOperands(operands);
     auto wide = type;
     if (type.getElementType().getIntOrFloatBitWidth() < 32) {
       wide = type.clone(rewriter.getF32Type());
-      x = kiln::ConvertOp::create(rewriter, loc, wide, x);
+      for (Value &operand : wideOperands)
+        operand = kiln::ConvertOp::create(rewriter, loc, wide, operand);
     }
     Math m{rewriter, loc, wide};
-    Value result = expansion(m, x);
+    Value result = expansion(m, wideOperands);
     if (wide != type)
       result = kiln::ConvertOp::create(rewriter, loc, type, result);
     rewriter.replaceOp(op, result);
@@ -428,6 +508,8 @@ void populateMathPatterns(RewritePatternSet &patterns) {
   patterns.add<Expand<chlo::LgammaOp>>(context, expandLgamma);
   patterns.add<Expand<chlo::DigammaOp>>(context, expandDigamma);
   patterns.add<Expand<chlo::BesselI1eOp>>(context, expandBesselI1e);
+  patterns.add<Expand<chlo::ZetaOp>>(context, expandZeta);
+  patterns.add<Expand<chlo::PolygammaOp>>(context, expandPolygamma);
   patterns.add<Expand<shlo::CbrtOp>>(context, expandCbrt);
   patterns.add<Expand<shlo::RoundNearestAfzOp>>(context, expandRoundAfz);
   patterns.add<Expand<shlo::RoundNearestEvenOp>>(context, expandRoundEven);
@@ -437,16 +519,18 @@ std::optional<std::string> unsupportedMath(Operation *op) {
   if (!isa<chlo::ErfOp, chlo::ErfcOp, chlo::ErfInvOp, chlo::TanOp, shlo::TanOp,
            chlo::SinhOp, chlo::CoshOp, chlo::AtanOp, chlo::AsinOp, chlo::AcosOp,
            chlo::AsinhOp, chlo::AcoshOp, chlo::AtanhOp, chlo::LgammaOp,
-           chlo::DigammaOp, chlo::BesselI1eOp, shlo::CbrtOp,
-           shlo::RoundNearestAfzOp, shlo::RoundNearestEvenOp>(op))
+           chlo::DigammaOp, chlo::BesselI1eOp, chlo::ZetaOp, chlo::PolygammaOp,
+           shlo::CbrtOp, shlo::RoundNearestAfzOp, shlo::RoundNearestEvenOp>(op))
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (type && isa<FloatType>(type.getElementType()) &&
+      llvm::all_of(op->getOperandTypes(),
+                   [&](Type operand) { return operand == type; }) &&
       op->getResult(0).getType() == type)
     return std::nullopt;
   return op->getName().getStringRef().str() +
-         ": Kiln imports it on ranked tensors of floats, its result of the "
-         "operand's type";
+         ": Kiln imports it on ranked tensors of floats, its operands and "
+         "result of one type";
 }
 
 } // namespace kiln::stablehlo_import

@@ -1,10 +1,10 @@
 # The elementwise functions JAX exports as StableHLO or CHLO ops Kiln has
 # no op for (tan, cbrt, the two roundings, chlo's hyperbolic and inverse
-# trigonometric functions, lgamma, digamma, erfc, erf_inv, bessel_i1e) run
-# through kiln-run's importer in f32, f64 and f16 and match numpy (Python's
-# math.lgamma and math.erfc, the asymptotic series for digamma, the
-# statistics module for erf_inv, PyTorch's torch.special.i1e) over a
-# spread of points: near zero, large,
+# trigonometric functions, lgamma, digamma, erfc, erf_inv, bessel_i1e,
+# zeta, polygamma) run through kiln-run's importer in f32, f64 and f16 and
+# match numpy (Python's math.lgamma and math.erfc, the asymptotic series
+# for digamma, the statistics module for erf_inv, PyTorch's
+# torch.special.i1e, zeta and polygamma) over a spread of points: near zero, large,
 # at the ends of each domain, beyond them (NaN), infinities and NaN; for
 # the functions that keep the sign of zero, 1/f(x) shows it.
 # RUN: %numpy_python %s kiln-run
@@ -149,5 +149,79 @@ with np.errstate(all="ignore"):
             check(f"{op} {np.dtype(dtype).name}",
                   module(op, len(x), dtype, signed_zero), "main", [x],
                   outputs, rtol=rtol, atol=0)
+
+
+def zeta(x, q):
+    return torch.special.zeta(torch.tensor(x, dtype=torch.float64),
+                              torch.tensor(q, dtype=torch.float64)).item()
+
+
+def polygamma(n, x):
+    if not (n >= 0 and n == math.floor(n)):
+        return NAN
+    return torch.special.polygamma(
+        int(n), torch.tensor(x, dtype=torch.float64)).item()
+
+
+# Functions of two tensors: op, reference, points, f32 relative tolerance
+# (polygamma's n! comes through exp(lgamma)). PyTorch's zeta stops its
+# Euler-Maclaurin sums early and is 5e-10 off at zeta(2, 1) = pi^2 / 6,
+# so f64 is checked against it within 1e-9, and against closed forms
+# (CLOSED) within 1e-14. The points cover both sides
+# of the series' split, large arguments, the poles (x = 1, q = 0, -1;
+# polygamma at 0, -2), the domain's edges (x < 1, q < 0 with x whole or
+# not, n not whole or negative) and NaN.
+BINARY = [
+    ("chlo.zeta", zeta,
+     [(2.0, 1.0), (2.0, 0.5), (3.0, 2.0), (1.5, 1.0), (1.01, 3.0),
+      (4.0, 0.1), (2.5, 9.0), (6.0, 30.0), (2.0, 1e6), (10.0, 1.5),
+      (1.0, 2.0), (0.5, 2.0), (-2.0, 1.0), (3.0, 0.0), (3.0, -1.0),
+      (3.0, -1.5), (2.5, -1.5), (NAN, 2.0), (2.0, NAN)], 1e-5),
+    ("chlo.polygamma", polygamma,
+     [(0.0, 1.0), (0.0, 3.5), (0.0, -2.5), (1.0, 1.0), (1.0, 0.5),
+      (1.0, 10.0), (2.0, 2.0), (2.0, 0.3), (3.0, 4.5), (4.0, 7.0),
+      (1.0, -1.5), (1.0, 0.0), (2.0, -2.0), (1.5, 2.0), (-1.0, 2.0),
+      (NAN, 1.0), (1.0, NAN)], 5e-5),
+]
+
+
+ZETA3 = 1.2020569031595942853997  # Apery's constant
+CLOSED = [
+    ("chlo.zeta", [(2.0, 1.0), (4.0, 1.0), (2.0, 0.5), (3.0, 1.0)],
+     [math.pi ** 2 / 6, math.pi ** 4 / 90, math.pi ** 2 / 2, ZETA3]),
+    ("chlo.polygamma", [(0.0, 1.0), (1.0, 1.0), (1.0, 0.5), (2.0, 1.0)],
+     [-0.57721566490153286061, math.pi ** 2 / 6, math.pi ** 2 / 2,
+      -2 * ZETA3]),
+]
+
+
+def binary_module(op, n, dtype):
+    t = ttype((n,), dtype)
+    return f'''module @jit_f {{
+  func.func public @main(%arg0: {t}, %arg1: {t}) -> {t} {{
+    %0 = {op} %arg0, %arg1 : {t}, {t} -> {t}
+    return %0 : {t}
+  }}
+}}
+'''
+
+
+with np.errstate(all="ignore"):
+    for op, reference, points, rtol32 in BINARY:
+        for dtype, rtol in ((np.float32, rtol32), (np.float64, 1e-9),
+                            (np.float16, 2e-3)):
+            a = np.array([p[0] for p in points], dtype)
+            b = np.array([p[1] for p in points], dtype)
+            expected = np.array([reference(float(u), float(v))
+                                 for u, v in zip(a, b)]).astype(dtype)
+            check(f"{op} {np.dtype(dtype).name}",
+                  binary_module(op, len(points), dtype), "main", [a, b],
+                  [expected], rtol=rtol, atol=0)
+    for op, points, values in CLOSED:
+        check(f"{op} float64 closed forms",
+              binary_module(op, len(points), np.float64), "main",
+              [np.array([p[0] for p in points]),
+               np.array([p[1] for p in points])],
+              [np.array(values)], rtol=1e-14, atol=0)
 
 finish()

@@ -151,11 +151,13 @@ func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
 
 // -----
 
-// Functions kiln writes with its ops take floats.
-func.func @main(%arg0: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{chlo.sinh: Kiln imports it on ranked tensors of floats, its result of the operand's type}}
+// Functions kiln writes with its ops take floats, all of one type.
+func.func @main(%arg0: tensor<4xi32>, %arg1: tensor<4xf32>, %arg2: tensor<4xf64>) -> (tensor<4xi32>, tensor<4xf32>) {
+  // expected-error @+1 {{chlo.sinh: Kiln imports it on ranked tensors of floats, its operands and result of one type}}
   %0 = chlo.sinh %arg0 : tensor<4xi32> -> tensor<4xi32>
-  return %0 : tensor<4xi32>
+  // expected-error @+1 {{chlo.zeta: Kiln imports it on ranked tensors of floats, its operands and result of one type}}
+  %1 = chlo.zeta %arg1, %arg2 : tensor<4xf32>, tensor<4xf64> -> tensor<4xf32>
+  return %0, %1 : tensor<4xi32>, tensor<4xf32>
 }
 
 // -----
