@@ -15,6 +15,9 @@ void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise,
   pm.addPass(createKilnExpandTransforms());
   pm.addPass(createKilnPrepareEntries());
   pm.addPass(createKilnInlineSingleCalls());
+  // The functions transformations were applied to and inlined callees
+  // are left unused: nothing compiles them.
+  pm.addPass(createSymbolDCEPass());
   pm.addPass(createKilnLowerCollectives());
   pm.addPass(createConvertKilnToLinalg({laneReductions}));
   // memref: the buffers of the runtime's collectives.
