@@ -89,7 +89,7 @@ def KilnPrepareEntries : Pass<"kiln-prepare-entries", "::mlir::ModuleOp"> {
 
 def KilnInlineSingleCalls
     : Pass<"kiln-inline-single-calls", "::mlir::ModuleOp"> {
-  let summary = "Inline each private function that is called from one place";
+  let summary = "Inline private straight-line functions called from one place";
   let description = [{
     A private function of straight-line code (no calls, loops or branches)
     whose symbol's only use is one `func.call` in the body of another
