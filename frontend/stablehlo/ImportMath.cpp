@@ -55,6 +55,10 @@ struct Math {
   Value eq(Value x, Value y) {
     return compare(kiln::ComparisonDirection::EQ, x, y);
   }
+  Value le(Value x, Value y) {
+    return compare(kiln::ComparisonDirection::LE, x, y);
+  }
+  Value negate(Value p) { return kiln::NotOp::create(b, loc, p); }
   Value select(Value pred, Value x, Value y) {
     return kiln::SelectOp::create(b, loc, type, pred, x, y);
   }
@@ -75,6 +79,8 @@ struct Math {
   }
   /// Whether x is a whole number.
   Value whole(Value x) { return eq(x, floor(x)); }
+  /// Whether x is one of gamma's poles 0, -1, -2, ...
+  Value pole(Value x) { return both(whole(x), le(x, c(0))); }
   /// Whether |x| is at least `bound`.
   Value large(Value x, double bound) {
     return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::GE,
@@ -223,9 +229,8 @@ Value expandRoundEven(Math &m, Value x) {
   Value rest = m.sub(x, whole);
   Value odd = m.compare(kiln::ComparisonDirection::NE,
                         m.mul(m.floor(m.mul(whole, m.c(0.5))), m.c(2)), whole);
-  Value up = kiln::OrOp::create(
-      m.b, m.loc, m.compare(kiln::ComparisonDirection::GT, rest, m.c(0.5)),
-      kiln::AndOp::create(m.b, m.loc, m.eq(rest, m.c(0.5)), odd));
+  Value up = m.either(m.compare(kiln::ComparisonDirection::GT, rest, m.c(0.5)),
+                      m.both(m.eq(rest, m.c(0.5)), odd));
   return m.zeroSignedAs(x, m.select(up, m.add(whole, m.c(1)), whole));
 }
 
@@ -295,12 +300,7 @@ Value expandLgamma(Math &m, Value x) {
   Value reflected = m.sub(
       m.sub(m.c(std::log(M_PI)), m.log(r.sinPiX)), positive);
   Value result = m.select(r.reflect, reflected, positive);
-  Value infinite = kiln::OrOp::create(
-      m.b, m.loc, m.eq(m.abs(x), m.c(INFINITY)),
-      kiln::AndOp::create(m.b, m.loc, m.eq(x, m.floor(x)),
-                          kiln::CompareOp::create(
-                              m.b, m.loc, kiln::ComparisonDirection::LE, x,
-                              m.c(0))));
+  Value infinite = m.either(m.eq(m.abs(x), m.c(INFINITY)), m.pole(x));
   return m.select(infinite, m.c(INFINITY), result);
 }
 
@@ -314,11 +314,7 @@ Value expandDigamma(Math &m, Value x) {
       m.sub(m.add(l.logT, m.div(m.neg(l.slope), l.a)), m.div(m.c(kLanczosG), l.t));
   Value reflected = m.sub(positive, m.mul(m.c(M_PI), r.cotPiX));
   Value result = m.select(r.reflect, reflected, positive);
-  Value pole = kiln::AndOp::create(
-      m.b, m.loc, m.eq(x, m.floor(x)),
-      kiln::CompareOp::create(m.b, m.loc, kiln::ComparisonDirection::LE, x,
-                              m.c(0)));
-  result = m.select(pole, m.c(NAN), result);
+  result = m.select(m.pole(x), m.c(NAN), result);
   return m.select(m.eq(x, m.c(INFINITY)), x, result);
 }
 
@@ -376,9 +372,7 @@ Value expandBesselI1e(Math &m, Value x) {
       m.mul(chebyshev(m, m.sub(m.mul(a, m.c(0.5)), m.c(2)), kI1eSmall), a);
   Value large = m.div(chebyshev(m, m.sub(m.div(m.c(32), a), m.c(2)), kI1eLarge),
                       m.sqrt(a));
-  Value inSmall = kiln::CompareOp::create(
-      m.b, m.loc, kiln::ComparisonDirection::LE, a, m.c(8));
-  Value magnitude = m.select(inSmall, small, large);
+  Value magnitude = m.select(m.le(a, m.c(8)), small, large);
   return m.select(m.lt(x, m.c(0)), m.neg(magnitude), magnitude);
 }
 
@@ -423,12 +417,9 @@ Value expandZeta(Math &m, ValueRange operands) {
     rising = m.mul(rising, m.add(x, m.c(2.0 * j + 1)));
     b = m.div(b, w);
   }
-  Value notPositive = kiln::CompareOp::create(
-      m.b, m.loc, kiln::ComparisonDirection::LE, q, m.c(0));
-  Value pole = m.either(m.eq(x, m.c(1)), m.both(notPositive, m.whole(q)));
-  Value undefined = m.either(
-      m.lt(x, m.c(1)),
-      m.both(notPositive, kiln::NotOp::create(m.b, m.loc, m.whole(x))));
+  Value pole = m.either(m.eq(x, m.c(1)), m.pole(q));
+  Value undefined =
+      m.either(m.lt(x, m.c(1)), m.both(m.le(q, m.c(0)), m.negate(m.whole(x))));
   return m.select(undefined, m.c(NAN), m.select(pole, m.c(INFINITY), sum));
 }
 
@@ -444,8 +435,7 @@ Value expandPolygamma(Math &m, ValueRange operands) {
   Value zeta = expandZeta(m, {m.add(n, m.c(1)), x});
   Value result = m.select(m.eq(n, m.c(0)), expandDigamma(m, x),
                           m.mul(m.mul(sign, factorial), zeta));
-  Value invalid =
-      m.either(m.lt(n, m.c(0)), kiln::NotOp::create(m.b, m.loc, m.whole(n)));
+  Value invalid = m.either(m.lt(n, m.c(0)), m.negate(m.whole(n)));
   return m.select(invalid, m.c(NAN), result);
 }
 

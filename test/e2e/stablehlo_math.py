@@ -4,9 +4,9 @@
 # zeta, polygamma) run through kiln-run's importer in f32, f64 and f16 and
 # match numpy (Python's math.lgamma and math.erfc, the asymptotic series
 # for digamma, the statistics module for erf_inv, PyTorch's
-# torch.special.i1e, zeta and polygamma) over a spread of points: near zero, large,
-# at the ends of each domain, beyond them (NaN), infinities and NaN; for
-# the functions that keep the sign of zero, 1/f(x) shows it.
+# torch.special.i1e, zeta and polygamma) over a spread of points: near
+# zero, large, at the ends of each domain, beyond them (NaN), infinities
+# and NaN; for the functions that keep the sign of zero, 1/f(x) shows it.
 # RUN: %numpy_python %s kiln-run
 import math
 import statistics
@@ -167,10 +167,10 @@ def polygamma(n, x):
 # (polygamma's n! comes through exp(lgamma)). PyTorch's zeta stops its
 # Euler-Maclaurin sums early and is 5e-10 off at zeta(2, 1) = pi^2 / 6,
 # so f64 is checked against it within 1e-9, and against closed forms
-# (CLOSED) within 1e-14. The points cover both sides
-# of the series' split, large arguments, the poles (x = 1, q = 0, -1;
-# polygamma at 0, -2), the domain's edges (x < 1, q < 0 with x whole or
-# not, n not whole or negative) and NaN.
+# (CLOSED) within 1e-14. The points cover both sides of the series' split,
+# large arguments, the poles (x = 1, q = 0, -1; polygamma at 0, -2), the
+# domain's edges (x < 1, q < 0 with x whole or not, n not whole or
+# negative) and NaN.
 BINARY = [
     ("chlo.zeta", zeta,
      [(2.0, 1.0), (2.0, 0.5), (3.0, 2.0), (1.5, 1.0), (1.01, 3.0),
