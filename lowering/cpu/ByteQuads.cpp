@@ -294,9 +294,10 @@ bool swapsLastTwo(linalg::TransposeOp transpose) {
 
 /// `matmul` (isSignedByteMatmul) computed from its corrected start: with
 /// enough rows of A, or where B is a transpose (a weight stored [N, K]),
-/// by packedProduct over the whole quads of K (the transpose read as the
-/// packing's source: its quads are 32-bit words to transpose), then the
-/// steps past them as a biased product; else as a biased product.
+/// by packedProduct (the transpose read as the packing's source: its quads
+/// are 32-bit words to transpose), K padded with zeros to whole quads (a
+/// zero of A adds nothing, whatever B's step holds: no second product over
+/// C for K's last steps); else as a biased product.
 void biasByteMatmul(RewriterBase &rewriter, linalg::LinalgOp matmul) {
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
@@ -305,42 +306,22 @@ void biasByteMatmul(RewriterBase &rewriter, linalg::LinalgOp matmul) {
                                scaledRowSums(rewriter, loc, a));
   SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
   unsigned batch = ranges.size() - 3;
-  int64_t m = ranges[batch], k = ranges.back(), whole = k - k % 4;
+  int64_t m = ranges[batch], k = ranges.back();
   auto transpose = b.getDefiningOp<linalg::TransposeOp>();
   bool transposed = transpose && swapsLastTwo(transpose);
-  Value result;
-  if (transposed || m >= kPackedMinRows) {
-    Value source = transposed ? transpose.getInput() : b;
-    unsigned kDim = transposed ? batch + 1 : batch;
-    Value packed =
-        packQuads(rewriter, loc,
-                  sliceAlong(rewriter, loc, source, kDim, 0, whole),
-                  transposed);
-    result = packedProduct(rewriter, loc,
-                           sliceAlong(rewriter, loc, a, batch + 1, 0, whole),
-                           packed, start);
-    if (whole != k) {
-      // B's last steps; of a transpose, only theirs transposed.
-      Value rest = sliceAlong(rewriter, loc, source, kDim, whole, k - whole);
-      if (transposed) {
-        auto type = cast<RankedTensorType>(b.getType());
-        SmallVector<int64_t> shape(type.getShape());
-        shape[batch] = k - whole;
-        rest = linalg::TransposeOp::create(
-                   rewriter, loc, rest,
-                   kiln::emptyTensor(rewriter, loc, type.clone(shape)),
-                   transpose.getPermutation())
-                   .getResult()[0];
-      }
-      result = biasedProduct(
-          rewriter, loc, matmul,
-          sliceAlong(rewriter, loc, a, batch + 1, whole, k - whole), rest,
-          result);
-    }
-  } else {
-    result = biasedProduct(rewriter, loc, matmul, a, b, start);
+  if (!transposed && m < kPackedMinRows) {
+    rewriter.replaceOp(matmul,
+                       biasedProduct(rewriter, loc, matmul, a, b, start));
+    return;
   }
-  rewriter.replaceOp(matmul, result);
+  Value source = transposed ? transpose.getInput() : b;
+  if (int64_t quads = llvm::alignTo(k, 4); quads != k) {
+    a = kiln::zeroPadded(rewriter, loc, a, batch + 1, quads);
+    source = kiln::zeroPadded(rewriter, loc, source,
+                              transposed ? batch + 1 : batch, quads);
+  }
+  Value packed = packQuads(rewriter, loc, source, transposed);
+  rewriter.replaceOp(matmul, packedProduct(rewriter, loc, a, packed, start));
 }
 
 /// Of `value` = sext(a), a of i8 (a scalar or a vector); else null.

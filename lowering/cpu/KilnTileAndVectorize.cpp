@@ -65,6 +65,18 @@ linalg::TransposeOp transposeReadOnce(Value value) {
   return transpose && transpose->hasOneUse() ? transpose : nullptr;
 }
 
+/// The op that computes `value`, an input of a product, where nothing else
+/// reads it and each chunk of the product can compute the part it reads
+/// while it is in cache: a transpose (transposeReadOnce), or B's quad pack
+/// (on two threads, one core writing all of packed B, read by both, made
+/// int8 512^3 no faster than on one); else null.
+linalg::LinalgOp chunkInput(Value value) {
+  if (linalg::TransposeOp transpose = transposeReadOnce(value))
+    return transpose;
+  auto pack = value.getDefiningOp<linalg::LinalgOp>();
+  return pack && pack->hasOneUse() && kiln::isQuadPack(pack) ? pack : nullptr;
+}
+
 /// The producer of `slice`'s source, outside `loops`, computed in them for
 /// the slice instead: its tiled ops (none if it cannot be).
 SmallVector<linalg::LinalgOp>
@@ -75,19 +87,40 @@ fuseProducer(RewriterBase &rewriter, tensor::ExtractSliceOp slice,
       scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
   if (!fused)
     return {};
+  // The producer is then read by nothing else, and erased, not scheduled.
+  if (slice->use_empty())
+    rewriter.eraseOp(slice);
   return llvm::map_to_vector(fused->tiledOps, [](Operation *op) {
     return cast<linalg::LinalgOp>(op);
   });
 }
 
+/// The op that computes `init`, where a product accumulates, if each part
+/// of it can be computed on its own right before the product accumulates
+/// there: an elementwise op that does not read the tensor it overwrites (a
+/// linalg.fill of zeros, an int8 product's C0 - 128 rowsum(A)); else null.
+linalg::LinalgOp accumulatorStart(Value init) {
+  auto op = init.getDefiningOp<linalg::LinalgOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops())
+    return nullptr;
+  OpOperand *out = op.getDpsInitOperand(0);
+  return op.getMatchingIndexingMap(out).isIdentity() &&
+                 !op.payloadUsesValueFromOperand(out)
+             ? op
+             : nullptr;
+}
+
 /// Where the output `tiled` accumulates in (a slice of a loop's shared
-/// output) is a linalg.fill outside `loops` (the loops `tiled` was tiled
-/// by, outermost first), and `loops` tile none of `tiled`'s reduction: fills
-/// each tile's slice in the loop instead, in rows of up to `width`, right
-/// before `tiled` accumulates in it while it is in cache, rather than the
-/// whole output first, in a pass over memory (a 1024^3 matmul's 4 MB).
-void fuseFill(RewriterBase &rewriter, Operation *tiled,
-              MutableArrayRef<LoopLikeOpInterface> loops, int64_t width) {
+/// output) is computed by an accumulatorStart outside `loops` (the loops
+/// `tiled` was tiled by, outermost first), and `loops` tile none of
+/// `tiled`'s reduction: computes each tile's slice in the loop instead, in
+/// rows of up to `width`, right before `tiled` accumulates in it while it
+/// is in cache, rather than the whole output first, in a pass over memory
+/// (a 1024^3 matmul's 4 MB of zeros; on two threads, an int8 product's
+/// start written by one core and read by the other).
+void fuseStart(RewriterBase &rewriter, Operation *tiled,
+               MutableArrayRef<LoopLikeOpInterface> loops, int64_t width) {
   auto op = dyn_cast<linalg::LinalgOp>(tiled);
   if (!op || loops.empty() || op.getNumDpsInits() != 1)
     return;
@@ -106,28 +139,27 @@ void fuseFill(RewriterBase &rewriter, Operation *tiled,
       return;
     source = init->get();
   }
-  if (!source.getDefiningOp<linalg::FillOp>())
+  if (!accumulatorStart(source))
     return;
-  for (linalg::LinalgOp fill : fuseProducer(rewriter, slice, loops))
-    tileElementwise(rewriter, fill, width);
+  for (linalg::LinalgOp start : fuseProducer(rewriter, slice, loops))
+    tileElementwise(rewriter, start, width);
 }
 
-/// The transposes that `tiled`'s inputs are slices of, moved into `loops`
-/// (those `tiled` was tiled by), where the loops slice them and nothing
-/// else reads them: each tile transposes the part it reads, while it is
-/// in cache (a weight gradient's X^T, a row block per chunk that threads
-/// share), instead of the whole input first on one thread. Returns them,
-/// to be scheduled.
+/// The chunkInputs that `tiled`'s inputs are slices of, moved into `loops`
+/// (those `tiled` was tiled by), where the loops slice them: each tile
+/// computes the part it reads, while it is in cache (a weight gradient's
+/// X^T, a row block per chunk that threads share), instead of the whole
+/// input first on one thread. Returns them, to be scheduled.
 SmallVector<linalg::LinalgOp>
-fuseTransposes(RewriterBase &rewriter, linalg::LinalgOp tiled,
-               MutableArrayRef<LoopLikeOpInterface> loops) {
+fuseChunkInputs(RewriterBase &rewriter, linalg::LinalgOp tiled,
+                MutableArrayRef<LoopLikeOpInterface> loops) {
   SmallVector<linalg::LinalgOp> fusedOps;
   for (OpOperand *input : tiled.getDpsInputOperands()) {
     auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
-    // A slice as large as the whole input: every tile would transpose all.
+    // A slice as large as the whole input: every tile would compute all.
     if (!slice || slice.getSourceType() == slice.getType())
       continue;
-    if (!transposeReadOnce(slice.getSource()))
+    if (!chunkInput(slice.getSource()))
       continue;
     llvm::append_range(fusedOps, fuseProducer(rewriter, slice, loops));
   }
@@ -136,16 +168,16 @@ fuseTransposes(RewriterBase &rewriter, linalg::LinalgOp tiled,
 
 /// Tiles `op` by `sizes` with loops of `loopType` (scf.for loops nested in
 /// `order`, default: the op's); returns the tiled op, which replaces `op`,
-/// or null if tiling failed (and `op` is unchanged). With a `fillWidth`, a
-/// fill the op accumulates in moves into the loops where it can (fuseFill);
-/// with `transposes`, so do transposes it reads, which are added there
-/// (fuseTransposes).
+/// or null if tiling failed (and `op` is unchanged). With a `startWidth`,
+/// the start the op accumulates in moves into the loops where it can
+/// (fuseStart); with `inputs`, so do chunkInputs it reads, which are added
+/// there (fuseChunkInputs).
 Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
                 ArrayRef<int64_t> sizes, ArrayRef<int64_t> order = {},
                 scf::SCFTilingOptions::LoopType loopType =
                     scf::SCFTilingOptions::LoopType::ForOp,
-                int64_t fillWidth = 0,
-                SmallVector<linalg::LinalgOp> *transposes = nullptr) {
+                int64_t startWidth = 0,
+                SmallVector<linalg::LinalgOp> *inputs = nullptr) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   options.setInterchange(order);
@@ -164,12 +196,12 @@ Operation *tile(RewriterBase &rewriter, linalg::LinalgOp op,
       });
   rewriter.replaceOp(op, tiled->replacements);
   Operation *result = tiled->tiledOps.front();
-  if (fillWidth > 0 && !tilesReduction)
-    fuseFill(rewriter, result, tiled->loops, fillWidth);
-  if (transposes)
-    llvm::append_range(
-        *transposes,
-        fuseTransposes(rewriter, cast<linalg::LinalgOp>(result), tiled->loops));
+  if (startWidth > 0 && !tilesReduction)
+    fuseStart(rewriter, result, tiled->loops, startWidth);
+  if (inputs)
+    llvm::append_range(*inputs,
+                       fuseChunkInputs(rewriter, cast<linalg::LinalgOp>(result),
+                                       tiled->loops));
   return result;
 }
 
@@ -216,11 +248,10 @@ struct MatmulTiles {
   int64_t vectorWidth;
 };
 
-/// `slice` of the transpose that computes its source, as a transpose of
-/// the part of the transpose's input it covers, into a tensor of its own;
-/// returns that transpose (null, leaving `slice`, where it cannot be).
-linalg::LinalgOp ownTranspose(RewriterBase &rewriter,
-                              tensor::ExtractSliceOp slice) {
+/// `slice` of the chunkInput that computes its source, as that op on the
+/// part of its input the slice covers, into a tensor of its own; returns
+/// that op (null, leaving `slice`, where it cannot be).
+linalg::LinalgOp ownPart(RewriterBase &rewriter, tensor::ExtractSliceOp slice) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(slice);
   FailureOr<TilingResult> own = tensor::replaceExtractSliceWithTiledProducer(
@@ -228,23 +259,42 @@ linalg::LinalgOp ownTranspose(RewriterBase &rewriter,
   if (failed(own) || own->tiledOps.size() != 1)
     return nullptr;
   rewriter.replaceOp(slice, own->tiledValues);
-  auto transpose = cast<linalg::LinalgOp>(own->tiledOps.front());
-  if (auto init = transpose.getDpsInitOperand(0)
+  auto part = cast<linalg::LinalgOp>(own->tiledOps.front());
+  if (auto init = part.getDpsInitOperand(0)
                       ->get()
                       .getDefiningOp<tensor::ExtractSliceOp>())
     giveOwnBuffer(rewriter, init);
-  return transpose;
+  return part;
+}
+
+/// `start` (an accumulatorStart) computed on its part at `offsets`, `sizes`
+/// only, into `into` (that part of the tensor a product accumulates in).
+Value startPart(RewriterBase &rewriter, linalg::LinalgOp start,
+                ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                Value into) {
+  SmallVector<Value> operands = linalg::makeTiledShapes(
+      rewriter, start.getLoc(), start, start->getOperands(), offsets, sizes,
+      /*sizeBounds=*/{}, /*omitPartialTileCheck=*/true);
+  Value &init = operands[start.getDpsInitOperand(0)->getOperandNumber()];
+  Value unused = init;
+  init = into;
+  if (unused.use_empty())
+    rewriter.eraseOp(unused.getDefiningOp());
+  auto part = cast<linalg::LinalgOp>(
+      clone(rewriter, start, TypeRange{into.getType()}, operands));
+  linalg::offsetIndices(rewriter, part, offsets);
+  return part->getResult(0);
 }
 
 /// `op` split along loop `loop` at `at`: the op on the iterations before
 /// it, then the op on those after, each writing its part of the output.
-/// Returns the two ops. With `transposes`, a transpose that only `op` reads
-/// and the loop slices is split with it, each piece transposing its own
-/// part (which fuseTransposes can then move into the piece's chunks); the
-/// two transposes are added to `transposes`.
+/// Returns the two ops. With `inputs`, a chunkInput of `op` that the loop
+/// slices is split with it, each piece computing its own part (which
+/// fuseChunkInputs can then move into the piece's chunks); the two parts
+/// are added to `inputs`.
 std::pair<linalg::LinalgOp, linalg::LinalgOp>
 split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
-      SmallVector<linalg::LinalgOp> *transposes = nullptr) {
+      SmallVector<linalg::LinalgOp> *inputs = nullptr) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   int64_t size = op.getStaticLoopRanges()[loop];
@@ -274,33 +324,32 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
   // The second piece writes into the first's result, so that both write
   // one buffer in place.
   OpOperand &initOperand = *op.getDpsInitOperand(0);
-  // Pieces of an output that starts as a fill (a matmul's zeros), split
-  // along a loop that slices it, each fill their own part, so that each
-  // can move its fill into its tiles (fuseFill).
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (fill && std::get<0>(part(initOperand, 0, at)))
-    init = fill.getOutputs()[0];
+  // Pieces of an output that starts as an accumulatorStart (a matmul's
+  // zeros), split along a loop that slices it, each compute their own part
+  // of the start, so that each can move it into its tiles (fuseStart).
+  linalg::LinalgOp start = accumulatorStart(init);
+  if (start && std::get<0>(part(initOperand, 0, at)))
+    init = start.getDpsInitOperand(0)->get();
   else
-    fill = nullptr;
+    start = nullptr;
   auto piece = [&](int64_t offset, int64_t length, Value into) {
     SmallVector<Value> operands;
     for (OpOperand &operand : op->getOpOperands()) {
       auto [sliced, offsets, sizes, strides] = part(operand, offset, length);
       Value source = &operand == &initOperand ? into : operand.get();
-      bool splitTranspose = sliced && transposes && transposeReadOnce(source);
+      bool splitInput = sliced && inputs && chunkInput(source);
       Value value = sliced ? tensor::ExtractSliceOp::create(
                                  rewriter, loc, source, offsets, sizes, strides)
                                  .getResult()
                            : source;
-      if (splitTranspose)
-        if (linalg::LinalgOp transpose = ownTranspose(
+      if (splitInput)
+        if (linalg::LinalgOp own = ownPart(
                 rewriter, value.getDefiningOp<tensor::ExtractSliceOp>())) {
-          value = transpose->getResult(0);
-          transposes->push_back(transpose);
+          value = own->getResult(0);
+          inputs->push_back(own);
         }
-      if (fill && &operand == &initOperand)
-        value = linalg::FillOp::create(rewriter, loc, fill.getInputs(), value)
-                    .getResult(0);
+      if (start && &operand == &initOperand)
+        value = startPart(rewriter, start, offsets, sizes, value);
       operands.push_back(value);
     }
     Type resultType = operands[initOperand.getOperandNumber()].getType();
@@ -441,23 +490,6 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
 /// Rows from which a matmul's narrow columns are padded (tileMatmul): the
 /// copy of B costs about 1 / M of the product.
 constexpr int64_t kPaddedColumnsMinRows = 32;
-
-/// The tensor `value` widened with zeros along `dim` to `size`.
-Value zeroPadded(RewriterBase &rewriter, Location loc, Value value,
-                 unsigned dim, int64_t size) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[dim] = size;
-  Value zeros = kiln::filledTensor(
-      rewriter, loc, type.clone(shape),
-      kiln::scalarConstant(rewriter, loc, type.getElementType(), 0));
-  MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
-  return tensor::InsertSliceOp::create(
-      rewriter, loc, value, zeros, getAsIndexOpFoldResult(context, offsets),
-      getAsIndexOpFoldResult(context, type.getShape()),
-      getAsIndexOpFoldResult(context, strides));
-}
 
 /// `value`, a tensor of bf16 or f16, widened to f32 (exactly) by an
 /// elementwise op.
@@ -644,8 +676,10 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     int64_t padded = int64_t(llvm::bit_ceil(uint64_t(n)));
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    Value rhs = zeroPadded(rewriter, loc, op->getOperand(1), batch + 1, padded);
-    Value acc = zeroPadded(rewriter, loc, op->getOperand(2), batch + 1, padded);
+    Value rhs =
+        kiln::zeroPadded(rewriter, loc, op->getOperand(1), batch + 1, padded);
+    Value acc =
+        kiln::zeroPadded(rewriter, loc, op->getOperand(2), batch + 1, padded);
     auto wide = cast<linalg::LinalgOp>(clone(
         rewriter, op, TypeRange{acc.getType()},
         ValueRange{op->getOperand(0), rhs, acc}));
@@ -773,6 +807,31 @@ MatmulTiles registerTilesOf(linalg::LinalgOp op, MatmulTiles tiles) {
   return tiles;
 }
 
+/// The most bytes of A that every chunk of an int8 product's columns may
+/// read (from L2, at 1 MiB a core on this project's CPUs): chunks of 16
+/// columns of int8 1024^3 streamed its 1 MiB of A from L3 each, 1.3x
+/// slower on one thread than chunks of rows.
+constexpr int64_t kChunkedColumnsMaxABytes = 512 << 10;
+
+/// Whether `op`, an int8 product of packed quads, runs in chunks of
+/// columns that each pack their own part of B (preferredChunkLoop): where
+/// nothing else reads the pack, A is small enough for each chunk to read
+/// all of it, and C's rows are whole cache lines of 16 i32, so that chunks
+/// of 16 columns share none (800 x 300 x 300 in chunks of 48 columns, the
+/// lines at their edges moving between cores: 1.0x on two threads, 1.3x in
+/// chunks of rows). Not from B^T: x W^T of 256 x 1024 x 1024 ran 6% slower
+/// on two threads in chunks of columns that each transpose theirs.
+bool packsPerChunk(linalg::LinalgOp op) {
+  linalg::LinalgOp pack = chunkInput(op->getOperand(1));
+  if (!kiln::isPackedQuadProduct(op) || !pack ||
+      kiln::isTransposedQuadPack(pack))
+    return false;
+  auto a = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto c = cast<RankedTensorType>(op->getOperand(2).getType());
+  return a.getNumElements() <= kChunkedColumnsMaxABytes &&
+         c.getShape().back() % 16 == 0;
+}
+
 /// What a chunk of each loop of `op` must be a multiple of for the schedule
 /// to tile it as it tiles the whole op (a matmul's cache or register tile,
 /// an elementwise row), or 0 for a loop that cannot be split into chunks
@@ -791,6 +850,10 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
         llvm::alignTo(std::max<int64_t>(tiles.cacheM / 2, 1), tiles.registerM);
     granules[m] = ranges[m] % tiles.cacheM == 0 ? tiles.cacheM : rows;
     granules[n] = ranges[n] % tiles.cacheN == 0 ? tiles.cacheN : tiles.registerN;
+    // Chunks of columns that pack their own quads of B need not be whole
+    // cache tiles: int8 512^3 has 2 of those, and 8 chunks of 64 columns.
+    if (packsPerChunk(op))
+      granules[n] = tiles.registerN;
     // Chunks of a product's panels each read all of A, as chunks of rows
     // read all of B: distribute takes the loop with more chunks, panels by
     // a cache tile's columns (8 panels of 32). An FFN's 256 x 1024 x 4096
@@ -819,10 +882,13 @@ int64_t chunkTarget(double ns, int64_t minNs) {
 
 /// The loop a chunked `op` should split first, if any: N of a matmul whose
 /// B is a transpose that only it reads and whose A is not (x W^T, a
-/// backward pass's dY W), so that each chunk transposes its own columns of
-/// B (fuseTransposes) instead of one thread transposing all of B before
-/// the chunks start.
+/// backward pass's dY W), or of an int8 product that packsPerChunk, so
+/// that each chunk transposes or packs its own columns of B
+/// (fuseChunkInputs) instead of one thread computing all of B before the
+/// chunks start.
 std::optional<unsigned> preferredChunkLoop(linalg::LinalgOp op) {
+  if (packsPerChunk(op))
+    return firstMatmulLoop(op) + 1;
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return std::nullopt;
   if (!transposeReadOnce(op->getOperand(1)) ||
@@ -838,7 +904,7 @@ std::optional<unsigned> preferredChunkLoop(linalg::LinalgOp op) {
 /// with the most. Rows past the last whole granule run after it, in chunks
 /// along another loop where they are worth it, else on one thread. Returns
 /// the ops left to schedule: the chunk, those rows and the parts of
-/// transposes it reads that each chunk computes. A fill the op
+/// chunkInputs it reads that each chunk computes. A fill the op
 /// accumulates in is done by each chunk, in rows of `width`.
 SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
                                          linalg::LinalgOp op,
@@ -872,21 +938,21 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
     // split() rebuilds one result.
     if (op->getNumResults() != 1)
       return {op};
-    SmallVector<linalg::LinalgOp> transposes;
+    SmallVector<linalg::LinalgOp> inputs;
     auto [whole, rest] =
-        split(rewriter, op, *loop, range - range % granule, &transposes);
+        split(rewriter, op, *loop, range - range % granule, &inputs);
     SmallVector<linalg::LinalgOp> parts =
         distribute(rewriter, whole, granules, minNs, width);
     // The rest may be worth chunks along another loop (31 rows of a
     // 4096-column product).
     llvm::append_range(parts,
                        distribute(rewriter, rest, granules, minNs, width));
-    // The pieces' own transposes that no chunk took in.
-    for (linalg::LinalgOp transpose : transposes) {
-      if (transpose->use_empty())
-        rewriter.eraseOp(transpose);
+    // The pieces' own inputs that no chunk took in.
+    for (linalg::LinalgOp input : inputs) {
+      if (input->use_empty())
+        rewriter.eraseOp(input);
       else
-        parts.push_back(transpose);
+        parts.push_back(input);
     }
     return parts;
   }
@@ -1471,8 +1537,8 @@ struct KilnTileAndVectorizePass
           isVectorizable(op) && isScheduled(op))
         ops.push_back(op);
     });
-    // Matmuls first: the fills they start from move into their tiles
-    // (fuseFill), and are gone by the time the walk would reach them.
+    // Matmuls first: the fills and starts they accumulate in move into their
+    // tiles (fuseStart), and are gone by the time the walk would reach them.
     std::stable_partition(ops.begin(), ops.end(), [](linalg::LinalgOp op) {
       return isTiledMatmul(op);
     });

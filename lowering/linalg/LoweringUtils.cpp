@@ -105,6 +105,21 @@ Value splitDim(OpBuilder &b, Location loc, Value value, unsigned dim,
                                        groups);
 }
 
+Value zeroPadded(OpBuilder &b, Location loc, Value value, unsigned dim,
+                 int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  Value zeros = filledTensor(b, loc, type.clone(shape),
+                             scalarConstant(b, loc, type.getElementType(), 0));
+  MLIRContext *context = b.getContext();
+  SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+  return tensor::InsertSliceOp::create(
+      b, loc, value, zeros, getAsIndexOpFoldResult(context, offsets),
+      getAsIndexOpFoldResult(context, type.getShape()),
+      getAsIndexOpFoldResult(context, strides));
+}
+
 SmallVector<AffineExpr> loopDims(MLIRContext *context, unsigned count) {
   return llvm::map_to_vector(llvm::seq<unsigned>(count), [&](unsigned d) {
     return getAffineDimExpr(d, context);

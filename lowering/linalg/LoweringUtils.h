@@ -70,6 +70,10 @@ mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value splitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                      unsigned dim, int64_t inner);
 
+/// The tensor `value` widened with zeros along `dim` to `size`.
+mlir::Value zeroPadded(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, unsigned dim, int64_t size);
+
 /// The loops' dimensions d0 ... d(count - 1).
 llvm::SmallVector<mlir::AffineExpr> loopDims(mlir::MLIRContext *context,
                                              unsigned count);

@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=250000" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s --check-prefix=SERIAL
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=150000 int-dot-pairs=true" --split-input-file | FileCheck %s --check-prefix=INT8
 
 // Ops estimated to take at least parallel-work ns (250 us here) on one thread
 // are split into chunks that an scf.forall runs, about one per 125 us, each
@@ -148,6 +149,50 @@ func.func @small_row_sums(%x: tensor<2048x1024xf32>, %init: tensor<2048xf32>) ->
     linalg.yield %s : f32
   }
   return %0 : tensor<2048xf32>
+}
+
+// -----
+
+// An int8 product (67 M multiply-adds, 671 us at 400 GOP/s, a target of 8
+// chunks at parallel-work 150 us) whose A (256 KB) every chunk can read
+// from L2 and whose C rows are whole cache lines: 8 chunks of 64 columns,
+// each packing its own quads of B and starting its part of C from
+// -128 rowsum(A) (nothing written on one thread that another then reads).
+// CHECK-LABEL: func.func @int8_columns
+// INT8-LABEL: func.func @int8_columns
+// INT8-NOT: arith.xori
+// INT8: scf.forall (%{{.*}}) = (0) to (512) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x512xi32>)
+// INT8: arith.xori %{{.*}}, %{{.*}} : vector<4x16xi8>
+// INT8: arith.subi %{{.*}}, %{{.*}} : vector<1x64xi32>
+// INT8: vector.contract {{.*}} into vector<16x16xi32>
+// INT8: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %{{.*}}] [512, 64] [1, 1]
+func.func @int8_columns(%a: tensor<512x512xi8>, %b: tensor<512x512xi8>) -> tensor<512x512xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<512x512xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%e : tensor<512x512xi32>) -> tensor<512x512xi32>
+  %0 = linalg.matmul ins(%a, %b : tensor<512x512xi8>, tensor<512x512xi8>)
+                     outs(%c : tensor<512x512xi32>) -> tensor<512x512xi32>
+  return %0 : tensor<512x512xi32>
+}
+
+// -----
+
+// 500 columns are not whole cache lines (chunks of columns would share
+// the lines at their edges): chunks of rows, B packed once before them.
+// CHECK-LABEL: func.func @int8_rows
+// INT8-LABEL: func.func @int8_rows
+// INT8: arith.xori %{{.*}}, %{{.*}} : vector<4x16xi8>
+// INT8: scf.forall (%{{.*}}) = (0) to (512) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x500xi32>)
+// INT8-NOT: arith.xori
+// INT8: arith.subi %{{.*}}, %{{.*}} : vector<1x64xi32>
+// INT8: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 0] [64, 500] [1, 1]
+func.func @int8_rows(%a: tensor<512x512xi8>, %b: tensor<512x500xi8>) -> tensor<512x500xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<512x500xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%e : tensor<512x500xi32>) -> tensor<512x500xi32>
+  %0 = linalg.matmul ins(%a, %b : tensor<512x512xi8>, tensor<512x500xi8>)
+                     outs(%c : tensor<512x500xi32>) -> tensor<512x500xi32>
+  return %0 : tensor<512x500xi32>
 }
 
 // -----
