@@ -67,14 +67,17 @@ linalg::TransposeOp transposeReadOnce(Value value) {
 
 /// The op that computes `value`, an input of a product, where nothing else
 /// reads it and each chunk of the product can compute the part it reads
-/// while it is in cache: a transpose (transposeReadOnce), or B's quad pack
-/// (on two threads, one core writing all of packed B, read by both, made
-/// int8 512^3 no faster than on one); else null.
+/// while it is in cache: a transpose (transposeReadOnce), or B's quad or
+/// pair pack (on two threads, one core writing all of packed B, read by
+/// both, made int8 512^3 no faster than on one); else null.
 linalg::LinalgOp chunkInput(Value value) {
   if (linalg::TransposeOp transpose = transposeReadOnce(value))
     return transpose;
   auto pack = value.getDefiningOp<linalg::LinalgOp>();
-  return pack && pack->hasOneUse() && kiln::isQuadPack(pack) ? pack : nullptr;
+  return pack && pack->hasOneUse() &&
+                 (kiln::isQuadPack(pack) || kiln::isPairPack(pack))
+             ? pack
+             : nullptr;
 }
 
 /// The producer of `slice`'s source, outside `loops`, computed in them for
@@ -813,22 +816,29 @@ MatmulTiles registerTilesOf(linalg::LinalgOp op, MatmulTiles tiles) {
 /// slower on one thread than chunks of rows.
 constexpr int64_t kChunkedColumnsMaxABytes = 512 << 10;
 
-/// Whether `op`, an int8 product of packed quads, runs in chunks of
-/// columns that each pack their own part of B (preferredChunkLoop): where
-/// nothing else reads the pack, A is small enough for each chunk to read
-/// all of it, and C's rows are whole cache lines of 16 i32, so that chunks
-/// of 16 columns share none (800 x 300 x 300 in chunks of 48 columns, the
-/// lines at their edges moving between cores: 1.0x on two threads, 1.3x in
-/// chunks of rows). Not from B^T: x W^T of 256 x 1024 x 1024 ran 6% slower
-/// on two threads in chunks of columns that each transpose theirs.
+/// Whether `op`, an int8 product of packed quads or a bf16 one of packed
+/// pairs, runs in chunks of columns (of panels) that each pack their own
+/// part of B (preferredChunkLoop): where nothing else reads the pack, A is
+/// small enough for each chunk to read all of it, and the chunks share no
+/// cache line of C: a panel's 32 columns are two, and int8 products need
+/// C's rows to be whole lines of 16 i32 (800 x 300 x 300 in chunks of 48
+/// columns, the lines at their edges moving between cores: 1.0x on two
+/// threads, 1.3x in chunks of rows). Not from B^T: x W^T of 256 x 1024 x
+/// 1024 ran 6% slower on two threads in chunks of columns that each
+/// transpose theirs.
 bool packsPerChunk(linalg::LinalgOp op) {
   linalg::LinalgOp pack = chunkInput(op->getOperand(1));
-  if (!kiln::isPackedQuadProduct(op) || !pack ||
-      kiln::isTransposedQuadPack(pack))
+  if (!pack)
     return false;
   auto a = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t aBytes =
+      a.getNumElements() * a.getElementType().getIntOrFloatBitWidth() / 8;
+  if (aBytes > kChunkedColumnsMaxABytes)
+    return false;
+  if (kiln::isPairPack(pack))
+    return true;
   auto c = cast<RankedTensorType>(op->getOperand(2).getType());
-  return a.getNumElements() <= kChunkedColumnsMaxABytes &&
+  return kiln::isPackedQuadProduct(op) && !kiln::isTransposedQuadPack(pack) &&
          c.getShape().back() % 16 == 0;
 }
 
@@ -852,7 +862,7 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
     granules[n] = ranges[n] % tiles.cacheN == 0 ? tiles.cacheN : tiles.registerN;
     // Chunks of columns that pack their own quads of B need not be whole
     // cache tiles: int8 512^3 has 2 of those, and 8 chunks of 64 columns.
-    if (packsPerChunk(op))
+    if (packsPerChunk(op) && !kiln::panelProductGroup(op))
       granules[n] = tiles.registerN;
     // Chunks of a product's panels each read all of A, as chunks of rows
     // read all of B: distribute takes the loop with more chunks, panels by
@@ -887,8 +897,10 @@ int64_t chunkTarget(double ns, int64_t minNs) {
 /// (fuseChunkInputs) instead of one thread computing all of B before the
 /// chunks start.
 std::optional<unsigned> preferredChunkLoop(linalg::LinalgOp op) {
+  // A panel product's panels are the loop before M.
   if (packsPerChunk(op))
-    return firstMatmulLoop(op) + 1;
+    return kiln::panelProductGroup(op) ? firstMatmulLoop(op) - 1
+                                       : firstMatmulLoop(op) + 1;
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return std::nullopt;
   if (!transposeReadOnce(op->getOperand(1)) ||
@@ -917,8 +929,11 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   std::optional<unsigned> loop = preferredChunkLoop(op);
   int64_t units = 1;
+  // Chunks that pack their own part of B pay from 2 of them: bf16 256 x
+  // 784 x 512 has 2 chunks of 8 panels, where chunks of rows each read all
+  // of B packed by one core.
   if (loop && granules[*loop] != 0 &&
-      ranges[*loop] / granules[*loop] >= target) {
+      ranges[*loop] / granules[*loop] >= (packsPerChunk(op) ? 2 : target)) {
     units = ranges[*loop] / granules[*loop];
   } else {
     loop = std::nullopt;

@@ -110,6 +110,19 @@ func.func @f(%a: tensor<16x40xbf16>, %b: tensor<40x64xbf16>) -> tensor<16x64xf32
   return %r : tensor<16x64xf32>
 }""", "f", [HA, HB], [HA @ HB])
 
+# A bf16 product large enough for threads, whose A fits in L2: chunks of 8
+# panels of 32 columns, each interleaving its own pairs of B's rows. Small
+# integers keep every sum exact in f32. Compiled only: the interpreter
+# would take minutes.
+HA = rng.integers(-8, 8, (256, 784)).astype(np.float32)
+HB = rng.integers(-8, 8, (784, 512)).astype(np.float32)
+check("matmul bf16 -> f32 in chunks of panels", """
+func.func @f(%a: tensor<256x784xbf16>, %b: tensor<784x512xbf16>) -> tensor<256x512xf32> {
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : (tensor<256x784xbf16>, tensor<784x512xbf16>) -> tensor<256x512xf32>
+  return %r : tensor<256x512xf32>
+}""", "f", [HA, HB], [HA @ HB], interpret=False)
+
 # bf16 products past every tile edge (the GPU's tensor-core tiles are
 # 128x128 with k steps of 64): two row tiles, a k remainder, and a batch
 # with B transposed. Small integers keep every sum exact in f32.

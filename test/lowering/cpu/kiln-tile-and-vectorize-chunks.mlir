@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=250000" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s --check-prefix=SERIAL
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=150000 int-dot-pairs=true" --split-input-file | FileCheck %s --check-prefix=INT8
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=150000 bf16-dot-pairs=true" --split-input-file | FileCheck %s --check-prefix=PAIRS
 
 // Ops estimated to take at least parallel-work ns (250 us here) on one thread
 // are split into chunks that an scf.forall runs, about one per 125 us, each
@@ -193,6 +194,28 @@ func.func @int8_rows(%a: tensor<512x512xi8>, %b: tensor<512x500xi8>) -> tensor<5
   %0 = linalg.matmul ins(%a, %b : tensor<512x512xi8>, tensor<512x500xi8>)
                      outs(%c : tensor<512x500xi32>) -> tensor<512x500xi32>
   return %0 : tensor<512x500xi32>
+}
+
+// -----
+
+// A bf16 product on k pairs whose A (392 KB) every chunk can read from L2:
+// 2 chunks of 8 panels of 32 columns (though the target is 27), each
+// interleaving its own pairs of B's rows, rather than chunks of rows that
+// each read all of B packed by one core.
+// CHECK-LABEL: func.func @bf16_panels
+// PAIRS-LABEL: func.func @bf16_panels
+// PAIRS-NOT: vector.interleave
+// PAIRS: scf.forall (%{{.*}}) = (0) to (16) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x16x32xf32>)
+// PAIRS: vector.interleave
+// PAIRS: vector.contract {{.*}} : vector<8x2xbf16>, vector<32x2xbf16>
+// PAIRS: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %{{.*}}, 0] [256, 8, 32] [1, 1, 1]
+func.func @bf16_panels(%a: tensor<256x784xbf16>, %b: tensor<784x512xbf16>) -> tensor<256x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<256x784xbf16>, tensor<784x512xbf16>)
+                     outs(%c : tensor<256x512xf32>) -> tensor<256x512xf32>
+  return %0 : tensor<256x512xf32>
 }
 
 // -----
