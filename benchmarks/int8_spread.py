@@ -1,11 +1,13 @@
 """Quantized matmuls: int8 x int8 accumulating in int32 (JAX's
 dot_general with preferred_element_type=int32), on round, odd and thin
-shapes, one thread. Kiln (kiln-run --bench) against oneDNN's
-dnnl_gemm_s8s8s32 (through ctypes; it uses VNNI where the CPU has it) and
-PyTorch eager on the same values widened to int32 (PyTorch has no int8 x
-int8 -> int32 matmul on the CPU). Prints the CPU, one row per case with
-each time and the ratio peer / Kiln (100% = as fast as the peer), and the
-geometric means; results are checked equal to numpy's exact product.
+shapes, on one thread and then two (every peer on as many). Kiln
+(kiln-run --bench) against oneDNN's dnnl_gemm_s8s8s32 (through ctypes; it
+uses VNNI where the CPU has it) and PyTorch eager on the same values
+widened to int32 (PyTorch has no int8 x int8 -> int32 matmul on the CPU).
+Prints the CPU, one row per case with each time and the ratio peer / Kiln
+(100% = as fast as the peer), on two threads Kiln's speedup over its own
+one-thread time, and the geometric means; results are checked equal to
+numpy's exact product.
 
 Usage: int8_spread.py KILN_RUN [N]   (N default 20)
 """
@@ -60,9 +62,7 @@ def onednn_call(lib, a, b, layout):
 def main():
     kiln_run = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    set_torch_threads(1)
     onednn = OneDnn()
-    onednn.set_threads(1)
     lib = onednn.lib
     dim = ctypes.c_int64
     lib.dnnl_gemm_s8s8s32.argtypes = [
@@ -72,38 +72,53 @@ def main():
         ctypes.c_void_p]
     lib.dnnl_gemm_s8s8s32.restype = ctypes.c_int
     print(cpu_name())
-    print(f"one thread; median of {runs} calls; {onednn.name} "
-          f"dnnl_gemm_s8s8s32; PyTorch {torch.__version__} on int32")
-    rng = np.random.default_rng(0)
-    vs_onednn, vs_torch = [], []
+    one_thread = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, m, k, n, layout in SHAPES:
-            shape_a, shape_b, _, _ = operands(m, k, n, layout)
-            a = rng.integers(-128, 128, shape_a).astype(np.int8)
-            b = rng.integers(-128, 128, shape_b).astype(np.int8)
-            wide_a, wide_b = (x.astype(np.int64) for x in (a, b))
-            exact = ((wide_a.T if layout == "tn" else wide_a) @
-                     (wide_b.T if layout == "nt" else wide_b))
-            kiln, got = kiln_ms(kiln_run, tmp,
-                                program(m, k, n, layout, "i8", "i32"), [a, b],
-                                runs)
-            call, c = onednn_call(lib, a, b, layout)
-            dnnl = median_ms(call, runs)
-            ta, tb = (torch.from_numpy(x.astype(np.int32)) for x in (a, b))
-            ta = ta.t() if layout == "tn" else ta
-            tb = tb.t() if layout == "nt" else tb
-            peer = median_ms(lambda: ta @ tb, runs)
-            if not (np.array_equal(got, exact) and np.array_equal(c, exact)):
-                raise SystemExit(f"{name}: a result differs from numpy's")
-            vs_onednn.append(dnnl / kiln)
-            vs_torch.append(peer / kiln)
-            print(f"{name:33s} kiln {kiln:8.3f} ms | oneDNN {dnnl:8.3f} ms "
-                  f"({100 * dnnl / kiln:5.1f}%) | torch int32 {peer:8.3f} ms "
-                  f"({100 * peer / kiln:6.1f}%)")
-
-    print(f"geometric mean: {100 * geometric_mean(vs_onednn):.1f}% of "
-          f"oneDNN, {100 * geometric_mean(vs_torch):.1f}% of PyTorch (int32), "
-          f"{len(SHAPES)} shapes")
+        for threads in (1, 2):
+            set_torch_threads(threads)
+            onednn.set_threads(threads)
+            print(f"{threads} thread(s); median of {runs} calls; "
+                  f"{onednn.name} dnnl_gemm_s8s8s32; PyTorch "
+                  f"{torch.__version__} on int32; every peer on {threads}")
+            rng = np.random.default_rng(0)
+            vs_onednn, vs_torch, speedups = [], [], []
+            for name, m, k, n, layout in SHAPES:
+                shape_a, shape_b, _, _ = operands(m, k, n, layout)
+                a = rng.integers(-128, 128, shape_a).astype(np.int8)
+                b = rng.integers(-128, 128, shape_b).astype(np.int8)
+                wide_a, wide_b = (x.astype(np.int64) for x in (a, b))
+                exact = ((wide_a.T if layout == "tn" else wide_a) @
+                         (wide_b.T if layout == "nt" else wide_b))
+                kiln, got = kiln_ms(kiln_run, tmp,
+                                    program(m, k, n, layout, "i8", "i32"),
+                                    [a, b], runs, threads)
+                call, c = onednn_call(lib, a, b, layout)
+                dnnl = median_ms(call, runs)
+                ta, tb = (torch.from_numpy(x.astype(np.int32)) for x in (a, b))
+                ta = ta.t() if layout == "tn" else ta
+                tb = tb.t() if layout == "nt" else tb
+                peer = median_ms(lambda: ta @ tb, runs)
+                if not (np.array_equal(got, exact) and
+                        np.array_equal(c, exact)):
+                    raise SystemExit(f"{name}: a result differs from numpy's")
+                vs_onednn.append(dnnl / kiln)
+                vs_torch.append(peer / kiln)
+                line = (f"{name:33s} kiln {kiln:8.3f} ms | oneDNN {dnnl:8.3f} "
+                        f"ms ({100 * dnnl / kiln:5.1f}%) | torch int32 "
+                        f"{peer:8.3f} ms ({100 * peer / kiln:6.1f}%)")
+                if threads == 1:
+                    one_thread[name] = kiln
+                else:
+                    speedups.append(one_thread[name] / kiln)
+                    line += f" | kiln 1t/2t {speedups[-1]:.2f}x"
+                print(line)
+            summary = (f"geometric mean: {100 * geometric_mean(vs_onednn):.1f}% "
+                       f"of oneDNN, {100 * geometric_mean(vs_torch):.1f}% of "
+                       f"PyTorch (int32), {len(SHAPES)} shapes")
+            if speedups:
+                summary += (f"; Kiln's two threads against its one: "
+                            f"{min(speedups):.2f}-{max(speedups):.2f}x")
+            print(summary)
 
 
 if __name__ == "__main__":
