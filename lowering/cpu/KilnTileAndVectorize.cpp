@@ -823,9 +823,7 @@ constexpr int64_t kChunkedColumnsMaxABytes = 512 << 10;
 /// cache line of C: a panel's 32 columns are two, and int8 products need
 /// C's rows to be whole lines of 16 i32 (800 x 300 x 300 in chunks of 48
 /// columns, the lines at their edges moving between cores: 1.0x on two
-/// threads, 1.3x in chunks of rows). Not from B^T: x W^T of 256 x 1024 x
-/// 1024 ran 6% slower on two threads in chunks of columns that each
-/// transpose theirs.
+/// threads, 1.3x in chunks of rows).
 bool packsPerChunk(linalg::LinalgOp op) {
   linalg::LinalgOp pack = chunkInput(op->getOperand(1));
   if (!pack)
@@ -838,8 +836,7 @@ bool packsPerChunk(linalg::LinalgOp op) {
   if (kiln::isPairPack(pack))
     return true;
   auto c = cast<RankedTensorType>(op->getOperand(2).getType());
-  return kiln::isPackedQuadProduct(op) && !kiln::isTransposedQuadPack(pack) &&
-         c.getShape().back() % 16 == 0;
+  return kiln::isPackedQuadProduct(op) && c.getShape().back() % 16 == 0;
 }
 
 /// What a chunk of each loop of `op` must be a multiple of for the schedule

@@ -54,6 +54,25 @@ func.func @matmuls(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<2x4x8xf
 
 // -----
 
+// x W^T with a large W: in f32 transposing x (16 x 32) and the result (16
+// x 300) moves fewer bytes than transposing W (300 x 32), so the product is
+// swapped, (W x^T)^T; int8 into i32 is not, its result's elements being 4
+// bytes to W's 1 (and int8 products read a transposed W as they pack it).
+// CHECK-LABEL: func.func @weight_products
+func.func @weight_products(%x: tensor<16x32xf32>, %w: tensor<300x32xf32>,
+                           %xb: tensor<16x32xi8>, %wb: tensor<300x32xi8>) -> (tensor<16x300xf32>, tensor<16x300xi32>) {
+  // CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<16x32xf32>)
+  // CHECK: %[[WX:.*]] = linalg.matmul ins(%arg1, %[[XT]] : tensor<300x32xf32>, tensor<32x16xf32>)
+  // CHECK: linalg.transpose ins(%[[WX]] : tensor<300x16xf32>)
+  %0 = kiln.dot_general %x, %w, contracting = [1] x [1] : (tensor<16x32xf32>, tensor<300x32xf32>) -> tensor<16x300xf32>
+  // CHECK: %[[WT:.*]] = linalg.transpose ins(%arg3 : tensor<300x32xi8>)
+  // CHECK: linalg.matmul ins(%arg2, %[[WT]] : tensor<16x32xi8>, tensor<32x300xi8>)
+  %1 = kiln.dot_general %xb, %wb, contracting = [1] x [1] : (tensor<16x32xi8>, tensor<300x32xi8>) -> tensor<16x300xi32>
+  return %0, %1 : tensor<16x300xf32>, tensor<16x300xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reduce_max
 func.func @reduce_max(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   // Starts from -inf and propagates NaN.
