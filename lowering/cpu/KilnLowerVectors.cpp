@@ -22,6 +22,37 @@ namespace kiln {
 } // namespace kiln
 
 namespace {
+/// A 16 x 16 transpose of 8- or 16-bit elements (a byte transpose's tile:
+/// int8 A^T, uint8 images) as one of their 32-bit widenings, which
+/// transposes with shuffles (Shuffle16x16): 16 widening loads, the
+/// shuffles and 16 narrowing stores instead of an insert per element.
+struct WidenedTranspose : OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = transpose.getSourceVectorType();
+    Type element = type.getElementType();
+    unsigned bits = element.getIntOrFloatBitWidth();
+    if (type.getShape() != ArrayRef<int64_t>{16, 16} ||
+        (bits != 8 && bits != 16) || !element.isIntOrFloat())
+      return failure();
+    Location loc = transpose.getLoc();
+    VectorType ints = type.clone(rewriter.getIntegerType(bits));
+    VectorType words = type.clone(rewriter.getI32Type());
+    Value source = transpose.getVector();
+    if (!isa<IntegerType>(element))
+      source = arith::BitcastOp::create(rewriter, loc, ints, source);
+    Value wide = arith::ExtUIOp::create(rewriter, loc, words, source);
+    Value swapped = vector::TransposeOp::create(rewriter, loc, wide,
+                                                ArrayRef<int64_t>{1, 0});
+    Value narrow = arith::TruncIOp::create(rewriter, loc, ints, swapped);
+    if (!isa<IntegerType>(element))
+      narrow = arith::BitcastOp::create(rewriter, loc, type, narrow);
+    rewriter.replaceOp(transpose, narrow);
+    return success();
+  }
+};
+
 struct KilnLowerVectorsPass
     : kiln::impl::KilnLowerVectorsBase<KilnLowerVectorsPass> {
   using KilnLowerVectorsBase::KilnLowerVectorsBase;
@@ -68,7 +99,9 @@ struct KilnLowerVectorsPass
         lowering, vector::VectorMultiReductionLowering::InnerParallel);
     vector::populateVectorBroadcastLoweringPatterns(lowering);
     // 16 x 16 blocks of 32-bit elements (a transpose's tiles) transpose
-    // with shuffles; other shapes element by element.
+    // with shuffles, those of narrower ones widened to 32 bits first; other
+    // shapes element by element.
+    lowering.add<WidenedTranspose>(context, /*benefit=*/3);
     vector::populateVectorTransposeLoweringPatterns(
         lowering, vector::VectorTransposeLowering::Shuffle16x16,
         /*benefit=*/2);

@@ -376,13 +376,14 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
   return {first, second};
 }
 
-/// Square blocks of a transpose: an all-parallel op on 32-bit elements that
-/// reads an operand along another loop than the one it writes along
-/// (linalg.transpose, a product's transposed operand) runs in blocks of
-/// 16 x 16 over those two loops, each read as 16 rows and transposed in
-/// registers (kiln-lower-vectors: 16 x 16 shuffles), instead of gathering
-/// an element per lane; rows and columns past the last whole block are
-/// split off and tiled as rows. Returns whether it did.
+/// Square blocks of a transpose: an all-parallel op on 8- to 32-bit
+/// elements that reads an operand along another loop than the one it
+/// writes along (linalg.transpose, a product's transposed operand) runs in
+/// blocks of 16 x 16 over those two loops, each read as 16 rows and
+/// transposed in registers (kiln-lower-vectors: 16 x 16 shuffles of 32-bit
+/// words, narrower elements widened), instead of gathering an element per
+/// lane; rows and columns past the last whole block are split off and
+/// tiled as rows. Returns whether it did.
 bool tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
   constexpr int64_t kBlock = 16;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -401,7 +402,8 @@ bool tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
     // statistics) is no transpose: its map does not use that loop.
     auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (dim && dim.getPosition() != innermost &&
-        map.isFunctionOfDim(innermost) && type.getElementTypeBitWidth() == 32)
+        map.isFunctionOfDim(innermost) &&
+        llvm::is_contained({8u, 16u, 32u}, type.getElementTypeBitWidth()))
       across = dim.getPosition();
   }
   if (!across || ranges[*across] < kBlock || ranges[innermost] < kBlock)

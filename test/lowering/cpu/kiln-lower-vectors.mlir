@@ -174,6 +174,25 @@ func.func @transpose_block(%v: vector<16x16xf32>) -> vector<16x16xf32> {
 
 // -----
 
+// Blocks of bytes and of bf16 transpose as their 32-bit widenings, with
+// the same shuffles, then narrow back (an insert per byte before).
+// CHECK-LABEL: func.func @narrow_transpose_blocks
+// CHECK: arith.extui %{{.*}} : vector<16x16xi8> to vector<16x16xi32>
+// CHECK: vector.shuffle
+// CHECK-NOT: vector.extract %{{.*}}[{{[0-9]+}}, {{[0-9]+}}] : i8
+// CHECK: arith.trunci %{{.*}} : vector<16x16xi32> to vector<16x16xi8>
+// CHECK: arith.bitcast %{{.*}} : vector<16x16xbf16> to vector<16x16xi16>
+// CHECK: vector.shuffle
+// CHECK: arith.bitcast %{{.*}} : vector<16x16xi16> to vector<16x16xbf16>
+// CHECK: return
+func.func @narrow_transpose_blocks(%b: vector<16x16xi8>, %h: vector<16x16xbf16>) -> (vector<16x16xi8>, vector<16x16xbf16>) {
+  %tb = vector.transpose %b, [1, 0] : vector<16x16xi8> to vector<16x16xi8>
+  %th = vector.transpose %h, [1, 0] : vector<16x16xbf16> to vector<16x16xbf16>
+  return %tb, %th : vector<16x16xi8>, vector<16x16xbf16>
+}
+
+// -----
+
 // A 1-D write that may run past its buffer (a vector<2> into a 1 x 1 slice,
 // as canonicalization folded it) becomes a masked store of the lanes that
 // fit (it was left unlowered; scripts/fuzz.py, seed 8035439).

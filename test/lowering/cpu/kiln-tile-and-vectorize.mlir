@@ -276,6 +276,18 @@ func.func @transpose_blocks(%x: tensor<48x40xf32>) -> tensor<40x48xf32> {
 
 // -----
 
+// So do transposes of bytes (int8 A^T, uint8 images; a 1000 x 777 int8
+// transpose took 0.47 ms element by element, 0.054 in blocks).
+// CHECK-LABEL: func.func @byte_transpose_blocks
+// CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : tensor<16x16xi8>, vector<16x16xi8>
+func.func @byte_transpose_blocks(%x: tensor<48x32xi8>) -> tensor<32x48xi8> {
+  %e = tensor.empty() : tensor<32x48xi8>
+  %t = linalg.transpose ins(%x : tensor<48x32xi8>) outs(%e : tensor<32x48xi8>) permutation = [1, 0]
+  return %t : tensor<32x48xi8>
+}
+
+// -----
+
 // Ten columns with 64 rows: B's and C's columns are padded with zeros to 16
 // and computed as one tile of 8 x 16, and the 10 columns sliced back (with
 // fewer than 32 rows they would split into widths 8 and 2 instead).
