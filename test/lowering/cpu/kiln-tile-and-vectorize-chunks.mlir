@@ -165,7 +165,7 @@ func.func @small_row_sums(%x: tensor<2048x1024xf32>, %init: tensor<2048xf32>) ->
 // INT8: scf.forall (%{{.*}}) = (0) to (512) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x512xi32>)
 // INT8: arith.xori %{{.*}}, %{{.*}} : vector<4x16xi8>
 // INT8: arith.subi %{{.*}}, %{{.*}} : vector<1x64xi32>
-// INT8: vector.contract {{.*}} into vector<16x16xi32>
+// INT8: vector.contract {{.*}} into vector<8x32xi32>
 // INT8: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %{{.*}}] [512, 64] [1, 1]
 func.func @int8_columns(%a: tensor<512x512xi8>, %b: tensor<512x512xi8>) -> tensor<512x512xi32> {
   %zero = arith.constant 0 : i32

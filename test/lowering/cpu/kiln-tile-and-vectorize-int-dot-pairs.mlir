@@ -50,9 +50,10 @@ func.func @int8_batch_quads(%a: tensor<2x8x12xi8>, %b: tensor<2x12x32xi8>, %c: t
 // column's quad of k steps 4 consecutive bytes): B's 4 rows interleaved
 // once per 16 columns. K's 10 steps are padded with zeros to 3 quads, in A
 // and B, so that one product covers them all. The product reads A as
-// [M, K / 4, 4] and the packed quads as rows of [16, 4], one quad a
-// register tile, and starts each cache tile from -128 rowsum(A) there
-// (no pass of its own over C).
+// [M, K / 4, 4] and the packed quads as rows of [32, 4], one quad a
+// register tile of 8 x 32 (then 8 x 16 for the last 16 columns), and
+// starts each cache tile from -128 rowsum(A) there (no pass of its own
+// over C).
 // CHECK-LABEL: func.func @int8_packed
 // CHECK-NOT: arith.subi
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [64, 10] [1, 1] : tensor<64x10xi8> into tensor<64x12xi8>
@@ -63,10 +64,11 @@ func.func @int8_batch_quads(%a: tensor<2x8x12xi8>, %b: tensor<2x12x32xi8>, %c: t
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<1x16x4xi8> into tensor<64xi8>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [64, 3, 4] : tensor<64x12xi8> into tensor<64x3x4xi8>
 // CHECK: scf.for
-// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<1x48xi32>
-// CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<16x4xi8> to vector<16x4xi32>
-// CHECK: %[[B:.*]] = arith.extui %{{.*}} : vector<16x4xi8> to vector<16x4xi32>
-// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %{{.*}} : vector<16x4xi32>, vector<16x4xi32> into vector<16x16xi32>
+// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<1x32xi32>
+// CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<8x4xi8> to vector<8x4xi32>
+// CHECK: %[[B:.*]] = arith.extui %{{.*}} : vector<32x4xi8> to vector<32x4xi32>
+// CHECK: vector.contract {{.*}} %[[A]], %[[B]], %{{.*}} : vector<8x4xi32>, vector<32x4xi32> into vector<8x32xi32>
+// CHECK: vector.contract {{.*}} : vector<8x4xi32>, vector<16x4xi32> into vector<8x16xi32>
 // CHECK-NOT: vector.contract
 func.func @int8_packed(%a: tensor<64x10xi8>, %b: tensor<10x48xi8>) -> tensor<64x48xi32> {
   %zero = arith.constant 0 : i32
