@@ -32,9 +32,10 @@ struct WidenedTranspose : OpRewritePattern<vector::TransposeOp> {
                                 PatternRewriter &rewriter) const override {
     VectorType type = transpose.getSourceVectorType();
     Type element = type.getElementType();
+    if (type.getShape() != ArrayRef<int64_t>{16, 16} || !element.isIntOrFloat())
+      return failure();
     unsigned bits = element.getIntOrFloatBitWidth();
-    if (type.getShape() != ArrayRef<int64_t>{16, 16} ||
-        (bits != 8 && bits != 16) || !element.isIntOrFloat())
+    if (bits != 8 && bits != 16)
       return failure();
     Location loc = transpose.getLoc();
     VectorType ints = type.clone(rewriter.getIntegerType(bits));

@@ -403,6 +403,7 @@ bool tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
     auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (dim && dim.getPosition() != innermost &&
         map.isFunctionOfDim(innermost) &&
+        type.getElementType().isIntOrFloat() &&
         llvm::is_contained({8u, 16u, 32u}, type.getElementTypeBitWidth()))
       across = dim.getPosition();
   }
