@@ -895,10 +895,10 @@ int64_t chunkTarget(double ns, int64_t minNs) {
 
 /// The loop a chunked `op` should split first, if any: N of a matmul whose
 /// B is a transpose that only it reads and whose A is not (x W^T, a
-/// backward pass's dY W), or of an int8 product that packsPerChunk, so
-/// that each chunk transposes or packs its own columns of B
-/// (fuseChunkInputs) instead of one thread computing all of B before the
-/// chunks start.
+/// backward pass's dY W), or of a product that packsPerChunk (of a bf16
+/// panel product, its panels), so that each chunk transposes or packs its
+/// own columns of B (fuseChunkInputs) instead of one thread computing all
+/// of B before the chunks start.
 std::optional<unsigned> preferredChunkLoop(linalg::LinalgOp op) {
   // A panel product's panels are the loop before M.
   if (packsPerChunk(op))
@@ -919,8 +919,9 @@ std::optional<unsigned> preferredChunkLoop(linalg::LinalgOp op) {
 /// with the most. Rows past the last whole granule run after it, in chunks
 /// along another loop where they are worth it, else on one thread. Returns
 /// the ops left to schedule: the chunk, those rows and the parts of
-/// chunkInputs it reads that each chunk computes. A fill the op
-/// accumulates in is done by each chunk, in rows of `width`.
+/// chunkInputs it reads that each chunk computes. The start the op
+/// accumulates in (accumulatorStart) is computed by each chunk, in rows of
+/// `width`.
 SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
                                          linalg::LinalgOp op,
                                          ArrayRef<int64_t> granules,
