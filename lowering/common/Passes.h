@@ -80,7 +80,7 @@ std::vector<std::string> donationReport(mlir::func::FuncOp fn);
 /// prepared, kiln lowered to linalg on tensors (checked), canonicalized and,
 /// with `fuseElementwise`, elementwise chains fused.
 void buildKilnToLinalgPipeline(mlir::OpPassManager &pm, bool fuseElementwise,
-                               bool laneReductions);
+                               bool laneReductions, bool windowProducts);
 
 /// Bufferization as every target's runtime ABI wants it: buffers at function
 /// boundaries with identity layouts, every result in its own buffer and

@@ -11,7 +11,7 @@
 using namespace mlir;
 
 void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise,
-                                     bool laneReductions) {
+                                     bool laneReductions, bool windowProducts) {
   pm.addPass(createKilnExpandTransforms());
   pm.addPass(createKilnPrepareEntries());
   pm.addPass(createKilnInlineSingleCalls());
@@ -19,7 +19,7 @@ void kiln::buildKilnToLinalgPipeline(OpPassManager &pm, bool fuseElementwise,
   // are left unused: nothing compiles them.
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createKilnLowerCollectives());
-  pm.addPass(createConvertKilnToLinalg({laneReductions}));
+  pm.addPass(createConvertKilnToLinalg({laneReductions, windowProducts}));
   // memref: the buffers of the runtime's collectives.
   pm.addPass(createKilnCheckContract(
       {{"arith", "bufferization", "func", "linalg", "math", "memref", "scf",

@@ -21,7 +21,8 @@ using namespace mlir;
 void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                                   const KilnToCpuPipelineOptions &options) {
   buildKilnToLinalgPipeline(pm, options.fuseElementwise,
-                            /*laneReductions=*/true);
+                            /*laneReductions=*/true,
+                            /*windowProducts=*/true);
   if (options.stopAfter == CpuStage::Linalg)
     return;
 

@@ -771,6 +771,55 @@ bool isTiledMatmul(linalg::LinalgOp op) {
   return lhs == acc && acc.isF64();
 }
 
+/// Whether `op` is a window product (convert-kiln-to-linalg's
+/// window-products): a contraction over (r, output, window..., feature)
+/// into [rows, outputs] of pixel rows [P, features], read at r shifted by
+/// a combination of the window loops, and a kernel [window..., features,
+/// outputs].
+bool isWindowProduct(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  unsigned loops = op.getNumLoops();
+  if (!generic || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || loops < 4 || op.getNumParallelLoops() != 2 ||
+      !linalg::isParallelIterator(op.getIteratorTypesArray()[1]) ||
+      llvm::any_of(
+          op.getStaticLoopRanges(), [](int64_t size) { return size <= 0; }))
+    return false;
+  MLIRContext *context = op.getContext();
+  SmallVector<AffineExpr> dims = kiln::loopDims(context, loops);
+  SmallVector<AffineExpr> kernel(dims.begin() + 2, dims.end());
+  kernel.push_back(dims[1]);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[2] != AffineMap::get(loops, 0, {dims[0], dims[1]}, context) ||
+      maps[1] != AffineMap::get(loops, 0, kernel, context) ||
+      maps[0].getNumResults() != 2 || maps[0].getResult(1) != dims.back())
+    return false;
+  // The shift: window loops times non-negative strides, 0 at iteration 0.
+  AffineExpr shift =
+      simplifyAffineExpr(maps[0].getResult(0) - dims[0], loops, 0);
+  SmallVector<AffineExpr> at(loops, getAffineConstantExpr(0, context));
+  for (unsigned d = 0; d < loops; ++d) {
+    bool window = d >= 2 && d + 1 < loops;
+    if (!window && shift.isFunctionOfDim(d))
+      return false;
+    SmallVector<AffineExpr> one(at);
+    one[d] = getAffineConstantExpr(1, context);
+    auto stride = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(shift.replaceDims(one), loops, 0));
+    if (!stride || stride.getValue() < 0)
+      return false;
+  }
+  auto origin = dyn_cast<AffineConstantExpr>(
+      simplifyAffineExpr(shift.replaceDims(at), loops, 0));
+  return origin && origin.getValue() == 0 &&
+         linalg::detail::isContractionBody(
+             *op.getBlock(), [](Operation *multiply, Operation *add) {
+               return (isa<arith::MulFOp>(multiply) &&
+                       isa<arith::AddFOp>(add)) ||
+                      (isa<arith::MulIOp>(multiply) && isa<arith::AddIOp>(add));
+             });
+}
+
 /// The time `op` is estimated to take on one thread, in ns: a matmul at
 /// 100 GFLOP/s (an int8 one on vpdpbusd's byte quads at 4 times that: 64
 /// products an instruction, 16 of an f32 FMA), a reduction at 80 GB/s of
@@ -778,7 +827,7 @@ bool isTiledMatmul(linalg::LinalgOp op) {
 /// a 1024 x 1024 f32 matrix-vector product or row sum read its 4 MB in 46
 /// us, and took longer on 2 threads than on 1), any other op at 20 GB/s.
 double estimatedNs(linalg::LinalgOp op) {
-  if (isTiledMatmul(op)) {
+  if (isTiledMatmul(op) || isWindowProduct(op)) {
     double flops = 2;
     for (int64_t size : op.getStaticLoopRanges())
       flops *= size;
@@ -992,6 +1041,84 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
     return {op};
   parts.push_back(cast<linalg::LinalgOp>(chunk));
   return parts;
+}
+
+/// A tile of a window product (isWindowProduct) at one window position,
+/// as the matmul it is: its pixel rows [R, features] times the kernel's
+/// [features, outputs] there, into [R, outputs].
+linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
+                                    linalg::LinalgOp tile) {
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  Value kernel = tile.getDpsInputOperand(1)->get();
+  auto kernelType = cast<RankedTensorType>(kernel.getType());
+  int64_t rank = kernelType.getRank();
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1);
+  Value matrix = tensor::ExtractSliceOp::create(
+      rewriter, loc, kernelType.clone(kernelType.getShape().take_back(2)),
+      kernel, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, kernelType.getShape()),
+      getAsIndexOpFoldResult(context, ones));
+  auto matmul = linalg::MatmulOp::create(
+      rewriter, loc, ValueRange{tile.getDpsInputOperand(0)->get(), matrix},
+      ValueRange{tile.getDpsInitOperand(0)->get()});
+  rewriter.replaceOp(tile, matmul->getResults());
+  return cast<linalg::LinalgOp>(matmul.getOperation());
+}
+
+/// A window product (isWindowProduct) in blocks of a cache tile's rows,
+/// each summing, window position by window position, the matmul of its
+/// shifted pixel rows with the kernel there (windowTileAsMatmul), tiled
+/// like any matmul: a block's accumulators stay in cache over the window
+/// and the kernel in L2 over the blocks, where building the patches (im2col)
+/// wrote and read the input once per window position. Threads share the
+/// blocks when the product is estimated at `minNs` or more; rows past the
+/// last whole block are a block of their own.
+void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
+                           MatmulTiles tiles, int64_t minNs) {
+  int64_t rows = op.getStaticLoopRanges().front(), block = tiles.cacheM;
+  SmallVector<linalg::LinalgOp> parts = {op};
+  if (rows > block && rows % block != 0) {
+    rewriter.setInsertionPoint(op);
+    auto [whole, rest] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), 0,
+                        rewriter.getIndexAttr(rows - rows % block));
+    parts = {cast<linalg::LinalgOp>(whole.getOperation()),
+             cast<linalg::LinalgOp>(rest.getOperation())};
+  }
+  unsigned loops = op.getNumLoops();
+  for (linalg::LinalgOp part : parts) {
+    int64_t partRows = part.getStaticLoopRanges().front();
+    int64_t blocks = std::max<int64_t>(1, partRows / block);
+    double ns = estimatedNs(part);
+    if (minNs > 0 && ns >= minNs && blocks >= 2) {
+      // The fewest chunks, at least the target, that divide the blocks.
+      int64_t target = std::min(chunkTarget(ns, minNs), blocks);
+      int64_t chunks = target;
+      while (blocks % chunks != 0)
+        ++chunks;
+      SmallVector<int64_t> sizes(loops, 0);
+      sizes[0] = partRows / chunks;
+      Operation *chunk = tile(rewriter, part, sizes, /*order=*/{},
+                              scf::SCFTilingOptions::LoopType::ForallOp);
+      if (!chunk)
+        continue;
+      part = cast<linalg::LinalgOp>(chunk);
+      partRows = part.getStaticLoopRanges().front();
+    }
+    // Blocks of rows, then the window's positions one at a time.
+    SmallVector<int64_t> sizes(loops, 1);
+    sizes[0] = std::min(partRows, block);
+    sizes[1] = 0;
+    sizes.back() = 0;
+    auto windowTile =
+        dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, part, sizes));
+    if (!windowTile)
+      continue;
+    linalg::LinalgOp matmul = windowTileAsMatmul(rewriter, windowTile);
+    tileMatmul(rewriter, matmul, registerTilesOf(matmul, tiles));
+  }
 }
 
 /// Whether `op` is a matmul: a named one, or an int8 product of byte quads
@@ -1550,6 +1677,13 @@ struct KilnTileAndVectorizePass
           fusedLoops.insert(loop);
     if (packPanels)
       packMatmulPanels(rewriter, getOperation(), tiles, fusedLoops);
+    SmallVector<linalg::LinalgOp> windowProducts;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (isWindowProduct(op))
+        windowProducts.push_back(op);
+    });
+    for (linalg::LinalgOp op : windowProducts)
+      scheduleWindowProduct(rewriter, op, tiles, parallelWork);
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&

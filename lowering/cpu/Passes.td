@@ -122,6 +122,14 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     epilogue's loop has its whole B packed once before the loop (the rules
     apply to the whole product), and each block reads its columns' panels.
 
+    Then window products (convert-kiln-to-linalg's window-products: a
+    convolution contracted from rows of pixels shifted by each window
+    position) run in blocks of a cache tile's rows, the rows past the last
+    whole block a block of their own; each block sums, window position by
+    position, the matmul of its shifted rows with the kernel there, tiled
+    like any matmul, its accumulators in cache over the window. Threads
+    share the blocks of a product estimated at `parallel-work` ns or more.
+
     Then, an op estimated to take at least `parallel-work` ns on one
     thread (a matmul at 100 GFLOP/s, a reduction at 80 GB/s of its
     tensors, other ops at 20 GB/s) is split along one parallel loop into

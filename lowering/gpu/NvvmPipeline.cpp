@@ -119,7 +119,8 @@ void kiln::buildKilnToNvvmPipeline(OpPassManager &pm,
                                    const KilnToNvvmPipelineOptions &options) {
   // Warps reduce rows as trees (kiln-gpu-map-reductions).
   buildKilnToLinalgPipeline(pm, options.fuseElementwise,
-                            /*laneReductions=*/false);
+                            /*laneReductions=*/false,
+                            /*windowProducts=*/false);
   if (options.stopAfter == GpuStage::Linalg)
     return;
   buildBufferizationPipeline(pm);

@@ -37,11 +37,12 @@ struct EmptyResultToEmptyTensor : ConversionPattern {
 } // namespace
 
 void kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
-                                        bool laneReductions) {
+                                        bool laneReductions,
+                                        bool windowProducts) {
   patterns.add<EmptyResultToEmptyTensor>(patterns.getContext());
   populateElementwiseToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
-  populateComputeToLinalgPatterns(patterns, laneReductions);
+  populateComputeToLinalgPatterns(patterns, laneReductions, windowProducts);
   populateControlFlowToScfPatterns(patterns);
 }
 
@@ -91,7 +92,8 @@ struct ConvertKilnToLinalgPass
     target.addDynamicallyLegalDialect<kiln::KilnDialect>(
         [](Operation *op) { return isa<kiln::TransformOpInterface>(op); });
     RewritePatternSet patterns(context);
-    kiln::populateKilnToLinalgPatterns(patterns, laneReductions);
+    kiln::populateKilnToLinalgPatterns(patterns, laneReductions,
+                                       windowProducts);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -30,13 +30,15 @@ namespace kiln {
 /// primitive op.
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// `laneReductions`: see convert-kiln-to-linalg's option.
+/// `laneReductions`, `windowProducts`: see convert-kiln-to-linalg's
+/// options.
 void populateComputeToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                     bool laneReductions);
+                                     bool laneReductions, bool windowProducts);
 void populateControlFlowToScfPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.
 void populateKilnToLinalgPatterns(mlir::RewritePatternSet &patterns,
-                                  bool laneReductions = true);
+                                  bool laneReductions = true,
+                                  bool windowProducts = true);
 
 } // namespace kiln
 

@@ -33,7 +33,14 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
     Option<"laneReductions", "lane-reductions", "bool", "true",
            "Reduce trailing dimensions, and matrix-vector products along "
            "K, as [R / L, L] for vector lanes (CPUs); off, each is one "
-           "linalg.reduce or matmul (GPUs reduce in warps)">
+           "linalg.reduce or matmul (GPUs reduce in warps)">,
+    Option<"windowProducts", "window-products", "bool", "true",
+           "Contract a convolution's patches (a concatenation of "
+           "unit-stride window slices of one tensor, of at least 16 "
+           "features) from the padded input itself, by a linalg.generic "
+           "whose input map shifts the output's pixel rows by each window "
+           "position (kiln-tile-and-vectorize schedules it on CPUs); off, "
+           "the patches are built and multiplied (im2col)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",

@@ -1,0 +1,42 @@
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=1000" --split-input-file | FileCheck %s --check-prefix=THREADS
+
+// A window product (convert-kiln-to-linalg's window-products: a 1-D
+// window of 3 positions, 2 rows apart) in blocks of 64 rows, the 8 rows
+// past the last whole block (200 = 3 x 64 + 8) a block of their own; each
+// block sums, position by position, the matmul of its shifted rows with
+// the kernel's [16, 32] there, in register tiles of 8 x 32 over 16 steps.
+// With threads (work estimated past parallel-work), the whole blocks are
+// shared by threads, a block each.
+#pixels = affine_map<(d0, d1, d2, d3) -> (d0 + d2 * 2, d3)>
+#kernel = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#rows = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func @window_product
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c192{{.*}} step %c64
+// CHECK: scf.for %[[POS:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: tensor.extract_slice %{{.*}}[%[[POS]], 0, 0] [1, 16, 32] [1, 1, 1] : tensor<3x16x32xf32> to tensor<1x16x32xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [1, 16, 32] [1, 1, 1] : tensor<1x16x32xf32> to tensor<16x32xf32>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1
+// CHECK: vector.contract
+// CHECK: tensor.extract_slice %{{.*}}[192, 0] [12, 16] [1, 1] : tensor<204x16xf32> to tensor<12x16xf32>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: vector.contract
+// CHECK-NOT: linalg.generic
+// THREADS-LABEL: func.func @window_product
+// THREADS: scf.forall (%{{.*}}) = (0) to (192) step (64)
+// THREADS: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// THREADS: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+func.func @window_product(%x: tensor<204x16xf32>, %k: tensor<3x16x32xf32>) -> tensor<200x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<200x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<200x32xf32>) -> tensor<200x32xf32>
+  %y = linalg.generic {indexing_maps = [#pixels, #kernel, #rows], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %k : tensor<204x16xf32>, tensor<3x16x32xf32>) outs(%init : tensor<200x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<200x32xf32>
+  return %y : tensor<200x32xf32>
+}
