@@ -1074,10 +1074,13 @@ linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
 /// and the kernel in L2 over the blocks, where building the patches (im2col)
 /// wrote and read the input once per window position. Threads share the
 /// blocks when the product is estimated at `minNs` or more; rows past the
-/// last whole block are a block of their own.
+/// last whole block are a block of their own. Each block computes its part
+/// of the start it accumulates in (its zeros), in rows of `width`, just
+/// before it accumulates there.
 void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
-                           MatmulTiles tiles, int64_t minNs) {
+                           MatmulTiles tiles, int64_t minNs, int64_t width) {
   int64_t rows = op.getStaticLoopRanges().front(), block = tiles.cacheM;
+  linalg::LinalgOp start = accumulatorStart(op.getDpsInitOperand(0)->get());
   SmallVector<linalg::LinalgOp> parts = {op};
   if (rows > block && rows % block != 0) {
     rewriter.setInsertionPoint(op);
@@ -1089,36 +1092,76 @@ void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   unsigned loops = op.getNumLoops();
   for (linalg::LinalgOp part : parts) {
+    // splitOp gave each part a slice of the whole start (the rest's, of
+    // the start with the first part's rows inserted): each computes its own
+    // part of the start instead, which its blocks then take in (fuseStart).
+    auto slice = part.getDpsInitOperand(0)
+                     ->get()
+                     .getDefiningOp<tensor::ExtractSliceOp>();
+    if (start && slice && part != op) {
+      rewriter.setInsertionPoint(slice);
+      Value into = slice;
+      if (slice.getSource() == start->getResult(0))
+        into = tensor::ExtractSliceOp::create(
+            rewriter, slice.getLoc(), start.getDpsInitOperand(0)->get(),
+            slice.getMixedOffsets(), slice.getMixedSizes(),
+            slice.getMixedStrides());
+      Value own = startPart(rewriter, start, slice.getMixedOffsets(),
+                            slice.getMixedSizes(), into);
+      rewriter.modifyOpInPlace(part,
+                               [&] { part.getDpsInitOperand(0)->set(own); });
+    }
     int64_t partRows = part.getStaticLoopRanges().front();
     int64_t blocks = std::max<int64_t>(1, partRows / block);
     double ns = estimatedNs(part);
+    SmallVector<int64_t> sizes(loops, 0);
     if (minNs > 0 && ns >= minNs && blocks >= 2) {
       // The fewest chunks, at least the target, that divide the blocks.
       int64_t target = std::min(chunkTarget(ns, minNs), blocks);
       int64_t chunks = target;
       while (blocks % chunks != 0)
         ++chunks;
-      SmallVector<int64_t> sizes(loops, 0);
       sizes[0] = partRows / chunks;
       Operation *chunk = tile(rewriter, part, sizes, /*order=*/{},
-                              scf::SCFTilingOptions::LoopType::ForallOp);
+                              scf::SCFTilingOptions::LoopType::ForallOp, width);
       if (!chunk)
         continue;
       part = cast<linalg::LinalgOp>(chunk);
       partRows = part.getStaticLoopRanges().front();
     }
     // Blocks of rows, then the window's positions one at a time.
-    SmallVector<int64_t> sizes(loops, 1);
     sizes[0] = std::min(partRows, block);
-    sizes[1] = 0;
-    sizes.back() = 0;
+    auto rowBlock = dyn_cast_or_null<linalg::LinalgOp>(
+        tile(rewriter, part, sizes, /*order=*/{},
+             scf::SCFTilingOptions::LoopType::ForOp, width));
+    if (!rowBlock)
+      continue;
+    SmallVector<int64_t> positions(loops, 1);
+    positions[0] = positions[1] = positions.back() = 0;
     auto windowTile =
-        dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, part, sizes));
+        dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, rowBlock, positions));
     if (!windowTile)
       continue;
     linalg::LinalgOp matmul = windowTileAsMatmul(rewriter, windowTile);
     tileMatmul(rewriter, matmul, registerTilesOf(matmul, tiles));
   }
+  // The parts' results are inserted into the whole start, every row of
+  // which they overwrite: into the tensor it would fill instead. The
+  // whole start is then read by nothing (splitOp's slices of it are dead).
+  if (!start || parts.size() < 2)
+    return;
+  Value empty = start.getDpsInitOperand(0)->get();
+  for (OpOperand &use :
+       llvm::make_early_inc_range(start->getResult(0).getUses())) {
+    Operation *user = use.getOwner();
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+        insert && &use == &insert.getDestMutable())
+      rewriter.modifyOpInPlace(insert, [&] { use.set(empty); });
+    else if (isa<tensor::ExtractSliceOp>(user) && user->use_empty())
+      rewriter.eraseOp(user);
+  }
+  if (start->use_empty())
+    rewriter.eraseOp(start);
 }
 
 /// Whether `op` is a matmul: a named one, or an int8 product of byte quads
@@ -1683,7 +1726,7 @@ struct KilnTileAndVectorizePass
         windowProducts.push_back(op);
     });
     for (linalg::LinalgOp op : windowProducts)
-      scheduleWindowProduct(rewriter, op, tiles, parallelWork);
+      scheduleWindowProduct(rewriter, op, tiles, parallelWork, vectorWidth);
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&

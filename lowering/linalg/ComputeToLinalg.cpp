@@ -261,13 +261,23 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
   Value kernelGrid = reshapeTensor(
       rewriter, loc, kernel,
       cast<RankedTensorType>(kernel.getType()).clone(kernelShape));
+  // Every padded pixel's row, of which the product computes the first
+  // `rows` in place.
+  auto allType = RankedTensorType::get({batch * image, outputs}, element);
   auto rowsType = RankedTensorType::get({rows, outputs}, element);
+  Value all = emptyTensor(rewriter, loc, allType);
+  Value computed = tensor::ExtractSliceOp::create(
+      rewriter, loc, rowsType, all, ValueRange{}, ValueRange{}, ValueRange{},
+      ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{rows, outputs},
+      ArrayRef<int64_t>{1, 1});
+  Value zeros =
+      linalg::FillOp::create(
+          rewriter, loc, scalarConstant(rewriter, loc, element, 0), computed)
+          .getResult(0);
   Value product =
       linalg::GenericOp::create(
           rewriter, loc, TypeRange{rowsType}, ValueRange{pixels, kernelGrid},
-          ValueRange{filledTensor(rewriter, loc, rowsType,
-                                  scalarConstant(rewriter, loc, element, 0))},
-          maps, iterators,
+          ValueRange{zeros}, maps, iterators,
           [](OpBuilder &b, Location nestedLoc, ValueRange args) {
             Value times = arithmetic<arith::MulFOp, arith::MulIOp>(
                 b, nestedLoc, args[0], args[1]);
@@ -276,20 +286,17 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
                                         b, nestedLoc, times, args[2]));
           })
           .getResult(0);
-  // Every padded pixel's row, of which the product computed the first
-  // `rows`, as [batch, padded spatial..., outputs].
-  auto allType = RankedTensorType::get({batch * image, outputs}, element);
-  Value all = tensor::InsertSliceOp::create(
-      rewriter, loc, product, emptyTensor(rewriter, loc, allType), ValueRange{},
-      ValueRange{}, ValueRange{}, ArrayRef<int64_t>{0, 0},
-      ArrayRef<int64_t>{rows, outputs}, ArrayRef<int64_t>{1, 1});
+  all = tensor::InsertSliceOp::create(
+      rewriter, loc, product, all, ValueRange{}, ValueRange{}, ValueRange{},
+      ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{rows, outputs},
+      ArrayRef<int64_t>{1, 1});
   SmallVector<int64_t> gridShape(padded.drop_back());
   gridShape.push_back(outputs);
   Value gridRows = reshapeTensor(rewriter, loc, all, allType.clone(gridShape));
-  SmallVector<int64_t> zeros(rank - 1, 0), ones(rank - 1, 1);
+  SmallVector<int64_t> origin(rank - 1, 0), ones(rank - 1, 1);
   return tensor::ExtractSliceOp::create(rewriter, loc, accType, gridRows,
                                         ValueRange{}, ValueRange{},
-                                        ValueRange{}, zeros, outShape, ones)
+                                        ValueRange{}, origin, outShape, ones)
       .getResult();
 }
 
