@@ -37,7 +37,8 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
     Option<"windowProducts", "window-products", "bool", "true",
            "Contract a convolution's patches (a concatenation of "
            "unit-stride window slices of one tensor, of at least 16 "
-           "features) from the padded input itself, by a linalg.generic "
+           "features, whose padded grid has at most 1.2 rows per output) "
+           "from the padded input itself, by a linalg.generic "
            "whose input map shifts the output's pixel rows by each window "
            "position (kiln-tile-and-vectorize schedules it on CPUs); off, "
            "the patches are built and multiplied (im2col)">

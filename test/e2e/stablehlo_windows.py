@@ -164,25 +164,29 @@ conv_case("conv 5x5 of one feature (LeNet's first layer)", (3, 12, 10, 1),
           (5, 5, 1, 6), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 7x7 stride 2 of RGB (ResNet's stem)", (2, 16, 15, 3),
           (7, 7, 3, 8), NHWC, [2, 2], [(3, 3), (3, 3)])
-# 16 features or more, at unit strides: contracted from the padded input's
-# pixel rows, each output row shifted by each window position (no
-# patches); in blocks of 64 rows, the rows past the last whole block on
-# their own, blocks shared by threads when the product is large.
+# 16 features or more, at unit strides, on images whose padded grid has at
+# most 1.2 rows per output: contracted from the padded input's pixel rows,
+# each output row shifted by each window position (no patches); in blocks
+# of 64 rows, the rows past the last whole block on their own, blocks
+# shared by threads when the product is large. The last case's 8 x 8
+# images (1.3 rows per output) build their patches.
 conv_case("conv 3x3 of 16 features, SAME (from the padded input)",
-          (2, 9, 11, 16), (3, 3, 16, 24), NHWC, [1, 1], [(1, 1), (1, 1)])
+          (2, 24, 26, 16), (3, 3, 16, 24), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv of 17 features, dilated, asymmetric and negative padding",
-          (1, 10, 9, 17), (2, 3, 17, 5), NHWC, [1, 1], [(2, 1), (0, -1)],
+          (1, 30, 29, 17), (2, 3, 17, 5), NHWC, [1, 1], [(2, 1), (0, -1)],
           rhs_dil=[2, 1])
-conv_case("conv lhs dilation 2 of 16 features (transposed)", (2, 4, 5, 16),
+conv_case("conv lhs dilation 2 of 16 features (transposed)", (1, 12, 12, 16),
           (3, 3, 16, 8), NHWC, [1, 1], [(2, 2), (2, 2)], lhs_dil=[2, 2])
 conv_case("conv 1-D of 20 features, NCW / OIW", (3, 20, 11), (5, 20, 3),
           ("bf0", "oi0", "bf0"), [1], [(2, 1)])
-conv_case("conv 3-D of 16 features", (1, 4, 5, 4, 16), (2, 2, 2, 16, 3),
+conv_case("conv 3-D of 16 features", (1, 12, 12, 12, 16), (2, 2, 2, 16, 3),
           ("b012f", "012io", "b012f"), [1, 1, 1], [(0, 0), (1, 0), (0, 1)])
-conv_case("conv f64 of 16 features", (1, 6, 6, 16), (3, 3, 16, 4), NHWC,
+conv_case("conv f64 of 16 features", (1, 24, 24, 16), (3, 3, 16, 4), NHWC,
           [1, 1], [(1, 1), (1, 1)], dtype=np.float64)
 conv_case("conv 3x3, 32 to 32 features, blocks shared by threads",
           (4, 30, 30, 32), (3, 3, 32, 32), NHWC, [1, 1], [(1, 1), (1, 1)])
+conv_case("conv 3x3 of 16 features on 8 x 8 images (patches)",
+          (2, 8, 8, 16), (3, 3, 16, 8), NHWC, [1, 1], [(1, 1), (1, 1)])
 # Batch groups: the kernel gradient of a depthwise convolution, as JAX's
 # transpose rule writes it (features as the batch, 4 groups).
 conv_case("conv with batch groups (depthwise kernel gradient)", (3, 6, 6, 4),

@@ -4,41 +4,44 @@
 // A 2 x 2 convolution of 16 features as kiln-import-stablehlo writes it
 // (the padded input's taps stacked into patches, contracted with the
 // kernel): contracted from the padded input's pixel rows, each output row
-// reading the rows its window positions shift it by (1 and 8 = the padded
-// width), into the padded grid's rows, of which the outputs are sliced.
-// CHECK-DAG: #[[PIXELS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0 + d2 * 8 + d3, d4)>
+// reading the rows its window positions shift it by (1 and 14 = the padded
+// width), into the padded grid's rows (153 for 143 outputs), of which the
+// outputs are sliced.
+// CHECK-DAG: #[[PIXELS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0 + d2 * 14 + d3, d4)>
 // CHECK-DAG: #[[KERNEL:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4, d1)>
 // CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
 // CHECK-LABEL: func.func @conv_2x2
-// CHECK: %[[PADDED:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 1, 1, 0] [2, 5, 6, 16]
-// CHECK: %[[FLAT:.*]] = tensor.expand_shape %{{.*}} output_shape [112, 16]
-// CHECK: %[[FROM:.*]] = tensor.extract_slice %[[FLAT]][0, 0] [112, 16] [1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 1, 1, 0] [1, 10, 12, 16]
+// CHECK: %[[FLAT:.*]] = tensor.expand_shape %{{.*}} output_shape [168, 16]
+// CHECK: %[[FROM:.*]] = tensor.extract_slice %[[FLAT]][0, 0] [168, 16] [1, 1]
 // CHECK: %[[GRID:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 2, 16, 8]
-// CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<103x8xf32>
-// CHECK: %[[PRODUCT:.*]] = linalg.generic {indexing_maps = [#[[PIXELS]], #[[KERNEL]], #[[ROWS]]], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[FROM]], %[[GRID]] : tensor<112x16xf32>, tensor<2x2x16x8xf32>) outs(%[[ZEROS]] : tensor<103x8xf32>)
+// CHECK: %[[ALL:.*]] = tensor.empty() : tensor<168x8xf32>
+// CHECK: %[[COMPUTED:.*]] = tensor.extract_slice %[[ALL]][0, 0] [153, 8] [1, 1]
+// CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[COMPUTED]] : tensor<153x8xf32>)
+// CHECK: %[[PRODUCT:.*]] = linalg.generic {indexing_maps = [#[[PIXELS]], #[[KERNEL]], #[[ROWS]]], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[FROM]], %[[GRID]] : tensor<168x16xf32>, tensor<2x2x16x8xf32>) outs(%[[ZEROS]] : tensor<153x8xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
-// CHECK: %[[ALL:.*]] = tensor.insert_slice %[[PRODUCT]] into %{{.*}}[0, 0] [103, 8] [1, 1] : tensor<103x8xf32> into tensor<112x8xf32>
-// CHECK: %[[VIEW:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 7, 8, 8]
-// CHECK: tensor.extract_slice %[[VIEW]][0, 0, 0, 0] [2, 6, 7, 8] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %[[PRODUCT]] into %[[ALL]][0, 0] [153, 8] [1, 1]
+// CHECK: %[[VIEW:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 12, 14, 8]
+// CHECK: tensor.extract_slice %[[VIEW]][0, 0, 0, 0] [1, 11, 13, 8] [1, 1, 1, 1]
 // CHECK-NOT: linalg.matmul
 // IM2COL-LABEL: func.func @conv_2x2
-// IM2COL: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<84x64xf32>, tensor<64x8xf32>)
-func.func @conv_2x2(%x: tensor<2x5x6x16xf32>, %k: tensor<2x2x16x8xf32>) -> tensor<2x6x7x8xf32> {
+// IM2COL: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<143x64xf32>, tensor<64x8xf32>)
+func.func @conv_2x2(%x: tensor<1x10x12x16xf32>, %k: tensor<2x2x16x8xf32>) -> tensor<1x11x13x8xf32> {
   %zero = kiln.constant dense<0.000000e+00> : tensor<f32>
-  %p = kiln.pad %x, %zero, low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0] : (tensor<2x5x6x16xf32>, tensor<f32>) -> tensor<2x7x8x16xf32>
-  %t0 = kiln.slice %p [0:2, 0:6, 0:7, 0:16] : (tensor<2x7x8x16xf32>) -> tensor<2x6x7x16xf32>
-  %t1 = kiln.slice %p [0:2, 0:6, 1:8, 0:16] : (tensor<2x7x8x16xf32>) -> tensor<2x6x7x16xf32>
-  %t2 = kiln.slice %p [0:2, 1:7, 0:7, 0:16] : (tensor<2x7x8x16xf32>) -> tensor<2x6x7x16xf32>
-  %t3 = kiln.slice %p [0:2, 1:7, 1:8, 0:16] : (tensor<2x7x8x16xf32>) -> tensor<2x6x7x16xf32>
-  %r0 = kiln.reshape %t0 : (tensor<2x6x7x16xf32>) -> tensor<2x6x7x1x16xf32>
-  %r1 = kiln.reshape %t1 : (tensor<2x6x7x16xf32>) -> tensor<2x6x7x1x16xf32>
-  %r2 = kiln.reshape %t2 : (tensor<2x6x7x16xf32>) -> tensor<2x6x7x1x16xf32>
-  %r3 = kiln.reshape %t3 : (tensor<2x6x7x16xf32>) -> tensor<2x6x7x1x16xf32>
-  %patches = kiln.concatenate %r0, %r1, %r2, %r3, dim = 3 : (tensor<2x6x7x1x16xf32>, tensor<2x6x7x1x16xf32>, tensor<2x6x7x1x16xf32>, tensor<2x6x7x1x16xf32>) -> tensor<2x6x7x4x16xf32>
+  %p = kiln.pad %x, %zero, low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0] : (tensor<1x10x12x16xf32>, tensor<f32>) -> tensor<1x12x14x16xf32>
+  %t0 = kiln.slice %p [0:1, 0:11, 0:13, 0:16] : (tensor<1x12x14x16xf32>) -> tensor<1x11x13x16xf32>
+  %t1 = kiln.slice %p [0:1, 0:11, 1:14, 0:16] : (tensor<1x12x14x16xf32>) -> tensor<1x11x13x16xf32>
+  %t2 = kiln.slice %p [0:1, 1:12, 0:13, 0:16] : (tensor<1x12x14x16xf32>) -> tensor<1x11x13x16xf32>
+  %t3 = kiln.slice %p [0:1, 1:12, 1:14, 0:16] : (tensor<1x12x14x16xf32>) -> tensor<1x11x13x16xf32>
+  %r0 = kiln.reshape %t0 : (tensor<1x11x13x16xf32>) -> tensor<1x11x13x1x16xf32>
+  %r1 = kiln.reshape %t1 : (tensor<1x11x13x16xf32>) -> tensor<1x11x13x1x16xf32>
+  %r2 = kiln.reshape %t2 : (tensor<1x11x13x16xf32>) -> tensor<1x11x13x1x16xf32>
+  %r3 = kiln.reshape %t3 : (tensor<1x11x13x16xf32>) -> tensor<1x11x13x1x16xf32>
+  %patches = kiln.concatenate %r0, %r1, %r2, %r3, dim = 3 : (tensor<1x11x13x1x16xf32>, tensor<1x11x13x1x16xf32>, tensor<1x11x13x1x16xf32>, tensor<1x11x13x1x16xf32>) -> tensor<1x11x13x4x16xf32>
   %kernel = kiln.reshape %k : (tensor<2x2x16x8xf32>) -> tensor<4x16x8xf32>
-  %y = kiln.dot_general %patches, %kernel, contracting = [3, 4] x [0, 1] : (tensor<2x6x7x4x16xf32>, tensor<4x16x8xf32>) -> tensor<2x6x7x8xf32>
-  return %y : tensor<2x6x7x8xf32>
+  %y = kiln.dot_general %patches, %kernel, contracting = [3, 4] x [0, 1] : (tensor<1x11x13x4x16xf32>, tensor<4x16x8xf32>) -> tensor<1x11x13x8xf32>
+  return %y : tensor<1x11x13x8xf32>
 }
 
 // -----
@@ -64,12 +67,14 @@ func.func @dilated_1d(%x: tensor<1x20x16xf32>, %k: tensor<3x16x4xf32>) -> tensor
 
 // -----
 
-// Fewer than 16 features, strided taps, and taps that are no grid (a
-// position missing) build their patches.
+// Fewer than 16 features, strided taps, taps that are no grid (a position
+// repeated), and a grid of more than 1.2 rows per output (the second
+// image's rows start 20 rows on, of which 8 are outputs) build their
+// patches.
 // CHECK-LABEL: func.func @patches_kept
-// CHECK-COUNT-3: linalg.matmul
+// CHECK-COUNT-4: linalg.matmul
 // CHECK-NOT: linalg.generic {{.*}}reduction
-func.func @patches_kept(%x: tensor<1x20x8xf32>, %k8: tensor<2x8x4xf32>, %y: tensor<1x20x16xf32>, %k16: tensor<2x16x4xf32>) -> (tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>) {
+func.func @patches_kept(%x: tensor<1x20x8xf32>, %k8: tensor<2x8x4xf32>, %y: tensor<1x20x16xf32>, %k16: tensor<2x16x4xf32>, %z: tensor<2x20x16xf32>) -> (tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>, tensor<2x8x4xf32>) {
   // 8 features.
   %a0 = kiln.slice %x [0:1, 0:10, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x10x8xf32>
   %a1 = kiln.slice %x [0:1, 1:11, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x10x8xf32>
@@ -89,5 +94,12 @@ func.func @patches_kept(%x: tensor<1x20x8xf32>, %k8: tensor<2x8x4xf32>, %y: tens
   %rc0 = kiln.reshape %c0 : (tensor<1x10x16xf32>) -> tensor<1x10x1x16xf32>
   %pc = kiln.concatenate %rc0, %rc0, dim = 2 : (tensor<1x10x1x16xf32>, tensor<1x10x1x16xf32>) -> tensor<1x10x2x16xf32>
   %yc = kiln.dot_general %pc, %k16, contracting = [2, 3] x [0, 1] : (tensor<1x10x2x16xf32>, tensor<2x16x4xf32>) -> tensor<1x10x4xf32>
-  return %ya, %yb, %yc : tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>
+  // Two short images.
+  %d0 = kiln.slice %z [0:2, 0:8, 0:16] : (tensor<2x20x16xf32>) -> tensor<2x8x16xf32>
+  %d1 = kiln.slice %z [0:2, 1:9, 0:16] : (tensor<2x20x16xf32>) -> tensor<2x8x16xf32>
+  %rd0 = kiln.reshape %d0 : (tensor<2x8x16xf32>) -> tensor<2x8x1x16xf32>
+  %rd1 = kiln.reshape %d1 : (tensor<2x8x16xf32>) -> tensor<2x8x1x16xf32>
+  %pd = kiln.concatenate %rd0, %rd1, dim = 2 : (tensor<2x8x1x16xf32>, tensor<2x8x1x16xf32>) -> tensor<2x8x2x16xf32>
+  %yd = kiln.dot_general %pd, %k16, contracting = [2, 3] x [0, 1] : (tensor<2x8x2x16xf32>, tensor<2x16x4xf32>) -> tensor<2x8x4xf32>
+  return %ya, %yb, %yc, %yd : tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>, tensor<2x8x4xf32>
 }
