@@ -159,7 +159,11 @@ conv_case("conv NCHW / OIHW in, NHWC out", (2, 3, 6, 6), (4, 3, 3, 3),
 conv_case("conv f64", (1, 5, 5, 2), (3, 3, 2, 2), NHWC, [1, 1],
           [(1, 1), (1, 1)], dtype=np.float64)
 # Fewer than 4 input features take their taps feature-major (the first
-# layer on grayscale and RGB images); 4 or more, as [..., window, feature].
+# layer on grayscale and RGB images), and so do fewer than 8 into fewer
+# than 32 outputs (LeNet's second layer); others, as [..., window,
+# feature].
+conv_case("conv 5x5, 6 to 16 features (LeNet's second layer)", (4, 14, 14, 6),
+          (5, 5, 6, 16), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 5x5 of one feature (LeNet's first layer)", (3, 12, 10, 1),
           (5, 5, 1, 6), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 7x7 stride 2 of RGB (ResNet's stem)", (2, 16, 15, 3),

@@ -474,17 +474,33 @@ func.func @tan(%arg0: tensor<3xf16>, %arg1: tensor<2xf32>) -> (tensor<3xf16>, te
 // kernel position (a tap), stacked into patches (im2col) that one
 // dot_general contracts with the kernel.
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[T0:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 0:3:2, 0:4] : (tensor<1x5x5x4xf32>) -> tensor<1x2x2x4xf32>
-// CHECK: %[[T1:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 1:4:2, 0:4]
-// CHECK: %[[T2:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 0:3:2, 0:4]
-// CHECK: %[[T3:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 1:4:2, 0:4]
-// CHECK: %[[P:.*]] = kiln.concatenate %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, dim = 3 : {{.*}} -> tensor<1x2x2x4x4xf32>
-// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<2x2x4x3xf32>) -> tensor<4x4x3xf32>
-// CHECK: %[[R:.*]] = kiln.dot_general %[[P]], %[[K]], contracting = [3, 4] x [0, 1] : (tensor<1x2x2x4x4xf32>, tensor<4x4x3xf32>) -> tensor<1x2x2x3xf32>
+// CHECK: %[[T0:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 0:3:2, 0:8] : (tensor<1x5x5x8xf32>) -> tensor<1x2x2x8xf32>
+// CHECK: %[[T1:.*]] = kiln.slice %arg0 [0:1, 0:3:2, 1:4:2, 0:8]
+// CHECK: %[[T2:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 0:3:2, 0:8]
+// CHECK: %[[T3:.*]] = kiln.slice %arg0 [0:1, 1:4:2, 1:4:2, 0:8]
+// CHECK: %[[P:.*]] = kiln.concatenate %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, dim = 3 : {{.*}} -> tensor<1x2x2x4x8xf32>
+// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<2x2x8x3xf32>) -> tensor<4x8x3xf32>
+// CHECK: %[[R:.*]] = kiln.dot_general %[[P]], %[[K]], contracting = [3, 4] x [0, 1] : (tensor<1x2x2x4x8xf32>, tensor<4x8x3xf32>) -> tensor<1x2x2x3xf32>
 // CHECK: return %[[R]]
-func.func @conv(%arg0: tensor<1x5x5x4xf32>, %arg1: tensor<2x2x4x3xf32>) -> tensor<1x2x2x3xf32> {
-  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x4xf32>, tensor<2x2x4x3xf32>) -> tensor<1x2x2x3xf32>
+func.func @conv(%arg0: tensor<1x5x5x8xf32>, %arg1: tensor<2x2x8x3xf32>) -> tensor<1x2x2x3xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x8xf32>, tensor<2x2x8x3xf32>) -> tensor<1x2x2x3xf32>
   return %0 : tensor<1x2x2x3xf32>
+}
+
+// -----
+
+// Fewer than 8 input features into fewer than 32 outputs (LeNet's second
+// layer) take their taps feature-major too: the product's columns are then
+// the pixels, not the few outputs. 32 outputs keep the patches.
+// CHECK-LABEL: func.func @conv_narrow
+// CHECK: kiln.transpose %arg0, permutation = [3, 0, 1, 2] : (tensor<1x6x6x6xf32>) -> tensor<6x1x6x6xf32>
+// CHECK: kiln.dot_general %{{.*}}, %{{.*}}, contracting = [0, 1] x [0, 1] : (tensor<4x6x16xf32>, tensor<4x6x1x5x5xf32>) -> tensor<16x1x5x5xf32>
+// CHECK: kiln.concatenate {{.*}} -> tensor<1x5x5x4x6xf32>
+// CHECK: kiln.dot_general {{.*}} : (tensor<1x5x5x4x6xf32>, tensor<4x6x32xf32>) -> tensor<1x5x5x32xf32>
+func.func @conv_narrow(%x: tensor<1x6x6x6xf32>, %k16: tensor<2x2x6x16xf32>, %k32: tensor<2x2x6x32xf32>) -> (tensor<1x5x5x16xf32>, tensor<1x5x5x32xf32>) {
+  %0 = stablehlo.convolution(%x, %k16) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x6x6x6xf32>, tensor<2x2x6x16xf32>) -> tensor<1x5x5x16xf32>
+  %1 = stablehlo.convolution(%x, %k32) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x6x6x6xf32>, tensor<2x2x6x32xf32>) -> tensor<1x5x5x32xf32>
+  return %0, %1 : tensor<1x5x5x16xf32>, tensor<1x5x5x32xf32>
 }
 
 // -----
