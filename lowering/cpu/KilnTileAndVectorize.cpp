@@ -1051,17 +1051,11 @@ linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
   Location loc = tile.getLoc();
   rewriter.setInsertionPoint(tile);
   Value kernel = tile.getDpsInputOperand(1)->get();
-  auto kernelType = cast<RankedTensorType>(kernel.getType());
-  int64_t rank = kernelType.getRank();
-  MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1);
-  Value matrix = tensor::ExtractSliceOp::create(
-      rewriter, loc, kernelType.clone(kernelType.getShape().take_back(2)),
-      kernel, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, kernelType.getShape()),
-      getAsIndexOpFoldResult(context, ones));
+  unsigned rank = cast<RankedTensorType>(kernel.getType()).getRank();
   auto matmul = linalg::MatmulOp::create(
-      rewriter, loc, ValueRange{tile.getDpsInputOperand(0)->get(), matrix},
+      rewriter, loc,
+      ValueRange{tile.getDpsInputOperand(0)->get(),
+                 kiln::asMatrix(rewriter, loc, kernel, rank - 2, rank - 1)},
       ValueRange{tile.getDpsInitOperand(0)->get()});
   rewriter.replaceOp(tile, matmul->getResults());
   return cast<linalg::LinalgOp>(matmul.getOperation());

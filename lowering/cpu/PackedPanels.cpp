@@ -123,20 +123,6 @@ Value packPanels(OpBuilder &b, Location loc, Value source, int64_t width,
       [](OpBuilder &, Location, ValueRange args) { return args[0]; });
 }
 
-/// The statically shaped `value` as a matrix: a rank-reducing slice of all
-/// of it keeping dimensions `rows` and `columns` (the others are 1).
-Value asMatrix(OpBuilder &b, Location loc, Value value, unsigned rows,
-               unsigned columns) {
-  auto type = cast<RankedTensorType>(value.getType());
-  MLIRContext *context = b.getContext();
-  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
-  return tensor::ExtractSliceOp::create(
-      b, loc, type.clone({type.getDimSize(rows), type.getDimSize(columns)}),
-      value, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, type.getShape()),
-      getAsIndexOpFoldResult(context, ones));
-}
-
 /// `tile` replaced by the rank-reduced `result` of its computation,
 /// inserted into all of its init.
 void replaceTile(RewriterBase &rewriter, linalg::LinalgOp tile, Value result) {
@@ -196,6 +182,18 @@ bool isMultipleOf(OpFoldResult offset, int64_t width) {
   return false;
 }
 } // namespace
+
+Value kiln::asMatrix(OpBuilder &b, Location loc, Value value, unsigned rows,
+                     unsigned columns) {
+  auto type = cast<RankedTensorType>(value.getType());
+  MLIRContext *context = b.getContext();
+  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+  return tensor::ExtractSliceOp::create(
+      b, loc, type.clone({type.getDimSize(rows), type.getDimSize(columns)}),
+      value, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, type.getShape()),
+      getAsIndexOpFoldResult(context, ones));
+}
 
 int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs) {
   if (!isPlainMatmul(op))
@@ -348,11 +346,11 @@ linalg::LinalgOp kiln::panelTileAsMatmul(RewriterBase &rewriter,
   Value a = tile->getOperand(0), panels = tile->getOperand(1),
         init = tile->getOperand(2);
   unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
-  Value acc = asMatrix(rewriter, loc, init, rank - 3, rank - 1);
+  Value acc = kiln::asMatrix(rewriter, loc, init, rank - 3, rank - 1);
   auto matmul = linalg::MatmulOp::create(
       rewriter, loc, acc.getType(),
-      ValueRange{asMatrix(rewriter, loc, a, rank - 3, rank - 2),
-                 asMatrix(rewriter, loc, panels, rank - 2, rank - 1)},
+      ValueRange{kiln::asMatrix(rewriter, loc, a, rank - 3, rank - 2),
+                 kiln::asMatrix(rewriter, loc, panels, rank - 2, rank - 1)},
       acc);
   replaceTile(rewriter, tile, matmul.getResult(0));
   return cast<linalg::LinalgOp>(matmul.getOperation());
@@ -369,8 +367,8 @@ void kiln::vectorizePanelPairs(RewriterBase &rewriter, linalg::LinalgOp tile) {
   unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
   auto panelType = cast<RankedTensorType>(panels.getType());
   int64_t columns = panelType.getDimSize(panelType.getRank() - 2);
-  Value lhs = kiln::readAll(rewriter, loc,
-                            asMatrix(rewriter, loc, a, rank - 3, rank - 1));
+  Value lhs = kiln::readAll(
+      rewriter, loc, kiln::asMatrix(rewriter, loc, a, rank - 3, rank - 1));
   Value row = kiln::readAll(
       rewriter, loc,
       tensor::CollapseShapeOp::create(rewriter, loc, panels,
@@ -378,7 +376,7 @@ void kiln::vectorizePanelPairs(RewriterBase &rewriter, linalg::LinalgOp tile) {
   Value rhs = vector::ShapeCastOp::create(
       rewriter, loc, VectorType::get({columns, 2}, panelType.getElementType()),
       row);
-  Value accTile = asMatrix(rewriter, loc, init, rank - 3, rank - 1);
+  Value accTile = kiln::asMatrix(rewriter, loc, init, rank - 3, rank - 1);
   AffineExpr m, n, k;
   bindDims(rewriter.getContext(), m, n, k);
   Value sum = vector::ContractionOp::create(
@@ -411,7 +409,7 @@ void kiln::vectorizePairPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
   // Rows [batch..., 1, 2, 1, w] of B, into [batch..., 1, 1, w, 2].
   Value source = tile->getOperand(0), init = tile->getOperand(1);
   unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
-  Value rows = asMatrix(rewriter, loc, source, rank - 3, rank - 1);
+  Value rows = kiln::asMatrix(rewriter, loc, source, rank - 3, rank - 1);
   auto rowsType = cast<RankedTensorType>(rows.getType());
   int64_t width = rowsType.getDimSize(1);
   Value read = kiln::readAll(rewriter, loc, rows);
@@ -428,6 +426,6 @@ void kiln::vectorizePairPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
           rewriter, loc,
           VectorType::get({2 * width}, rowsType.getElementType()),
           kiln::interleaveRows(rewriter, loc, steps)));
-  Value out = asMatrix(rewriter, loc, init, rank - 2, rank - 1);
+  Value out = kiln::asMatrix(rewriter, loc, init, rank - 2, rank - 1);
   replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, pairs, out));
 }

@@ -166,6 +166,11 @@ bool isPairPack(mlir::linalg::LinalgOp op);
 void vectorizePairPack(mlir::RewriterBase &rewriter,
                        mlir::linalg::LinalgOp tile);
 
+/// The statically shaped `value` as a matrix: a rank-reducing slice of all
+/// of it keeping dimensions `rows` and `columns` (the others are 1).
+mlir::Value asMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                     unsigned rows, unsigned columns);
+
 /// Replaces `tile`, a register tile of an f32 panel product (one panel,
 /// unit batch), by a linalg.matmul of its rows of A by the panel's rows;
 /// returns it.
