@@ -34,7 +34,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
-  pm.addPass(createKilnVectorizeCopies({options.vectorWidth}));
+  pm.addPass(
+      createKilnVectorizeCopies({options.vectorWidth, options.parallelWork}));
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(
       createKilnLowerVectors({options.streamingBytes, options.avx512Bf16,

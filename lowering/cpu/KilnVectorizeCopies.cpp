@@ -25,14 +25,20 @@ std::optional<SmallVector<int64_t>> staticStrides(MemRefType type) {
   return strides;
 }
 
+/// Bytes a second a copy is estimated to read and write (kiln-tile-and-
+/// vectorize's estimate for ops other than matmuls and reductions).
+constexpr double kCopyBytesPerNs = 20;
+
 /// `copy` (statically shaped memrefs, the innermost dimension contiguous in
-/// both and longer than one element) as loops over its rows, each copied by vectors of
-/// `width` elements at most (the largest power of two no longer than the
-/// row) and a masked one for the rest; returns whether it rewrote it. The
-/// memrefs are indexed as they are, without views: a view of a buffer
-/// would keep kiln-lower-vectors from hoisting a matmul's accumulators
-/// out of their loop over the buffer.
-bool vectorizeCopy(linalg::CopyOp copy, int64_t width) {
+/// both and longer than one element) as loops over its rows, each copied by
+/// vectors of `width` elements at most (the largest power of two no longer
+/// than the row) and a masked one for the rest; returns whether it rewrote
+/// it. The outermost loop is an scf.forall, shared by threads, where the
+/// copy is estimated at `minNs` or more (positive) and is in no other
+/// scf.forall. The memrefs are indexed as they are, without views: a view
+/// of a buffer would keep kiln-lower-vectors from hoisting a matmul's
+/// accumulators out of their loop over the buffer.
+bool vectorizeCopy(linalg::CopyOp copy, int64_t width, int64_t minNs) {
   Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
   auto sourceType = dyn_cast<MemRefType>(source.getType());
   auto targetType = dyn_cast<MemRefType>(target.getType());
@@ -68,7 +74,21 @@ bool vectorizeCopy(linalg::CopyOp copy, int64_t width) {
       constants.setInsertionPoint(loop);
     return loop;
   };
-  for (int64_t size : shape.drop_back()) {
+  double ns = 2.0 * double(sourceType.getNumElements()) *
+              double(llvm::divideCeil(sourceType.getElementTypeBitWidth(), 8)) /
+              kCopyBytesPerNs;
+  bool shared = minNs > 0 && ns >= double(minNs) && shape.size() > 1 &&
+                shape.front() > 1 && !copy->getParentOfType<scf::ForallOp>();
+  for (auto [d, size] : llvm::enumerate(shape.drop_back())) {
+    if (d == 0 && shared) {
+      auto loop = scf::ForallOp::create(
+          b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(size)}, ValueRange{},
+          std::nullopt);
+      constants.setInsertionPoint(loop);
+      at.push_back(loop.getInductionVars().front());
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      continue;
+    }
     auto loop = nest(size, 1);
     at.push_back(loop.getInductionVar());
     b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -116,7 +136,7 @@ struct KilnVectorizeCopiesPass
     SmallVector<linalg::CopyOp> copies;
     getOperation()->walk([&](linalg::CopyOp copy) { copies.push_back(copy); });
     for (linalg::CopyOp copy : copies)
-      vectorizeCopy(copy, vectorWidth);
+      vectorizeCopy(copy, vectorWidth, parallelWork);
   }
 };
 

@@ -210,7 +210,11 @@ def KilnVectorizeCopies : Pass<"kiln-vectorize-copies"> {
     memrefs whose innermost dimension is contiguous in both and longer
     than one element becomes loops over its rows, each row copied by
     vectors of up to `vector-width` elements (the widest power of two no
-    longer than the row) and one masked vector for the rest. The memrefs
+    longer than the row) and one masked vector for the rest. A copy
+    estimated at `parallel-work` ns or more (at 20 GB/s of the bytes it
+    reads and writes), in no scf.forall, runs its outermost loop as an
+    scf.forall for threads to share (a convolution's padded input, its
+    output sliced from the padded grid: 6.4 MB each). The memrefs
     are indexed as they are: a view of a buffer would keep
     kiln-lower-vectors from hoisting a matmul's accumulators out of their
     loop over it. Vectors of i1 move a tensor of i1's bytes
@@ -235,6 +239,10 @@ def KilnVectorizeCopies : Pass<"kiln-vectorize-copies"> {
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", "64",
            "Elements per vector of a row">,
+    Option<"parallelWork", "parallel-work", "int64_t", "150000",
+           "Estimated ns (at 20 GB/s of the bytes a copy reads and writes) "
+           "from which a copy in no scf.forall runs its outermost loop as "
+           "an scf.forall, for threads to share; 0: never">,
   ];
   let dependentDialects = [
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
