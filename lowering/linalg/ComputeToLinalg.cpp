@@ -134,7 +134,11 @@ std::optional<WindowTaps> windowTapsOf(Value patches) {
     taps.source = slice.getOperand();
     ArrayRef<int64_t> source = slice.getOperand().getType().getShape();
     ArrayRef<int64_t> start = slice.getStartIndices();
-    if (source.size() != size_t(rank - 1) || start.front() != 0 ||
+    // The reshape only puts a window dimension of 1 before the features.
+    SmallVector<int64_t> tapShape(slice.getType().getShape());
+    tapShape.insert(tapShape.end() - 1, 1);
+    if (reshape.getType().getShape() != ArrayRef<int64_t>(tapShape) ||
+        source.size() != size_t(rank - 1) || start.front() != 0 ||
         start.back() != 0 ||
         slice.getType().getShape().front() != source.front() ||
         slice.getType().getShape().back() != source.back() ||

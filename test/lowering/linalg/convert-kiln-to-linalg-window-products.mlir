@@ -103,3 +103,20 @@ func.func @patches_kept(%x: tensor<1x20x8xf32>, %k8: tensor<2x8x4xf32>, %y: tens
   %yd = kiln.dot_general %pd, %k16, contracting = [2, 3] x [0, 1] : (tensor<2x8x2x16xf32>, tensor<2x16x4xf32>) -> tensor<2x8x4xf32>
   return %ya, %yb, %yc, %yd : tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>, tensor<2x8x4xf32>
 }
+
+// -----
+
+// A reshape that regroups the slice's elements (6 x 4 pixels as 4 x 6) is
+// no window position: the patches are built.
+// CHECK-LABEL: func.func @regrouped
+// CHECK: linalg.matmul
+// CHECK-NOT: linalg.generic {{.*}}reduction
+func.func @regrouped(%x: tensor<1x7x4x16xf32>, %k: tensor<2x16x4xf32>) -> tensor<1x4x6x4xf32> {
+  %t0 = kiln.slice %x [0:1, 0:6, 0:4, 0:16] : (tensor<1x7x4x16xf32>) -> tensor<1x6x4x16xf32>
+  %t1 = kiln.slice %x [0:1, 1:7, 0:4, 0:16] : (tensor<1x7x4x16xf32>) -> tensor<1x6x4x16xf32>
+  %r0 = kiln.reshape %t0 : (tensor<1x6x4x16xf32>) -> tensor<1x4x6x1x16xf32>
+  %r1 = kiln.reshape %t1 : (tensor<1x6x4x16xf32>) -> tensor<1x4x6x1x16xf32>
+  %patches = kiln.concatenate %r0, %r1, dim = 3 : (tensor<1x4x6x1x16xf32>, tensor<1x4x6x1x16xf32>) -> tensor<1x4x6x2x16xf32>
+  %y = kiln.dot_general %patches, %k, contracting = [3, 4] x [0, 1] : (tensor<1x4x6x2x16xf32>, tensor<2x16x4xf32>) -> tensor<1x4x6x4xf32>
+  return %y : tensor<1x4x6x4xf32>
+}
