@@ -842,7 +842,8 @@ double estimatedNs(linalg::LinalgOp op) {
                (element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64) /
                8.0;
     }
-  return bytes / (op.getNumReductionLoops() > 0 ? 80 : 20);
+  return bytes /
+         (op.getNumReductionLoops() > 0 ? 80 : kiln::kStreamingBytesPerNs);
 }
 
 /// `tiles` with the register tile of the matmul `op` (isTiledMatmul).
@@ -1074,7 +1075,9 @@ linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
 void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                            MatmulTiles tiles, int64_t minNs, int64_t width) {
   int64_t rows = op.getStaticLoopRanges().front(), block = tiles.cacheM;
+  unsigned loops = op.getNumLoops();
   linalg::LinalgOp start = accumulatorStart(op.getDpsInitOperand(0)->get());
+  // splitOp replaces `op`: it is not read after.
   SmallVector<linalg::LinalgOp> parts = {op};
   if (rows > block && rows % block != 0) {
     rewriter.setInsertionPoint(op);
@@ -1084,7 +1087,6 @@ void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
     parts = {cast<linalg::LinalgOp>(whole.getOperation()),
              cast<linalg::LinalgOp>(rest.getOperation())};
   }
-  unsigned loops = op.getNumLoops();
   for (linalg::LinalgOp part : parts) {
     // splitOp gave each part a slice of the whole start (the rest's, of
     // the start with the first part's rows inserted): each computes its own
@@ -1092,7 +1094,7 @@ void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
     auto slice = part.getDpsInitOperand(0)
                      ->get()
                      .getDefiningOp<tensor::ExtractSliceOp>();
-    if (start && slice && part != op) {
+    if (start && slice && parts.size() > 1) {
       rewriter.setInsertionPoint(slice);
       Value into = slice;
       if (slice.getSource() == start->getResult(0))

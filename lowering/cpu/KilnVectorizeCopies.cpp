@@ -25,10 +25,6 @@ std::optional<SmallVector<int64_t>> staticStrides(MemRefType type) {
   return strides;
 }
 
-/// Bytes a second a copy is estimated to read and write (kiln-tile-and-
-/// vectorize's estimate for ops other than matmuls and reductions).
-constexpr double kCopyBytesPerNs = 20;
-
 /// `copy` (statically shaped memrefs, the innermost dimension contiguous in
 /// both and longer than one element) as loops over its rows, each copied by
 /// vectors of `width` elements at most (the largest power of two no longer
@@ -76,7 +72,7 @@ bool vectorizeCopy(linalg::CopyOp copy, int64_t width, int64_t minNs) {
   };
   double ns = 2.0 * double(sourceType.getNumElements()) *
               double(llvm::divideCeil(sourceType.getElementTypeBitWidth(), 8)) /
-              kCopyBytesPerNs;
+              kiln::kStreamingBytesPerNs;
   bool shared = minNs > 0 && ns >= double(minNs) && shape.size() > 1 &&
                 shape.front() > 1 && !copy->getParentOfType<scf::ForallOp>();
   for (auto [d, size] : llvm::enumerate(shape.drop_back())) {

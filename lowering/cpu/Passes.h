@@ -166,6 +166,11 @@ bool isPairPack(mlir::linalg::LinalgOp op);
 void vectorizePairPack(mlir::RewriterBase &rewriter,
                        mlir::linalg::LinalgOp tile);
 
+/// Bytes an ns that an op streaming its tensors (elementwise, a copy) is
+/// estimated to read and write on one thread: kiln-tile-and-vectorize and
+/// kiln-vectorize-copies weigh such ops against `parallel-work` by it.
+constexpr double kStreamingBytesPerNs = 20;
+
 /// The statically shaped `value` as a matrix: a rank-reducing slice of all
 /// of it keeping dimensions `rows` and `columns` (the others are 1).
 mlir::Value asMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
