@@ -16,17 +16,13 @@ namespace kiln {
 
 namespace {
 
-/// The most bytes of buffers one thread's iterations of a loop may hold on
-/// its stack (libomp's threads have 4 MiB).
-constexpr int64_t kThreadBufferBytes = 1 << 20;
-
 /// The buffers allocated anywhere in `loop`'s body if threads may run its
 /// iterations, else nullopt.
 /// Threads may run them if `loop` is not inside a loop already run by
 /// threads, calls no function (which may allocate: a failed allocation
 /// jumps out of the call on the calling thread) and allocates only
 /// statically shaped buffers, freed in the body, of at most
-/// kThreadBufferBytes in all, which become per-thread stack buffers.
+/// kiln::kThreadBufferBytes in all, which become per-thread stack buffers.
 std::optional<SmallVector<memref::AllocOp>>
 threadBuffers(scf::ForallOp loop) {
   if (loop->getParentOfType<omp::ParallelOp>())
@@ -49,8 +45,8 @@ threadBuffers(scf::ForallOp loop) {
     bytes += type.getNumElements() *
              llvm::divideCeil(type.getElementTypeBitWidth(), 8);
     buffers.push_back(alloc);
-    return bytes <= kThreadBufferBytes ? WalkResult::advance()
-                                       : WalkResult::interrupt();
+    return bytes <= kiln::kThreadBufferBytes ? WalkResult::advance()
+                                             : WalkResult::interrupt();
   });
   if (walk.wasInterrupted())
     return std::nullopt;

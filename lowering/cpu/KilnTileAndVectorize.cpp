@@ -68,14 +68,15 @@ linalg::TransposeOp transposeReadOnce(Value value) {
 /// The op that computes `value`, an input of a product, where nothing else
 /// reads it and each chunk of the product can compute the part it reads
 /// while it is in cache: a transpose (transposeReadOnce), or B's quad or
-/// pair pack (on two threads, one core writing all of packed B, read by
-/// both, made int8 512^3 no faster than on one); else null.
+/// panel pack (on two threads, one core writing all of packed B, read by
+/// both, made int8 512^3 no faster than on one; on one, an FFN's 16 MB of
+/// f32 B packed in a pass of its own took 11% of its time); else null.
 linalg::LinalgOp chunkInput(Value value) {
   if (linalg::TransposeOp transpose = transposeReadOnce(value))
     return transpose;
   auto pack = value.getDefiningOp<linalg::LinalgOp>();
   return pack && pack->hasOneUse() &&
-                 (kiln::isQuadPack(pack) || kiln::isPairPack(pack))
+                 (kiln::isQuadPack(pack) || kiln::panelPackGroup(pack))
              ? pack
              : nullptr;
 }
@@ -152,18 +153,28 @@ void fuseStart(RewriterBase &rewriter, Operation *tiled,
 /// (those `tiled` was tiled by), where the loops slice them: each tile
 /// computes the part it reads, while it is in cache (a weight gradient's
 /// X^T, a row block per chunk that threads share), instead of the whole
-/// input first on one thread. Returns them, to be scheduled.
+/// input first on one thread. Parts take at most kiln::kThreadBufferBytes
+/// in all: a chunk holding more would run on one thread (an FFN's 256 x
+/// 4096 x 1024 packing 4 MB of panels a chunk: 1.8x slower on two).
+/// Returns them, to be scheduled.
 SmallVector<linalg::LinalgOp>
 fuseChunkInputs(RewriterBase &rewriter, linalg::LinalgOp tiled,
                 MutableArrayRef<LoopLikeOpInterface> loops) {
   SmallVector<linalg::LinalgOp> fusedOps;
+  int64_t bytes = 0;
   for (OpOperand *input : tiled.getDpsInputOperands()) {
     auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
     // A slice as large as the whole input: every tile would compute all.
-    if (!slice || slice.getSourceType() == slice.getType())
+    if (!slice || slice.getSourceType() == slice.getType() ||
+        !slice.getType().hasStaticShape())
       continue;
-    if (!chunkInput(slice.getSource()))
+    RankedTensorType part = slice.getType();
+    int64_t partBytes = part.getNumElements() *
+                        llvm::divideCeil(part.getElementTypeBitWidth(), 8);
+    if (!chunkInput(slice.getSource()) ||
+        bytes + partBytes > kiln::kThreadBufferBytes)
       continue;
+    bytes += partBytes;
     llvm::append_range(fusedOps, fuseProducer(rewriter, slice, loops));
   }
   return fusedOps;

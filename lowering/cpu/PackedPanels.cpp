@@ -388,19 +388,29 @@ void kiln::vectorizePanelPairs(RewriterBase &rewriter, linalg::LinalgOp tile) {
   replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, sum, accTile));
 }
 
-bool kiln::isPairPack(linalg::LinalgOp op) {
+int64_t kiln::panelPackGroup(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  unsigned loops = generic ? generic.getNumLoops() : 0;
   if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getNumLoops() < 4 ||
-      generic.getNumLoops() != generic.getNumParallelLoops() ||
-      !getElementTypeOrSelf(generic.getResultTypes()[0]).isBF16() ||
-      generic.getIndexingMapsArray().front() !=
-          packReadMap(op.getContext(), generic.getNumLoops() - 4, 2) ||
+      generic.getNumDpsInits() != 1 || loops < 3 ||
+      loops != generic.getNumParallelLoops() ||
       !generic.getIndexingMapsArray().back().isIdentity())
-    return false;
+    return 0;
   Block &body = generic.getRegion().front();
-  return cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) ==
-         body.getArgument(0);
+  if (cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+      body.getArgument(0))
+    return 0;
+  for (int64_t group : {1, 2})
+    if (loops >= 2 + group &&
+        generic.getIndexingMapsArray().front() ==
+            packReadMap(op.getContext(), loops - 2 - group, group))
+      return group;
+  return 0;
+}
+
+bool kiln::isPairPack(linalg::LinalgOp op) {
+  return panelPackGroup(op) == 2 &&
+         getElementTypeOrSelf(op->getResultTypes()[0]).isBF16();
 }
 
 void kiln::vectorizePairPack(RewriterBase &rewriter, linalg::LinalgOp tile) {

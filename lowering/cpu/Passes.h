@@ -157,6 +157,10 @@ bool packBlockPanels(mlir::RewriterBase &rewriter,
 /// packMatmulPanels (1 or 2), or 0 where it is none.
 int64_t panelProductGroup(mlir::linalg::LinalgOp op);
 
+/// The group of k steps of `op` where it packs B into panels
+/// (packMatmulPanels: 1, or 2 for pairs), else 0.
+int64_t panelPackGroup(mlir::linalg::LinalgOp op);
+
 /// Whether `op` packs bf16 B into panels of pairs (packMatmulPanels with a
 /// group of 2).
 bool isPairPack(mlir::linalg::LinalgOp op);
@@ -170,6 +174,12 @@ void vectorizePairPack(mlir::RewriterBase &rewriter,
 /// estimated to read and write on one thread: kiln-tile-and-vectorize and
 /// kiln-vectorize-copies weigh such ops against `parallel-work` by it.
 constexpr double kStreamingBytesPerNs = 20;
+
+/// The most bytes of buffers one thread's iterations of a parallel loop may
+/// hold on its stack (libomp's threads have 4 MiB): kiln-lower-foralls runs
+/// a loop whose body allocates more on one thread, so
+/// kiln-tile-and-vectorize computes no larger part of an input per chunk.
+constexpr int64_t kThreadBufferBytes = 1 << 20;
 
 /// The statically shaped `value` as a matrix: a rank-reducing slice of all
 /// of it keeping dimensions `rows` and `columns` (the others are 1).
