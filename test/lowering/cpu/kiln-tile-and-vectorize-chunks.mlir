@@ -82,6 +82,18 @@ func.func @panels_in_chunks(%a: tensor<128x1024xf32>, %b: tensor<1024x4096xf32>,
   return %0 : tensor<128x4096xf32>
 }
 
+// With K = 4096, 8 panels are 4 MB, more than a thread may hold: the
+// packing stays a loop of its own, before the chunks.
+// CHECK-LABEL: func.func @panels_too_large_for_a_chunk
+// CHECK: %[[PACKED:.*]] = scf.forall (%{{.*}}) = (0) to (32) step (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<32x4096x32xf32>)
+// CHECK: scf.forall (%[[J:.*]]) = (0) to (32) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x32x32xf32>)
+// CHECK: tensor.extract_slice %[[PACKED]][%[[J]], 0, 0] [8, 4096, 32] [1, 1, 1] : tensor<32x4096x32xf32> to tensor<8x4096x32xf32>
+func.func @panels_too_large_for_a_chunk(%a: tensor<256x4096xf32>, %b: tensor<4096x1024xf32>, %c: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x4096xf32>, tensor<4096x1024xf32>)
+                     outs(%c : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %0 : tensor<256x1024xf32>
+}
+
 // CHECK-LABEL: func.func @rows_in_chunks
 // CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<32x1024x32xf32>)
 // CHECK: scf.forall (%{{.*}}) = (0) to (1024) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1024x32x32xf32>)
