@@ -42,8 +42,7 @@ threadBuffers(scf::ForallOp loop) {
                  user->getBlock() != alloc->getBlock();
         }))
       return WalkResult::interrupt();
-    bytes += type.getNumElements() *
-             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    bytes += kiln::storageBytes(type);
     buffers.push_back(alloc);
     return bytes <= kiln::kThreadBufferBytes ? WalkResult::advance()
                                              : WalkResult::interrupt();

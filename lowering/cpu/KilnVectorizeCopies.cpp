@@ -70,9 +70,8 @@ bool vectorizeCopy(linalg::CopyOp copy, int64_t width, int64_t minNs) {
       constants.setInsertionPoint(loop);
     return loop;
   };
-  double ns = 2.0 * double(sourceType.getNumElements()) *
-              double(llvm::divideCeil(sourceType.getElementTypeBitWidth(), 8)) /
-              kiln::kStreamingBytesPerNs;
+  double ns =
+      2.0 * double(kiln::storageBytes(sourceType)) / kiln::kStreamingBytesPerNs;
   bool shared = minNs > 0 && ns >= double(minNs) && shape.size() > 1 &&
                 shape.front() > 1 && !copy->getParentOfType<scf::ForallOp>();
   for (auto [d, size] : llvm::enumerate(shape.drop_back())) {

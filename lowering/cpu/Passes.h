@@ -175,6 +175,14 @@ void vectorizePairPack(mlir::RewriterBase &rewriter,
 /// kiln-vectorize-copies weigh such ops against `parallel-work` by it.
 constexpr double kStreamingBytesPerNs = 20;
 
+/// The bytes of a statically shaped tensor or buffer of `type` (an element
+/// that is not an integer or float, an index, counted as 8).
+inline int64_t storageBytes(mlir::ShapedType type) {
+  mlir::Type element = type.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return type.getNumElements() * llvm::divideCeil(bits, 8);
+}
+
 /// The most bytes of buffers one thread's iterations of a parallel loop may
 /// hold on its stack (libomp's threads have 4 MiB): kiln-lower-foralls runs
 /// a loop whose body allocates more on one thread, so

@@ -49,9 +49,11 @@ single("batch matmul scheduled", "kiln.dot_general %a0, %a1, batching = [0] x "
 # B's rows 4 KiB apart (1024 or 2048 floats) and 128 rows or more: B is
 # packed into panels of 32 columns first (kiln-tile-and-vectorize's
 # pack-panels): rows past the last register tile (130), a K of no whole K
-# tile (9) and one past them (2500), chunks for threads (256 x 256 x 1024),
-# a batch, and B read transposed (x W^T). Compiled only: the interpreter
-# would take minutes.
+# tile (9) and one past them (2500: B of 10 MB, so chunks of panels, each
+# packing its part, the product split along K into 1024 + 1024 + 452 steps
+# for the parts to fit a thread's buffers), chunks for threads (256 x 256 x
+# 1024), a batch, and B read transposed (x W^T). Compiled only: the
+# interpreter would take minutes.
 for name, lhs, rhs, dims, subscripts in [
         ("130x9x1024", (130, 9), (9, 1024), "contracting = [1] x [0]",
          "mk,kn->mn"),

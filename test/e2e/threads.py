@@ -46,8 +46,10 @@ def matmul_case(name, a, b, dims, reference):
 CASES = []
 # A prime number of rows (whole register tiles in chunks, the last row on
 # the calling thread), a batch matmul (chunks of the batch), a matrix-vector
-# product (chunks of columns), the backward pass's transposed operand, an
-# exact integer matmul.
+# product (chunks of columns), B packed into panels by chunks of them (B's
+# rows 4 KiB apart, 8.6 MB: K split into 1024 + 1024 + 52 steps so that
+# each chunk's part of packed B fits a thread's buffers), the backward
+# pass's transposed operand, an exact integer matmul.
 A, B = f32((257, 600)), f32((600, 300))
 CASES.append(matmul_case("matmul 257x600x300", A, B,
                          "contracting = [1] x [0]", lambda a, b: a @ b))
@@ -57,6 +59,9 @@ CASES.append(matmul_case("batch matmul 4x128x256x96", A, B,
                          lambda a, b: a @ b))
 A, B = f32((1, 4096)), f32((4096, 4096))
 CASES.append(matmul_case("matrix-vector 1x4096x4096", A, B,
+                         "contracting = [1] x [0]", lambda a, b: a @ b))
+A, B = f32((128, 2100)), f32((2100, 1024))
+CASES.append(matmul_case("packed panels 128x2100x1024", A, B,
                          "contracting = [1] x [0]", lambda a, b: a @ b))
 A, B = f32((512, 384)), f32((512, 256))
 CASES.append(matmul_case("transposed lhs 384x512x256", A, B,

@@ -82,13 +82,26 @@ func.func @panels_in_chunks(%a: tensor<128x1024xf32>, %b: tensor<1024x4096xf32>,
   return %0 : tensor<128x4096xf32>
 }
 
-// With K = 4096, 8 panels are 4 MB, more than a thread may hold: the
-// packing stays a loop of its own, before the chunks.
-// CHECK-LABEL: func.func @panels_too_large_for_a_chunk
-// CHECK: %[[PACKED:.*]] = scf.forall (%{{.*}}) = (0) to (32) step (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<32x4096x32xf32>)
-// CHECK: scf.forall (%[[J:.*]]) = (0) to (32) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x32x32xf32>)
-// CHECK: tensor.extract_slice %[[PACKED]][%[[J]], 0, 0] [8, 4096, 32] [1, 1, 1] : tensor<32x4096x32xf32> to tensor<8x4096x32xf32>
-func.func @panels_too_large_for_a_chunk(%a: tensor<256x4096xf32>, %b: tensor<4096x1024xf32>, %c: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+// With K = 4096, 8 panels are 4 MB, more than a thread may hold (a loop
+// whose chunks held them would run on one thread): the product splits
+// along K into 4 pieces of 1024 steps, each accumulating onto the last,
+// whose chunks each pack their 1 MiB part of the piece's B. B is larger
+// than 4 MiB, so the chunks are of panels although there are more rows.
+// CHECK-LABEL: func.func @panels_split_along_k
+// CHECK-NOT: -> (tensor<32x4096x32xf32>)
+// CHECK: %[[B0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [1024, 32, 32] [1, 1, 1] : tensor<4096x32x32xf32> to tensor<1024x32x32xf32>
+// CHECK: %[[C0:.*]] = scf.forall (%[[J:.*]]) = (0) to (32) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x32x32xf32>)
+// CHECK: tensor.extract_slice %[[B0]][0, %[[J]], 0] [1024, 8, 32] [1, 1, 1] : tensor<1024x32x32xf32> to tensor<1024x8x32xf32>
+// CHECK: %[[C1:.*]] = tensor.insert_slice %[[C0]] into
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8) shared_outs(%{{.*}} = %[[C1]]) -> (tensor<256x32x32xf32>)
+// CHECK: tensor<1024x8x32xf32>
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8) shared_outs
+// CHECK: tensor<1024x8x32xf32>
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8) shared_outs
+// CHECK: tensor<1024x8x32xf32>
+// CHECK-NOT: scf.forall (
+// CHECK: return
+func.func @panels_split_along_k(%a: tensor<256x4096xf32>, %b: tensor<4096x1024xf32>, %c: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<256x4096xf32>, tensor<4096x1024xf32>)
                      outs(%c : tensor<256x1024xf32>) -> tensor<256x1024xf32>
   return %0 : tensor<256x1024xf32>
