@@ -1596,6 +1596,11 @@ int64_t epilogueBlock(int64_t size, int64_t registerTile, int64_t most) {
 /// B's columns stays in L2 while this many row tiles of A stream past it.
 constexpr int64_t kEpilogueRowTiles = 4;
 
+/// The most blocks of columns of a matmul with an epilogue whose blocks each
+/// transpose their rows of A^T: each column block transposes all of it
+/// again.
+constexpr int64_t kEpilogueTransposedColumnBlocks = 2;
+
 /// Matmul epilogues: where the all-parallel `consumer` reads a matmul's
 /// result element for element, as its only reader (a bias add and an
 /// activation), tiles `consumer` by blocks of the matmul's rows and columns
@@ -1643,12 +1648,20 @@ Operation *fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
                               : scf::SCFTilingOptions::LoopType::ForOp);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
-  // The product's block, and the zeros it starts from.
+  // The product's block, the zeros it starts from and, where the blocks
+  // are at most kEpilogueTransposedColumnBlocks wide, the rows of A^T it
+  // reads (each block transposing its part in cache, instead of one thread
+  // writing all of A^T first).
+  linalg::TransposeOp transposedA =
+      blocks <= kEpilogueTransposedColumnBlocks
+          ? transposeReadOnce(matmul->getOperand(0))
+          : nullptr;
   options.setFusionControlFn(
       [&](tensor::ExtractSliceOp, OpResult producer,
           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (producer.getOwner() != matmul &&
-            !isa<linalg::FillOp>(producer.getOwner()))
+        Operation *owner = producer.getOwner();
+        if (owner != matmul && !isa<linalg::FillOp>(owner) &&
+            owner != transposedA.getOperation())
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });

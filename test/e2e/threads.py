@@ -91,6 +91,17 @@ for lead, (m, k, n) in [((), (640, 384, 600)), ((4,), (96, 256, 192)),
   %zero = kiln.constant dense<0.0> : {tr}
   %r = kiln.max %s, %zero : {tr}"""), [A, B, C], want.astype(np.float32)))
 
+# An SGD update of a weight gradient, W - 0.05 X^T dY: blocks of 56 rows
+# by 256 columns, each transposing its rows of X^T on its thread.
+X, DY, W = f32((256, 784)), f32((256, 512)), f32((784, 512))
+want = W - 0.05 * (X.astype(np.float64).T @ DY)
+tx, tdy, tw = (ttype(a.shape, a.dtype) for a in (X, DY, W))
+CASES.append(("weight update W - 0.05 X^T dY", program([X, DY, W], W, f"""
+  %g = kiln.dot_general %a0, %a1, contracting = [0] x [0] : ({tx}, {tdy}) -> {tw}
+  %lr = kiln.constant dense<0.05> : {tw}
+  %s = kiln.mul %g, %lr : {tw}
+  %r = kiln.sub %a2, %s : {tw}"""), [X, DY, W], want.astype(np.float32)))
+
 # A fused elementwise chain over 1000 x 1001 f32 and 512 x 2048 f64.
 X = f32((1000, 1001))
 t = ttype(X.shape, X.dtype)

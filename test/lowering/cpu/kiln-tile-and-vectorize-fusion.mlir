@@ -299,6 +299,43 @@ func.func @epilogue(%arg0: tensor<512x256xf32>, %arg1: tensor<256x512xf32>, %arg
 
 // -----
 
+// An SGD update of a weight gradient, W - 0.05 X^T dY (784 x 256 x 512,
+// from a 256-row batch): 2 blocks of 256 columns by 56 rows, each
+// transposing its 56 rows of X^T (all 256 of K) in a buffer of its own
+// while it computes them, rather than one thread transposing all of X
+// before the blocks start. With 2 blocks of columns, each row of X^T is
+// transposed twice.
+// CHECK-LABEL: func.func @transposed_rows_in_blocks
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 784) step (256, 56)
+// CHECK: tensor.extract_slice %arg0[0, %[[M]]] [256, 56] [1, 1]
+// CHECK: tensor.empty() : tensor<56x256xf32>
+// CHECK: vector.transfer_read {{.*}} {permutation_map = {{.*}}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK: vector.contract
+// CHECK: arith.subf %{{.*}} : vector<1x64xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[M]], %[[N]]] [56, 256] [1, 1]
+// CHECK-NOT: linalg.transpose
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposed_rows_in_blocks(%x: tensor<256x784xf32>, %dy: tensor<256x512xf32>, %w: tensor<784x512xf32>) -> tensor<784x512xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %lr = arith.constant 5.000000e-02 : f32
+  %0 = tensor.empty() : tensor<784x256xf32>
+  %xt = linalg.transpose ins(%x : tensor<256x784xf32>) outs(%0 : tensor<784x256xf32>) permutation = [1, 0]
+  %1 = tensor.empty() : tensor<784x512xf32>
+  %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<784x512xf32>) -> tensor<784x512xf32>
+  %3 = linalg.matmul ins(%xt, %dy : tensor<784x256xf32>, tensor<256x512xf32>) outs(%2 : tensor<784x512xf32>) -> tensor<784x512xf32>
+  %4 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%w, %3 : tensor<784x512xf32>, tensor<784x512xf32>) outs(%1 : tensor<784x512xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.mulf %in_0, %lr : f32
+    %6 = arith.subf %in, %5 : f32
+    linalg.yield %6 : f32
+  } -> tensor<784x512xf32>
+  return %4 : tensor<784x512xf32>
+}
+
+// -----
+
 // Not epilogues: a product that is also returned (fusing would compute it
 // twice), and one of 10 columns (each block would pad B): each product is
 // computed whole (the first in chunks of rows, for threads), then its
