@@ -1627,7 +1627,7 @@ Operation *fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
   double ns = estimatedNs(matmul) + estimatedNs(consumer);
   bool threaded = minNs > 0 && ns >= minNs;
   int64_t columns = epilogueBlock(n, tiles.registerN, tiles.cacheN);
-  int64_t blocks = n / (columns ? columns : n);
+  int64_t columnBlocks = n / (columns ? columns : n), blocks = columnBlocks;
   for (int64_t size : ArrayRef(ranges).take_front(batch))
     blocks *= size;
   int64_t rows =
@@ -1649,11 +1649,16 @@ Operation *fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   // The product's block, the zeros it starts from and, where the blocks
-  // are at most kEpilogueTransposedColumnBlocks wide, the rows of A^T it
+  // are at most kEpilogueTransposedColumnBlocks wide and the rows fit in
+  // half a thread's buffers (beside the block's own), the rows of A^T it
   // reads (each block transposing its part in cache, instead of one thread
   // writing all of A^T first).
+  Type aElement = getElementTypeOrSelf(matmul->getOperand(0).getType());
+  int64_t aRowsBytes = kiln::storageBytes(
+      RankedTensorType::get({rows ? rows : m, ranges[batch + 2]}, aElement));
   linalg::TransposeOp transposedA =
-      blocks <= kEpilogueTransposedColumnBlocks
+      columnBlocks <= kEpilogueTransposedColumnBlocks &&
+              2 * aRowsBytes <= kiln::kThreadBufferBytes
           ? transposeReadOnce(matmul->getOperand(0))
           : nullptr;
   options.setFusionControlFn(

@@ -336,6 +336,34 @@ func.func @transposed_rows_in_blocks(%x: tensor<256x784xf32>, %dy: tensor<256x51
 
 // -----
 
+// The same update from a batch of 4096: 56 rows of X^T are 896 KiB, more
+// than half a thread's buffers (1 MiB, beside its block's own); the
+// transpose runs first, in chunks of its own that threads share.
+// CHECK-LABEL: func.func @transposed_rows_too_long
+// CHECK: %[[XT:.*]] = scf.forall (%{{.*}}) = (0) to (784) step (56) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<784x4096xf32>)
+// CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 784) step (256, 56)
+// CHECK: tensor.extract_slice %[[XT]][%[[M]], 0] [56, 4096] [1, 1]
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposed_rows_too_long(%x: tensor<4096x784xf32>, %dy: tensor<4096x512xf32>, %w: tensor<784x512xf32>) -> tensor<784x512xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %lr = arith.constant 5.000000e-02 : f32
+  %0 = tensor.empty() : tensor<784x4096xf32>
+  %xt = linalg.transpose ins(%x : tensor<4096x784xf32>) outs(%0 : tensor<784x4096xf32>) permutation = [1, 0]
+  %1 = tensor.empty() : tensor<784x512xf32>
+  %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<784x512xf32>) -> tensor<784x512xf32>
+  %3 = linalg.matmul ins(%xt, %dy : tensor<784x4096xf32>, tensor<4096x512xf32>) outs(%2 : tensor<784x512xf32>) -> tensor<784x512xf32>
+  %4 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%w, %3 : tensor<784x512xf32>, tensor<784x512xf32>) outs(%1 : tensor<784x512xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.mulf %in_0, %lr : f32
+    %6 = arith.subf %in, %5 : f32
+    linalg.yield %6 : f32
+  } -> tensor<784x512xf32>
+  return %4 : tensor<784x512xf32>
+}
+
+// -----
+
 // Not epilogues: a product that is also returned (fusing would compute it
 // twice), and one of 10 columns (each block would pad B): each product is
 // computed whole (the first in chunks of rows, for threads), then its
