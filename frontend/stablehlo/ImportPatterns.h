@@ -64,6 +64,12 @@ mlir::SmallVector<mlir::Value> countedLoop(
 /// Whether `type` is a tensor of booleans.
 bool isBoolTensor(mlir::Type type);
 
+/// The ops a body of a reduction of n tensors (2n arguments: the
+/// accumulators, then the elements) applies to each tensor on its own: op i
+/// of (accumulator i, element i), in order, giving result i; empty where
+/// the body is not that.
+llvm::SmallVector<mlir::Operation *> appliedOps(mlir::Region &body);
+
 /// The op a body (of a reduction or scatter of one tensor) applies to its
 /// arguments in order, returning its result, or null.
 mlir::Operation *appliedOp(mlir::Region &body);

@@ -62,15 +62,29 @@ SmallVector<Value> kiln::stablehlo_import::countedLoop(
   return SmallVector<Value>(loop.getResults().drop_front());
 }
 
-Operation *kiln::stablehlo_import::appliedOp(Region &body) {
+SmallVector<Operation *> kiln::stablehlo_import::appliedOps(Region &body) {
   Block &block = body.front();
-  if (!llvm::hasSingleElement(block.without_terminator()))
-    return nullptr;
-  Operation &combine = block.front();
-  if (combine.getOperands() != ValueRange(block.getArguments()) ||
-      block.getTerminator()->getOperands() != ValueRange(combine.getResults()))
-    return nullptr;
-  return &combine;
+  ValueRange results = block.getTerminator()->getOperands();
+  size_t n = results.size();
+  if (n == 0 || block.getNumArguments() != 2 * n ||
+      size_t(std::distance(block.without_terminator().begin(),
+                           block.without_terminator().end())) != n)
+    return {};
+  SmallVector<Operation *> ops;
+  for (auto [i, result] : llvm::enumerate(results)) {
+    Operation *op = result.getDefiningOp();
+    if (!op || op->getBlock() != &block || op->getNumResults() != 1 ||
+        op->getOperands() !=
+            ValueRange{block.getArgument(i), block.getArgument(n + i)})
+      return {};
+    ops.push_back(op);
+  }
+  return ops;
+}
+
+Operation *kiln::stablehlo_import::appliedOp(Region &body) {
+  SmallVector<Operation *> ops = appliedOps(body);
+  return ops.size() == 1 ? ops.front() : nullptr;
 }
 
 namespace {
@@ -572,6 +586,22 @@ void rewriteArgReduction(shlo::ReduceOp op, ValueRange inputs, bool max,
   rewriter.replaceOp(op, {extremes, indices});
 }
 
+/// The kiln reduction of each tensor of `op`, whose body reduces each on
+/// its own (appliedOps: a sum and a maximum in one reduce), or nothing.
+std::optional<SmallVector<Combiner>> combinersOf(shlo::ReduceOp op) {
+  SmallVector<Operation *> body = appliedOps(op.getBody());
+  if (body.size() != op.getInputs().size())
+    return std::nullopt;
+  SmallVector<Combiner> combiners;
+  for (auto [applied, type] : llvm::zip_equal(body, op.getResultTypes())) {
+    std::optional<Combiner> combiner = combinerOf(applied, isBoolTensor(type));
+    if (!combiner)
+      return std::nullopt;
+    combiners.push_back(*combiner);
+  }
+  return combiners;
+}
+
 struct Reduce : OpConversionPattern<shlo::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -581,33 +611,37 @@ struct Reduce : OpConversionPattern<shlo::ReduceOp> {
       rewriteArgReduction(op, adaptor.getInputs(), *max, rewriter);
       return success();
     }
-    Operation *body =
-        op.getInputs().size() == 1 ? appliedOp(op.getBody()) : nullptr;
-    std::optional<Combiner> combiner =
-        body ? combinerOf(body, isBoolTensor(op.getType(0)))
-             : std::optional<Combiner>();
-    if (!combiner)
+    std::optional<SmallVector<Combiner>> combiners = combinersOf(op);
+    if (!combiners)
       return rewriter.notifyMatchFailure(op, "no kiln reduction for its body");
-    Location loc = op.getLoc();
-    Type type = op.getResult(0).getType();
-    Value result = combiner->reduce(rewriter, loc, type,
-                                    adaptor.getInputs()[0],
-                                    op.getDimensionsAttr());
-    // An init value other than the identity is folded in once, as
-    // StableHLO's semantics fold it.
-    Value init = adaptor.getInitValues()[0];
-    Attribute constant;
-    if (!matchPattern(init, m_Constant(&constant)) ||
-        !combiner->isIdentity(constant)) {
-      auto shaped = cast<RankedTensorType>(type);
-      if (shaped.getRank())
-        init = kiln::BroadcastInDimOp::create(
-            rewriter, loc, shaped, init, rewriter.getDenseI64ArrayAttr({}),
-            Value());
-      result = combiner->combine(rewriter, loc, result, init);
-    }
-    rewriter.replaceOp(op, result);
+    // Each tensor on its own.
+    SmallVector<Value> results;
+    for (auto [combiner, input, init, result] :
+         llvm::zip_equal(*combiners, adaptor.getInputs(),
+                         adaptor.getInitValues(), op.getResults()))
+      results.push_back(reduceOne(rewriter, op.getLoc(), combiner, input, init,
+                                  result.getType(), op.getDimensionsAttr()));
+    rewriter.replaceOp(op, results);
     return success();
+  }
+
+  /// `input` reduced over `dimensions` by `combiner` into `type`, from
+  /// `init`: one other than the identity is folded in once, as StableHLO's
+  /// semantics fold it.
+  static Value reduceOne(ConversionPatternRewriter &rewriter, Location loc,
+                         const Combiner &combiner, Value input, Value init,
+                         Type type, DenseI64ArrayAttr dimensions) {
+    Value result = combiner.reduce(rewriter, loc, type, input, dimensions);
+    Attribute constant;
+    if (matchPattern(init, m_Constant(&constant)) &&
+        combiner.isIdentity(constant))
+      return result;
+    auto shaped = cast<RankedTensorType>(type);
+    if (shaped.getRank())
+      init = kiln::BroadcastInDimOp::create(rewriter, loc, shaped, init,
+                                            rewriter.getDenseI64ArrayAttr({}),
+                                            Value());
+    return combiner.combine(rewriter, loc, result, init);
   }
 };
 
@@ -645,17 +679,12 @@ std::optional<std::string> unsupported(Operation *op) {
     return "stablehlo.composite \"" + composite.getName().str() +
            "\": no function @" + composite.getDecomposition().str() +
            " of its type to decompose it";
-  if (auto reduce = dyn_cast<shlo::ReduceOp>(op); reduce &&
-                                                 !isArgReduction(reduce)) {
-    Operation *body = reduce.getInputs().size() == 1
-                          ? appliedOp(reduce.getBody())
-                          : nullptr;
-    if (!body || !combinerOf(body, isBoolTensor(reduce.getType(0))))
-      return std::string("stablehlo.reduce: Kiln imports reductions of one "
-                         "tensor whose body applies add, multiply, maximum "
-                         "or minimum (or, and of booleans), and jnp.argmax "
-                         "and jnp.argmin");
-  }
+  if (auto reduce = dyn_cast<shlo::ReduceOp>(op);
+      reduce && !isArgReduction(reduce) && !combinersOf(reduce))
+    return std::string("stablehlo.reduce: Kiln imports reductions whose body "
+                       "applies, to each tensor on its own, add, multiply, "
+                       "maximum or minimum (or, and of booleans), and "
+                       "jnp.argmax and jnp.argmin");
   if (std::optional<std::string> why = unsupportedMath(op))
     return why;
   if (std::optional<std::string> why = unsupportedBits(op))

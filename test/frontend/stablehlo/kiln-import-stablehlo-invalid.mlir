@@ -22,13 +22,28 @@ func.func @main(%arg0: tensor<8xf32>) -> tensor<4xf32> {
 
 // A reduction whose body is not one of kiln's reductions.
 func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{stablehlo.reduce: Kiln imports reductions of one tensor whose body applies add, multiply, maximum or minimum (or, and of booleans), and jnp.argmax and jnp.argmin}}
+  // expected-error @+1 {{stablehlo.reduce: Kiln imports reductions whose body applies, to each tensor on its own, add, multiply, maximum or minimum (or, and of booleans), and jnp.argmax and jnp.argmin}}
   %0 = stablehlo.reduce(%arg0 init: %arg1) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
    reducer(%a: tensor<f32>, %b: tensor<f32>)  {
     %s = stablehlo.subtract %a, %b : tensor<f32>
     stablehlo.return %s : tensor<f32>
   }
   return %0 : tensor<f32>
+}
+
+// -----
+
+// A reduction of two tensors whose body mixes them (a sum of the first
+// tensor's accumulator and the second's element).
+func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>, %arg2: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{stablehlo.reduce: Kiln imports reductions whose body applies, to each tensor on its own, add, multiply, maximum or minimum (or, and of booleans), and jnp.argmax and jnp.argmin}}
+  %0:2 = stablehlo.reduce(%arg0 init: %arg2), (%arg1 init: %arg2) across dimensions = [0] : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+   reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<f32>, %d: tensor<f32>)  {
+    %s = stablehlo.add %a, %d : tensor<f32>
+    %t = stablehlo.add %b, %d : tensor<f32>
+    stablehlo.return %s, %t : tensor<f32>, tensor<f32>
+  }
+  return %0#0 : tensor<f32>
 }
 
 // -----

@@ -163,6 +163,32 @@ func.func @reductions(%arg0: tensor<2x3xf32>, %arg1: tensor<f32>, %arg2: tensor<
 
 // -----
 
+// A reduction of several tensors whose body reduces each on its own (as
+// jax.lax.reduce of a tuple writes it): a reduction per tensor, each with
+// its own init value (the product's 2 folded in).
+// CHECK-LABEL: func.func @reductions_of_several
+// CHECK: %[[SUM:.*]] = kiln.reduce_sum %arg0, dims = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK: %[[MAX:.*]] = kiln.reduce_max %arg1, dims = [1] : (tensor<2x3xi32>) -> tensor<2xi32>
+// CHECK: %[[PROD:.*]] = kiln.reduce_prod %arg0, dims = [1] : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK: %[[INIT:.*]] = kiln.broadcast_in_dim %{{.*}}, dims = [] : (tensor<f32>) -> tensor<2xf32>
+// CHECK: %[[FOLDED:.*]] = kiln.mul %[[PROD]], %[[INIT]] : tensor<2xf32>
+// CHECK: return %[[SUM]], %[[MAX]], %[[FOLDED]]
+func.func @reductions_of_several(%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xi32>) -> (tensor<2xf32>, tensor<2xi32>, tensor<2xf32>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %low = stablehlo.constant dense<-2147483648> : tensor<i32>
+  %two = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+  %0:3 = stablehlo.reduce(%arg0 init: %zero), (%arg1 init: %low), (%arg0 init: %two) across dimensions = [1] : (tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<f32>, tensor<i32>, tensor<f32>) -> (tensor<2xf32>, tensor<2xi32>, tensor<2xf32>)
+   reducer(%a: tensor<f32>, %d: tensor<f32>) (%b: tensor<i32>, %e: tensor<i32>) (%c: tensor<f32>, %f: tensor<f32>)  {
+    %s = stablehlo.add %a, %d : tensor<f32>
+    %m = stablehlo.maximum %b, %e : tensor<i32>
+    %p = stablehlo.multiply %c, %f : tensor<f32>
+    stablehlo.return %s, %m, %p : tensor<f32>, tensor<i32>, tensor<f32>
+  }
+  return %0#0, %0#1, %0#2 : tensor<2xf32>, tensor<2xi32>, tensor<2xf32>
+}
+
+// -----
+
 // The generic form, as StableHLO's own tests are stored, imports the same.
 // CHECK-LABEL: func.func @generic
 // CHECK: kiln.reduce_sum %arg0, dims = [0] : (tensor<2x3xf32>) -> tensor<3xf32>

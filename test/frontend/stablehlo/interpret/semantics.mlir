@@ -122,6 +122,29 @@ func.func @reduce_op_test_init() {
 
 // -----
 
+func.func @reduce_op_test_variadic() {
+  // Each tensor reduced on its own, from its own init value (the product
+  // from 2).
+  %x = stablehlo.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %y = stablehlo.constant dense<[[1, 7, 3], [9, 2, 8]]> : tensor<2x3xi32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %low = stablehlo.constant dense<-2147483648> : tensor<i32>
+  %two = stablehlo.constant dense<2.0> : tensor<f32>
+  %0:3 = stablehlo.reduce(%x init: %zero), (%y init: %low), (%x init: %two) across dimensions = [1] : (tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<f32>, tensor<i32>, tensor<f32>) -> (tensor<2xf32>, tensor<2xi32>, tensor<2xf32>)
+   reducer(%a: tensor<f32>, %d: tensor<f32>) (%b: tensor<i32>, %e: tensor<i32>) (%c: tensor<f32>, %f: tensor<f32>)  {
+    %s = stablehlo.add %a, %d : tensor<f32>
+    %m = stablehlo.maximum %b, %e : tensor<i32>
+    %p = stablehlo.multiply %c, %f : tensor<f32>
+    stablehlo.return %s, %m, %p : tensor<f32>, tensor<i32>, tensor<f32>
+  }
+  check.expect_almost_eq_const %0#0, dense<[6.0, 15.0]> : tensor<2xf32>
+  check.expect_eq_const %0#1, dense<[7, 9]> : tensor<2xi32>
+  check.expect_almost_eq_const %0#2, dense<[12.0, 240.0]> : tensor<2xf32>
+  func.return
+}
+
+// -----
+
 func.func @sign_op_test() {
   %0 = stablehlo.constant dense<[-2.5, -0.0, 0.0, 3.0]> : tensor<4xf32>
   %1 = stablehlo.sign %0 : tensor<4xf32>
