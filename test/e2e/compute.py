@@ -125,6 +125,18 @@ func.func @f(%a: tensor<256x784xbf16>, %b: tensor<784x512xbf16>) -> tensor<256x5
   return %r : tensor<256x512xf32>
 }""", "f", [HA, HB], [HA @ HB], interpret=False)
 
+# Chunks of 8 panels of K = 4096 would each pack 2 MB of pairs, more than a
+# thread's buffers: the product splits along K into two pieces of 1024
+# pairs, each chunk of each piece packing its own part.
+HA = rng.integers(-8, 8, (128, 4096)).astype(np.float32)
+HB = rng.integers(-8, 8, (4096, 1024)).astype(np.float32)
+check("matmul bf16 -> f32 split along K", """
+func.func @f(%a: tensor<128x4096xbf16>, %b: tensor<4096x1024xbf16>) -> tensor<128x1024xf32> {
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : (tensor<128x4096xbf16>, tensor<4096x1024xbf16>) -> tensor<128x1024xf32>
+  return %r : tensor<128x1024xf32>
+}""", "f", [HA, HB], [HA @ HB], interpret=False)
+
 # bf16 products past every tile edge (the GPU's tensor-core tiles are
 # 128x128 with k steps of 64): two row tiles, a k remainder, and a batch
 # with B transposed. Small integers keep every sum exact in f32.
