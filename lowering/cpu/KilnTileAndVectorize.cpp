@@ -1009,9 +1009,11 @@ packedPartSplit(linalg::LinalgOp op, unsigned loop, int64_t chunkSize) {
 /// granule) that an scf.forall runs, for threads to share: the first loop
 /// with enough granules for about one chunk per `minNs / 2`, else the one
 /// with the most. Rows past the last whole granule run after it, in chunks
-/// along another loop where they are worth it, else on one thread. Returns
-/// the ops left to schedule: the chunk, those rows and the parts of
-/// chunkInputs it reads that each chunk computes. The start the op
+/// along another loop where they are worth it, else on one thread. A panel
+/// product whose chunks would pack too much of B splits along K first
+/// (packedPartSplit), each piece distributed on its own. Returns the ops
+/// left to schedule: the chunk, those rows and the parts of chunkInputs it
+/// reads that each chunk computes. The start the op
 /// accumulates in (accumulatorStart) is computed by each chunk, in rows of
 /// `width`.
 SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
