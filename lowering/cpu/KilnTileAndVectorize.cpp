@@ -988,10 +988,9 @@ constexpr int64_t kPackedPartSteps = 64;
 /// thread); else nothing.
 std::optional<std::pair<unsigned, int64_t>>
 packedPartSplit(linalg::LinalgOp op, unsigned loop, int64_t chunkSize) {
-  int64_t group = kiln::panelProductGroup(op);
   unsigned panelLoop = firstMatmulLoop(op) - 1, kLoop = panelLoop + 3;
-  if (!group || loop != panelLoop || op->getNumResults() != 1 ||
-      !chunkInput(op->getOperand(1)))
+  if (!kiln::panelProductGroup(op) || loop != panelLoop ||
+      op->getNumResults() != 1 || !chunkInput(op->getOperand(1)))
     return std::nullopt;
   auto packed = cast<RankedTensorType>(op->getOperand(1).getType());
   int64_t bytes =

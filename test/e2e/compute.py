@@ -112,30 +112,23 @@ func.func @f(%a: tensor<16x40xbf16>, %b: tensor<40x64xbf16>) -> tensor<16x64xf32
   return %r : tensor<16x64xf32>
 }""", "f", [HA, HB], [HA @ HB])
 
-# A bf16 product large enough for threads, whose A fits in L2: chunks of 8
-# panels of 32 columns, each interleaving its own pairs of B's rows. Small
-# integers keep every sum exact in f32. Compiled only: the interpreter
-# would take minutes.
-HA = rng.integers(-8, 8, (256, 784)).astype(np.float32)
-HB = rng.integers(-8, 8, (784, 512)).astype(np.float32)
-check("matmul bf16 -> f32 in chunks of panels", """
-func.func @f(%a: tensor<256x784xbf16>, %b: tensor<784x512xbf16>) -> tensor<256x512xf32> {
+# bf16 products large enough for threads. 256 x 784 x 512, whose A fits in
+# L2: chunks of 8 panels of 32 columns, each interleaving its own pairs of
+# B's rows. 128 x 4096 x 1024: chunks of 8 panels of K = 4096 would each
+# pack 2 MB of pairs, more than a thread's buffers, so the product splits
+# along K into two pieces of 1024 pairs, each chunk of each piece packing
+# its own part. Small integers keep every sum exact in f32. Compiled only:
+# the interpreter would take minutes.
+for name, (m, k, n) in [("in chunks of panels", (256, 784, 512)),
+                        ("split along K", (128, 4096, 1024))]:
+    HA = rng.integers(-8, 8, (m, k)).astype(np.float32)
+    HB = rng.integers(-8, 8, (k, n)).astype(np.float32)
+    check(f"matmul bf16 -> f32 {name}", f"""
+func.func @f(%a: tensor<{m}x{k}xbf16>, %b: tensor<{k}x{n}xbf16>) -> tensor<{m}x{n}xf32> {{
   %r = kiln.dot_general %a, %b, contracting = [1] x [0]
-      : (tensor<256x784xbf16>, tensor<784x512xbf16>) -> tensor<256x512xf32>
-  return %r : tensor<256x512xf32>
-}""", "f", [HA, HB], [HA @ HB], interpret=False)
-
-# Chunks of 8 panels of K = 4096 would each pack 2 MB of pairs, more than a
-# thread's buffers: the product splits along K into two pieces of 1024
-# pairs, each chunk of each piece packing its own part.
-HA = rng.integers(-8, 8, (128, 4096)).astype(np.float32)
-HB = rng.integers(-8, 8, (4096, 1024)).astype(np.float32)
-check("matmul bf16 -> f32 split along K", """
-func.func @f(%a: tensor<128x4096xbf16>, %b: tensor<4096x1024xbf16>) -> tensor<128x1024xf32> {
-  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
-      : (tensor<128x4096xbf16>, tensor<4096x1024xbf16>) -> tensor<128x1024xf32>
-  return %r : tensor<128x1024xf32>
-}""", "f", [HA, HB], [HA @ HB], interpret=False)
+      : (tensor<{m}x{k}xbf16>, tensor<{k}x{n}xbf16>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}""", "f", [HA, HB], [HA @ HB], interpret=False)
 
 # bf16 products past every tile edge (the GPU's tensor-core tiles are
 # 128x128 with k steps of 64): two row tiles, a k remainder, and a batch
