@@ -2,10 +2,12 @@
 NHWC/HWIO, stablehlo.reduce_window), imported by kiln-run, against PyTorch
 eager's conv2d and pooling in its own NCHW layout (one thread), at a spread
 of shapes: LeNet's, ResNet's stem (7x7 stride 2 on RGB), 3x3 and 1x1
-layers, an RGB 3x3, a strided one, a depthwise one, odd sizes. Kiln is timed with kiln-run --bench (median of N calls),
-PyTorch by the median of N calls on the same values; prints the CPU, one
-row per case with the ratio torch/kiln (100% = as fast as PyTorch) and the
-relative difference of the results, and the geometric mean.
+layers, first layers on RGB (64 x 64, CIFAR's) and grayscale (MNIST's)
+images, a strided one, a depthwise one, odd sizes. Kiln is timed with
+kiln-run --bench (median of N calls), PyTorch by the median of N calls on
+the same values; prints the CPU, one row per case with the ratio
+torch/kiln (100% = as fast as PyTorch) and the relative difference of the
+results, and the geometric mean.
 
 Usage: conv_spread.py KILN_RUN [N]   (default 20)
 """
@@ -65,6 +67,8 @@ CONVS = [
     ("LeNet conv2", (32, 14, 14, 6), (5, 5, 6, 16), 1, 0, 1),
     ("ResNet stem 7x7/2 RGB", (2, 224, 224, 3), (7, 7, 3, 64), 2, 3, 1),
     ("RGB 3x3", (8, 64, 64, 3), (3, 3, 3, 32), 1, 1, 1),
+    ("CIFAR RGB 3x3, 64", (32, 32, 32, 3), (3, 3, 3, 64), 1, 1, 1),
+    ("MNIST 3x3 SAME, 32", (32, 28, 28, 1), (3, 3, 1, 32), 1, 1, 1),
     ("ResNet 3x3, 64", (8, 56, 56, 64), (3, 3, 64, 64), 1, 1, 1),
     ("ResNet 3x3, 128", (8, 28, 28, 128), (3, 3, 128, 128), 1, 1, 1),
     ("3x3 stride 2", (8, 56, 56, 64), (3, 3, 64, 128), 2, 1, 1),

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
 #include "frontend/stablehlo/Passes.h"
+#include "lowering/linalg/WindowProducts.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -42,15 +43,19 @@ SmallVector<int64_t> orFill(std::optional<ArrayRef<int64_t>> attr,
   return attr ? SmallVector<int64_t>(*attr) : SmallVector<int64_t>(rank, fill);
 }
 
+/// The size `size` of dimension `d` becomes padded and dilated by `w`.
+int64_t paddedSize(const Window &w, size_t d, int64_t size) {
+  int64_t dilated = size == 0 ? 0 : (size - 1) * (w.interior[d] + 1) + 1;
+  return dilated + w.low[d] + w.high[d];
+}
+
 /// The window's positions along each dimension over `shape` padded and
 /// dilated, or why there are none.
 FailureOr<SmallVector<int64_t>> windowCounts(const Window &w,
                                              ArrayRef<int64_t> shape) {
   SmallVector<int64_t> counts;
   for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t padded = shape[d] == 0 ? 0
-                                   : (shape[d] - 1) * (w.interior[d] + 1) + 1;
-    padded += w.low[d] + w.high[d];
+    int64_t padded = paddedSize(w, d, shape[d]);
     int64_t span = (w.sizes[d] - 1) * w.dilations[d] + 1;
     if (w.sizes[d] < 1 || w.strides[d] < 1 || w.dilations[d] < 1 ||
         w.interior[d] < 0 || padded < span)
@@ -543,7 +548,8 @@ Value depthwise(OpBuilder &b, Location loc, const ConvLayouts &l,
 
 /// Input features fewer than this would copy into [..., window, feature]
 /// patches as rows too short for vectors (the first layer on grayscale or
-/// RGB images): such convolutions stack their taps feature-major.
+/// RGB images): such convolutions stack their taps feature-major, unless
+/// their product reads its input in place (readsInputInPlace).
 constexpr int64_t kFewFeatures = 4;
 
 /// Outputs fewer than this, from input features fewer than
@@ -554,6 +560,23 @@ constexpr int64_t kFewFeatures = 4;
 /// ms; 5 to 7 on 3 x 17 x 23: 0.022 -> 0.011 ms; 6 to 64 features was
 /// 1.38 times slower feature-major, 4 to 32 at stride 2 1.13 times).
 constexpr int64_t kFewOutputs = 32, kNarrowFeatures = 8;
+
+/// Whether the patches of a unit-stride convolution into `outputs` features
+/// through the window `w` (of more than one position) on `x` [batch,
+/// spatial..., feature], with `counts` [batch, output spatial..., feature],
+/// are a window product's (kiln::isWindowProductShape): lowering to CPUs
+/// then reads the padded input in place, however few its features.
+bool readsInputInPlace(const Window &w, ArrayRef<int64_t> x,
+                       ArrayRef<int64_t> counts, int64_t outputs) {
+  if (product(w.sizes) < 2 ||
+      llvm::any_of(w.strides, [](int64_t s) { return s != 1; }))
+    return false;
+  SmallVector<int64_t> padded;
+  for (size_t d = 0; d + 1 < x.size(); ++d)
+    padded.push_back(paddedSize(w, d, x[d]));
+  return kiln::isWindowProductShape(x.back(), outputs, padded,
+                                    counts.drop_back());
+}
 
 /// A convolution of one group and few input features: the input in
 /// [feature, batch, spatial...] order goes through the window into taps
@@ -651,7 +674,9 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
     if (op.getFeatureGroupCount() == 1 && op.getBatchGroupCount() == 1 &&
         (inputFeatures < kFewFeatures ||
          (inputFeatures < kNarrowFeatures &&
-          kernelDims[spatial + 1] < kFewOutputs))) {
+          kernelDims[spatial + 1] < kFewOutputs)) &&
+        !readsInputInPlace(w, inputType.getShape(), counts,
+                           kernelDims[spatial + 1])) {
       rewriter.replaceOp(
           op, toResultLayout(rewriter, loc,
                              featureMajor(rewriter, loc, x, k, w, zero,

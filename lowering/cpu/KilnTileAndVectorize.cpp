@@ -1,6 +1,7 @@
 //===- KilnTileAndVectorize.cpp - the kiln-tile-and-vectorize pass --------===//
 #include "Passes.h"
 #include "lowering/linalg/LoweringUtils.h"
+#include "lowering/linalg/WindowProducts.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -1111,6 +1112,40 @@ linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
 
+/// A block of a window product (isWindowProduct) of fewer than
+/// kiln::kWindowProductMinFeatures features in register tiles, each
+/// summing every window position and feature (all of them its matmul's
+/// steps) before its accumulators are stored: a position's matmul of its
+/// own would load and store them every 1 to 15 steps. Rows or outputs past
+/// the last whole register tile are a tile of their own.
+void tileWindowInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
+                           const MatmulTiles &tiles) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t registerTile[] = {tiles.registerM, tiles.registerN};
+  for (unsigned loop : {0u, 1u}) {
+    int64_t size = ranges[loop];
+    if (size <= registerTile[loop] || size % registerTile[loop] == 0)
+      continue;
+    rewriter.setInsertionPoint(op);
+    auto [whole, rest] = linalg::splitOp(
+        rewriter, cast<TilingInterface>(op.getOperation()), loop,
+        rewriter.getIndexAttr(size - size % registerTile[loop]));
+    tileWindowInRegisters(rewriter,
+                          cast<linalg::LinalgOp>(whole.getOperation()), tiles);
+    tileWindowInRegisters(rewriter, cast<linalg::LinalgOp>(rest.getOperation()),
+                          tiles);
+    return;
+  }
+  // Rows, outputs, then each window position with all features.
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes[0] = std::min(ranges[0], tiles.registerM);
+  sizes[1] = std::min(ranges[1], tiles.registerN);
+  sizes.back() = 0;
+  if (auto position =
+          dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
+    ::vectorize(rewriter, windowTileAsMatmul(rewriter, position));
+}
+
 /// A window product (isWindowProduct) in blocks of a cache tile's rows,
 /// each summing, window position by window position, the matmul of its
 /// shifted pixel rows with the kernel there (windowTileAsMatmul), tiled
@@ -1123,7 +1158,9 @@ linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
 /// before it accumulates there.
 void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                            MatmulTiles tiles, int64_t minNs, int64_t width) {
-  int64_t rows = op.getStaticLoopRanges().front(), block = tiles.cacheM;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t rows = ranges.front(), outputs = ranges[1], features = ranges.back(),
+          block = tiles.cacheM;
   unsigned loops = op.getNumLoops();
   linalg::LinalgOp start = accumulatorStart(op.getDpsInitOperand(0)->get());
   // splitOp replaces `op`: it is not read after.
@@ -1181,6 +1218,11 @@ void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
              scf::SCFTilingOptions::LoopType::ForOp, width));
     if (!rowBlock)
       continue;
+    if (features < kiln::kWindowProductMinFeatures &&
+        outputs % kiln::kWindowProductOutputMultiple == 0) {
+      tileWindowInRegisters(rewriter, rowBlock, tiles);
+      continue;
+    }
     SmallVector<int64_t> positions(loops, 1);
     positions[0] = positions[1] = positions.back() = 0;
     auto windowTile =

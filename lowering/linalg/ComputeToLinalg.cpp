@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
 #include "Passes.h"
+#include "WindowProducts.h"
 #include "kiln/KilnDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -97,15 +98,6 @@ Value arithmetic(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return IntOp::create(b, loc, lhs, rhs);
 }
 
-/// Input features from which a convolution's product reads its input in
-/// place (windowProduct): a window position then contracts at least this
-/// many steps between loads and stores of its accumulators.
-constexpr int64_t kWindowProductMinFeatures = 16;
-
-/// The most rows of the padded grid a window product computes per output
-/// pixel (windowProduct).
-constexpr double kWindowProductMaxRowsPerOutput = 1.2;
-
 /// The window positions of convolution patches: `taps` slices of one
 /// tensor [batch, padded spatial..., features], each of the whole batch and
 /// features, at `starts` (spatial, one list per tap) and unit strides.
@@ -180,13 +172,12 @@ windowGrid(ArrayRef<SmallVector<int64_t>> starts) {
   return std::make_pair(sizes, dilations);
 }
 
-/// A convolution's contraction of its patches (windowTapsOf, of at least
-/// kWindowProductMinFeatures features) with its kernel [window, features,
-/// outputs], where the taps have unit strides, every operand the result's
-/// element type and the padded grid at most kWindowProductMaxRowsPerOutput
-/// rows per output pixel: computed from the padded input itself instead of
-/// the patches, which hold the input once per window position (a 3 x 3
-/// window's 9 copies were written and read back: ResNet's 3 x 3, 64
+/// A convolution's contraction of its patches (windowTapsOf) with its
+/// kernel [window, features, outputs], where the taps have unit strides,
+/// every operand the result's element type and the shapes are a window
+/// product's (kiln::isWindowProductShape): computed from the padded input
+/// itself instead of the patches, which hold the input once per window position
+/// (a 3 x 3 window's 9 copies were written and read back: ResNet's 3 x 3, 64
 /// convolution took 1.45 times PyTorch's time). The input [batch, padded
 /// spatial..., features] is read as rows of pixels [P, features]; output
 /// row r of the padded grid sums, over the window positions w, input row r
@@ -216,9 +207,11 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
   auto inputType = cast<RankedTensorType>(input.getType());
   ArrayRef<int64_t> padded = inputType.getShape();
   int64_t batch = padded.front(), features = padded.back();
-  if (!grid || features < kWindowProductMinFeatures ||
-      !inputType.hasStaticShape() || inputType.getNumElements() == 0 ||
-      accType.getNumElements() == 0)
+  ArrayRef<int64_t> outShape = accType.getShape();
+  int64_t outputs = outShape.back();
+  if (!grid || !inputType.hasStaticShape() ||
+      !kiln::isWindowProductShape(features, outputs, padded.drop_back(),
+                                  outShape.drop_back()))
     return std::nullopt;
   auto [sizes, dilations] = *grid;
   int64_t spatial = rank - 3;
@@ -229,19 +222,10 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
     pitch[d] = image;
     image *= padded[d + 1];
   }
-  ArrayRef<int64_t> outShape = accType.getShape();
-  int64_t outputs = outShape.back(), first = 0, rows = (batch - 1) * image + 1;
-  for (int64_t d = 0; d < spatial; ++d) {
+  int64_t first = 0, rows = kiln::windowProductRows(padded.drop_back(),
+                                                    outShape.drop_back());
+  for (int64_t d = 0; d < spatial; ++d)
     first += taps->starts.front()[d] * pitch[d];
-    rows += (outShape[d + 1] - 1) * pitch[d];
-  }
-  // The padded grid's rows beyond the outputs are computed for nothing:
-  // worth it only while they are few (a 3 x 3 window on 56 x 56 images:
-  // 7%, 1.40x faster than the patches; on 28 x 28, 15%, 1.17x; on 14 x
-  // 14, 31%, 7% slower; on 7 x 7, 65%, 35% slower).
-  if (double(rows) > kWindowProductMaxRowsPerOutput *
-                         double(accType.getNumElements() / outputs))
-    return std::nullopt;
   // Loops (r, output, window..., feature).
   MLIRContext *context = rewriter.getContext();
   unsigned loops = 3 + spatial;

@@ -191,6 +191,19 @@ conv_case("conv 3x3, 32 to 32 features, blocks shared by threads",
           (4, 30, 30, 32), (3, 3, 32, 32), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv 3x3 of 16 features on 8 x 8 images (patches)",
           (2, 8, 8, 16), (3, 3, 16, 8), NHWC, [1, 1], [(1, 1), (1, 1)])
+# Fewer than 16 features into a multiple of 16 outputs, on the same
+# terms: contracted from the padded input too, each register tile summing
+# every window position and feature before it is stored; rows and outputs
+# past the last whole register tile (48 = 32 + 16) are tiles of their own.
+conv_case("conv 3x3 of RGB into 48 features, SAME (from the padded input)",
+          (3, 21, 19, 3), (3, 3, 3, 48), NHWC, [1, 1], [(1, 1), (1, 1)])
+conv_case("conv 3x3 of one feature into 32, SAME (MNIST's first layer)",
+          (2, 28, 28, 1), (3, 3, 1, 32), NHWC, [1, 1], [(1, 1), (1, 1)])
+conv_case("conv of 8 features into 16, dilated, negative padding",
+          (1, 30, 29, 8), (2, 3, 8, 16), NHWC, [1, 1], [(2, 1), (0, -1)],
+          rhs_dil=[2, 1])
+conv_case("conv 3x3 of RGB into 64, blocks shared by threads",
+          (4, 48, 48, 3), (3, 3, 3, 64), NHWC, [1, 1], [(1, 1), (1, 1)])
 # Batch groups: the kernel gradient of a depthwise convolution, as JAX's
 # transpose rule writes it (features as the batch, 4 groups).
 conv_case("conv with batch groups (depthwise kernel gradient)", (3, 6, 6, 4),

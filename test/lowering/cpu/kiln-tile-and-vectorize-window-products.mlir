@@ -43,3 +43,37 @@ func.func @window_product(%x: tensor<204x16xf32>, %k: tensor<3x16x32xf32>) -> te
   } -> tensor<200x32xf32>
   return %y : tensor<200x32xf32>
 }
+
+// -----
+
+// Fewer than 16 features (an RGB image's 3): each register tile sums every
+// window position (a loop) and feature (its contraction's 3 steps) before
+// its accumulators are stored, rather than a matmul of 3 steps per
+// position. Rows and outputs past the last whole register tile (20 = 2 x
+// 8 + 4, 48 = 32 + 16) are tiles of their own.
+#pixels = affine_map<(d0, d1, d2, d3) -> (d0 + d2 * 2, d3)>
+#kernel = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#rows = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func @few_features
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
+// CHECK: scf.for %[[POS:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: tensor.extract_slice %{{.*}}[%[[POS]], 0, %{{.*}}] [1, 3, 32] [1, 1, 1]
+// CHECK: vector.contract {{.*}} : vector<8x3xf32>, vector<3x32xf32> into vector<8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x3xf32>, vector<3x16xf32> into vector<8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<4x3xf32>, vector<3x32xf32> into vector<4x32xf32>
+// CHECK: vector.contract {{.*}} : vector<4x3xf32>, vector<3x16xf32> into vector<4x16xf32>
+// CHECK-NOT: linalg.generic
+func.func @few_features(%x: tensor<24x3xf32>, %k: tensor<3x3x48xf32>) -> tensor<20x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<20x48xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<20x48xf32>) -> tensor<20x48xf32>
+  %y = linalg.generic {indexing_maps = [#pixels, #kernel, #rows], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %k : tensor<24x3xf32>, tensor<3x3x48xf32>) outs(%init : tensor<20x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<20x48xf32>
+  return %y : tensor<20x48xf32>
+}

@@ -67,10 +67,10 @@ func.func @dilated_1d(%x: tensor<1x20x16xf32>, %k: tensor<3x16x4xf32>) -> tensor
 
 // -----
 
-// Fewer than 16 features, strided taps, taps that are no grid (a position
-// repeated), and a grid of more than 1.2 rows per output (the second
-// image's rows start 20 rows on, of which 8 are outputs) build their
-// patches.
+// Fewer than 16 features into outputs that are no multiple of 16, strided
+// taps, taps that are no grid (a position repeated), and a grid of more
+// than 1.2 rows per output (the second image's rows start 20 rows on, of
+// which 8 are outputs) build their patches.
 // CHECK-LABEL: func.func @patches_kept
 // CHECK-COUNT-4: linalg.matmul
 // CHECK-NOT: linalg.generic {{.*}}reduction
@@ -102,6 +102,24 @@ func.func @patches_kept(%x: tensor<1x20x8xf32>, %k8: tensor<2x8x4xf32>, %y: tens
   %pd = kiln.concatenate %rd0, %rd1, dim = 2 : (tensor<2x8x1x16xf32>, tensor<2x8x1x16xf32>) -> tensor<2x8x2x16xf32>
   %yd = kiln.dot_general %pd, %k16, contracting = [2, 3] x [0, 1] : (tensor<2x8x2x16xf32>, tensor<2x16x4xf32>) -> tensor<2x8x4xf32>
   return %ya, %yb, %yc, %yd : tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>, tensor<2x8x4xf32>
+}
+
+// -----
+
+// Fewer than 16 features (3, an RGB image's) into a multiple of 16 outputs
+// is a window product too: its register tiles sum the whole window.
+// CHECK-DAG: #[[SHIFT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 + d2, d3)>
+// CHECK-LABEL: func.func @few_features
+// CHECK: linalg.generic {indexing_maps = [#[[SHIFT]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<12x3xf32>, tensor<2x3x16xf32>) outs(%{{.*}} : tensor<11x16xf32>)
+// CHECK-NOT: linalg.matmul
+func.func @few_features(%x: tensor<1x12x3xf32>, %k: tensor<2x3x16xf32>) -> tensor<1x11x16xf32> {
+  %t0 = kiln.slice %x [0:1, 0:11, 0:3] : (tensor<1x12x3xf32>) -> tensor<1x11x3xf32>
+  %t1 = kiln.slice %x [0:1, 1:12, 0:3] : (tensor<1x12x3xf32>) -> tensor<1x11x3xf32>
+  %r0 = kiln.reshape %t0 : (tensor<1x11x3xf32>) -> tensor<1x11x1x3xf32>
+  %r1 = kiln.reshape %t1 : (tensor<1x11x3xf32>) -> tensor<1x11x1x3xf32>
+  %patches = kiln.concatenate %r0, %r1, dim = 2 : (tensor<1x11x1x3xf32>, tensor<1x11x1x3xf32>) -> tensor<1x11x2x3xf32>
+  %y = kiln.dot_general %patches, %k, contracting = [2, 3] x [0, 1] : (tensor<1x11x2x3xf32>, tensor<2x3x16xf32>) -> tensor<1x11x16xf32>
+  return %y : tensor<1x11x16xf32>
 }
 
 // -----
