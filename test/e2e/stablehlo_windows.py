@@ -191,10 +191,13 @@ conv_case("conv 3x3, 32 to 32 features, blocks shared by threads",
           (4, 30, 30, 32), (3, 3, 32, 32), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv 3x3 of 16 features on 8 x 8 images (patches)",
           (2, 8, 8, 16), (3, 3, 16, 8), NHWC, [1, 1], [(1, 1), (1, 1)])
-# Fewer than 16 features into a multiple of 16 outputs, on the same
-# terms: contracted from the padded input too, each register tile summing
-# every window position and feature before it is stored; rows and outputs
-# past the last whole register tile (48 = 32 + 16) are tiles of their own.
+# Fewer than 16 features into a multiple of 16 outputs, on images whose
+# padded grid has at most 1.5 rows per output: contracted from the padded
+# input too, each register tile summing every window position and feature
+# before it is stored; rows and outputs past the last whole register tile
+# (48 = 32 + 16) are tiles of their own.
+conv_case("conv 5x5 of one feature into 16, VALID (1.26 rows per output)",
+          (2, 28, 28, 1), (5, 5, 1, 16), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 3x3 of RGB into 48 features, SAME (from the padded input)",
           (3, 21, 19, 3), (3, 3, 3, 48), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv 3x3 of one feature into 32, SAME (MNIST's first layer)",
