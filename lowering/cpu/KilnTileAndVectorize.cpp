@@ -1004,6 +1004,35 @@ packedPartSplit(linalg::LinalgOp op, unsigned loop, int64_t chunkSize) {
   return std::make_pair(kLoop, at);
 }
 
+/// Bytes a nanosecond that a thread reads from cache lines another core
+/// wrote: a product's operand built by one thread each call, then read by
+/// two, moves half its lines to the other core and back (LeNet's second
+/// layer, a product of 1.9 MB of patches at 8 flops a byte, took 3.3 times
+/// as long on two threads as on one: its copies and its product alike).
+constexpr double kCrossCoreBytesPerNs = 8;
+
+/// The bytes of the inputs of the product `op` that its function computes
+/// and no chunk of it does (its chunkInputs do): its arguments, constants
+/// and views of them are already in every core's reach.
+double computedInputBytes(linalg::LinalgOp op) {
+  double bytes = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = input->get();
+    while (Operation *view = value.getDefiningOp()) {
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+               tensor::ExtractSliceOp>(view))
+        break;
+      value = view->getOperand(0);
+    }
+    Operation *producer = value.getDefiningOp();
+    if (producer && !producer->hasTrait<OpTrait::ConstantLike>() &&
+        !chunkInput(input->get()))
+      if (auto type = dyn_cast<RankedTensorType>(input->get().getType()))
+        bytes += double(kiln::storageBytes(type));
+  }
+  return bytes;
+}
+
 /// Where `op` is estimated to take at least `minNs` on one thread, splits
 /// one of its parallel loops into chunks (whole multiples of the loop's
 /// granule) that an scf.forall runs, for threads to share: the first loop
@@ -1021,7 +1050,11 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
                                          ArrayRef<int64_t> granules,
                                          int64_t minNs, int64_t width) {
   double ns = estimatedNs(op);
-  if (minNs <= 0 || ns < minNs)
+  // Sharing a product saves at most half its time; moving the inputs the
+  // function computed between cores can cost more.
+  if (minNs <= 0 || ns < minNs ||
+      (isTiledMatmul(op) &&
+       ns / 2 < computedInputBytes(op) / kCrossCoreBytesPerNs))
     return {op};
   int64_t target = chunkTarget(ns, minNs);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
