@@ -1253,7 +1253,8 @@ void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
       continue;
     if (features < kiln::kWindowProductMinFeatures &&
         outputs % kiln::kWindowProductOutputMultiple == 0) {
-      tileWindowInRegisters(rewriter, rowBlock, tiles);
+      tileWindowInRegisters(rewriter, rowBlock,
+                            registerTilesOf(rowBlock, tiles));
       continue;
     }
     SmallVector<int64_t> positions(loops, 1);

@@ -205,6 +205,9 @@ conv_case("conv 3x3 of one feature into 32, SAME (MNIST's first layer)",
 conv_case("conv of 8 features into 16, dilated, negative padding",
           (1, 30, 29, 8), (2, 3, 8, 16), NHWC, [1, 1], [(2, 1), (0, -1)],
           rhs_dil=[2, 1])
+conv_case("conv f64 of RGB into 16 (register tiles of 8 x 16)",
+          (1, 20, 20, 3), (3, 3, 3, 16), NHWC, [1, 1], [(1, 1), (1, 1)],
+          dtype=np.float64)
 conv_case("conv 3x3 of RGB into 64, blocks shared by threads",
           (4, 48, 48, 3), (3, 3, 3, 64), NHWC, [1, 1], [(1, 1), (1, 1)])
 # Batch groups: the kernel gradient of a depthwise convolution, as JAX's
