@@ -1011,6 +1011,12 @@ packedPartSplit(linalg::LinalgOp op, unsigned loop, int64_t chunkSize) {
 /// as long on two threads as on one: its copies and its product alike).
 constexpr double kCrossCoreBytesPerNs = 8;
 
+/// Whether `op` is a slice or reshape of its source: its elements, viewed.
+bool isSliceOrReshape(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp>(op);
+}
+
 /// The bytes of the inputs of the product `op` that its function computes
 /// and no chunk of it does (its chunkInputs do): its arguments, constants
 /// and views of them are already in every core's reach.
@@ -1019,8 +1025,7 @@ double computedInputBytes(linalg::LinalgOp op) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value value = input->get();
     while (Operation *view = value.getDefiningOp()) {
-      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-               tensor::ExtractSliceOp>(view))
+      if (!isSliceOrReshape(view))
         break;
       value = view->getOperand(0);
     }
@@ -1304,8 +1309,7 @@ SmallVector<linalg::LinalgOp> producerCone(linalg::LinalgOp root) {
     Operation *def = work.pop_back_val().getDefiningOp();
     if (!def || def->getBlock() != root->getBlock() || !seen.insert(def).second)
       continue;
-    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-            tensor::CollapseShapeOp>(def)) {
+    if (isSliceOrReshape(def)) {
       work.push_back(def->getOperand(0));
     } else if (auto op = dyn_cast<linalg::LinalgOp>(def);
                op && !isMatmulProduct(def)) {
@@ -1322,8 +1326,7 @@ SmallVector<Operation *> readers(Operation *op) {
   SmallVector<Operation *> work(op->getUsers().begin(), op->getUsers().end());
   while (!work.empty()) {
     Operation *user = work.pop_back_val();
-    if (isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-            tensor::CollapseShapeOp>(user))
+    if (isSliceOrReshape(user))
       llvm::append_range(work, user->getUsers());
     else
       found.push_back(user);
