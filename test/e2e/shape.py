@@ -126,6 +126,17 @@ for low, high, interior in [([1, 0], [0, 2], [0, 0]),
            f"tensor<{shape}xf32>", [b, np.array(-1.0, np.float32)], want,
            f"tensor<{shape}xf32>")
 
+# Without interior padding only the border is filled: every side of a 3-D
+# operand, one side cropped, one side not padded.
+for low, high in [([1, 2, 1], [2, 1, 3]), ([0, -1, 2], [1, 1, 0])]:
+    want = pad_reference(x, 7.0, low, high, [0, 0, 0])
+    shape = "x".join(str(d) for d in want.shape)
+    single(f"pad {low} {high} border",
+           f"  %r = kiln.pad %a0, %a1, low = {low}, high = {high}, "
+           f"interior = [0, 0, 0] : ({tx}, tensor<f32>) -> "
+           f"tensor<{shape}xf32>", [x, np.array(7.0, np.float32)], want,
+           f"tensor<{shape}xf32>")
+
 single("reverse", f"  %r = kiln.reverse %a0, dims = [0, 2] : {tx}", [x],
        x[::-1, :, ::-1], tx)
 

@@ -160,6 +160,40 @@ func.func @data_movement(%x: tensor<2x3xf32>, %i: tensor<i32>) -> (tensor<6xf32>
 
 // -----
 
+// Without interior padding only the border is filled, each slab in place:
+// the operand overwrites the rest.
+// CHECK-LABEL: func.func @pad_border
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[V:.*]]: tensor<f32>)
+func.func @pad_border(%x: tensor<2x3xf32>, %v: tensor<f32>) -> tensor<5x4xf32> {
+  // CHECK: %[[FILL:.*]] = tensor.extract %[[V]][]
+  // CHECK: %[[E:.*]] = tensor.empty() : tensor<5x4xf32>
+  // CHECK: %[[S0:.*]] = tensor.extract_slice %[[E]][0, 0] [1, 4] [1, 1]
+  // CHECK: %[[F0:.*]] = linalg.fill ins(%[[FILL]] : f32) outs(%[[S0]] : tensor<1x4xf32>)
+  // CHECK: %[[I0:.*]] = tensor.insert_slice %[[F0]] into %[[E]][0, 0] [1, 4] [1, 1]
+  // CHECK: %[[S1:.*]] = tensor.extract_slice %[[I0]][3, 0] [2, 4] [1, 1]
+  // CHECK: %[[F1:.*]] = linalg.fill ins(%[[FILL]] : f32) outs(%[[S1]] : tensor<2x4xf32>)
+  // CHECK: %[[I1:.*]] = tensor.insert_slice %[[F1]] into %[[I0]][3, 0] [2, 4] [1, 1]
+  // Along the second dimension, the slab after the operand only (low = 0).
+  // CHECK: %[[S2:.*]] = tensor.extract_slice %[[I1]][1, 3] [2, 1] [1, 1]
+  // CHECK: %[[F2:.*]] = linalg.fill ins(%[[FILL]] : f32) outs(%[[S2]] : tensor<2x1xf32>)
+  // CHECK: %[[I2:.*]] = tensor.insert_slice %[[F2]] into %[[I1]][1, 3] [2, 1] [1, 1]
+  // CHECK-NOT: linalg.fill
+  // CHECK: tensor.insert_slice %[[X]] into %[[I2]][1, 0] [2, 3] [1, 1]
+  %p = kiln.pad %x, %v, low = [1, 0], high = [2, 1], interior = [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<5x4xf32>
+  return %p : tensor<5x4xf32>
+}
+
+// Interior padding fills the whole tensor first: the holes are padding too.
+// CHECK-LABEL: func.func @pad_interior
+func.func @pad_interior(%x: tensor<3xf32>, %v: tensor<f32>) -> tensor<6xf32> {
+  // CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6xf32>)
+  // CHECK: tensor.insert_slice %{{.*}} into %[[F]][1] [3] [2]
+  %p = kiln.pad %x, %v, low = [1], high = [0], interior = [1] : (tensor<3xf32>, tensor<f32>) -> tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @control_flow
 func.func @control_flow(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {
   // CHECK: %[[P:.*]] = tensor.extract
