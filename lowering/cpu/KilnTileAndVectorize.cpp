@@ -830,6 +830,74 @@ bool isWindowProduct(linalg::LinalgOp op) {
              });
 }
 
+/// The stride of a strided window product's input expression `expr`
+/// along its output loop `output` and window loop `window` (of `loops`),
+/// where it is exactly stride * output + dilation * window; else 0.
+int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
+                   unsigned window) {
+  MLIRContext *context = expr.getContext();
+  SmallVector<AffineExpr> at(loops, getAffineConstantExpr(0, context));
+  auto valueAt = [&](std::optional<unsigned> one) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> point(at);
+    if (one)
+      point[*one] = getAffineConstantExpr(1, context);
+    auto value = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replaceDims(point), loops, 0));
+    return value ? std::optional<int64_t>(value.getValue()) : std::nullopt;
+  };
+  for (unsigned d = 0; d < loops; ++d)
+    if (d != output && d != window && expr.isFunctionOfDim(d))
+      return 0;
+  std::optional<int64_t> origin = valueAt(std::nullopt),
+                         stride = valueAt(output), dilation = valueAt(window);
+  bool linear = origin && stride && dilation && *origin == 0 && *stride >= 1 &&
+                *dilation >= 0 &&
+                expr == getAffineDimExpr(output, context) * *stride +
+                            getAffineDimExpr(window, context) * *dilation;
+  return linear ? *stride : 0;
+}
+
+/// Whether `op` is a strided window product (convert-kiln-to-linalg's
+/// window-products of a strided convolution): a contraction over (batch,
+/// output spatial..., output, window..., feature) into [batch, output
+/// spatial..., outputs] of the input [batch, spatial..., features] read at
+/// stride * output + dilation * window (lineStride), and a kernel
+/// [window..., features, outputs].
+bool isStridedWindowProduct(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  unsigned loops = op.getNumLoops(), spatial = (loops - 3) / 2;
+  if (!generic || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || loops < 5 || loops % 2 == 0 ||
+      op.getNumParallelLoops() != spatial + 2 ||
+      llvm::any_of(op.getStaticLoopRanges(),
+                   [](int64_t size) { return size <= 0; }))
+    return false;
+  for (unsigned d = 0; d < spatial + 2; ++d)
+    if (!linalg::isParallelIterator(op.getIteratorTypesArray()[d]))
+      return false;
+  MLIRContext *context = op.getContext();
+  SmallVector<AffineExpr> dims = kiln::loopDims(context, loops);
+  SmallVector<AffineExpr> kernel(dims.begin() + spatial + 2, dims.end());
+  kernel.push_back(dims[spatial + 1]);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap input = maps[0];
+  if (maps[2] != AffineMap::get(loops, 0,
+                                ArrayRef(dims).take_front(spatial + 2),
+                                context) ||
+      maps[1] != AffineMap::get(loops, 0, kernel, context) ||
+      input.getNumResults() != spatial + 2 || input.getResult(0) != dims[0] ||
+      input.getResults().back() != dims.back())
+    return false;
+  for (unsigned d = 0; d < spatial; ++d)
+    if (!lineStride(input.getResult(1 + d), loops, 1 + d, spatial + 2 + d))
+      return false;
+  return linalg::detail::isContractionBody(
+      *op.getBlock(), [](Operation *multiply, Operation *add) {
+        return (isa<arith::MulFOp>(multiply) && isa<arith::AddFOp>(add)) ||
+               (isa<arith::MulIOp>(multiply) && isa<arith::AddIOp>(add));
+      });
+}
+
 /// The time `op` is estimated to take on one thread, in ns: a matmul at
 /// 100 GFLOP/s (an int8 one on vpdpbusd's byte quads at 4 times that: 64
 /// products an instruction, 16 of an f32 FMA), a reduction at 80 GB/s of
@@ -837,7 +905,7 @@ bool isWindowProduct(linalg::LinalgOp op) {
 /// a 1024 x 1024 f32 matrix-vector product or row sum read its 4 MB in 46
 /// us, and took longer on 2 threads than on 1), any other op at 20 GB/s.
 double estimatedNs(linalg::LinalgOp op) {
-  if (isTiledMatmul(op) || isWindowProduct(op)) {
+  if (isTiledMatmul(op) || isWindowProduct(op) || isStridedWindowProduct(op)) {
     double flops = 2;
     for (int64_t size : op.getStaticLoopRanges())
       flops *= size;
@@ -1182,6 +1250,99 @@ void tileWindowInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
   if (auto position =
           dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
     ::vectorize(rewriter, windowTileAsMatmul(rewriter, position));
+}
+
+/// A window position of one output line of a strided window product
+/// (isStridedWindowProduct) as the matmul it is: the line's pixels, every
+/// stride-th [X, features], times the kernel's [features, outputs] there,
+/// into the line's [X, outputs].
+linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
+                                  linalg::LinalgOp tile) {
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  unsigned loops = tile.getNumLoops(), spatial = (loops - 3) / 2;
+  Value pixels = tile.getDpsInputOperand(0)->get();
+  Value kernel = tile.getDpsInputOperand(1)->get();
+  Value line = tile.getDpsInitOperand(0)->get();
+  auto pixelsType = cast<RankedTensorType>(pixels.getType());
+  auto lineType = cast<RankedTensorType>(line.getType());
+  int64_t stride = lineStride(tile.getIndexingMapsArray()[0].getResult(spatial),
+                              loops, spatial, 2 * spatial + 1);
+  int64_t width = lineType.getDimSize(spatial);
+  unsigned rank = pixelsType.getRank();
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> zeros(rank, 0), sizes(rank, 1), strides(rank, 1);
+  sizes[rank - 2] = width;
+  sizes[rank - 1] = pixelsType.getShape().back();
+  strides[rank - 2] = stride;
+  Value rows = tensor::ExtractSliceOp::create(
+      rewriter, loc,
+      RankedTensorType::get({width, sizes[rank - 1]},
+                            pixelsType.getElementType()),
+      pixels, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, sizes),
+      getAsIndexOpFoldResult(context, strides));
+  unsigned kernelRank = cast<RankedTensorType>(kernel.getType()).getRank();
+  Value lineRows = kiln::asMatrix(rewriter, loc, line, rank - 2, rank - 1);
+  auto matmul = linalg::MatmulOp::create(
+      rewriter, loc,
+      ValueRange{rows, kiln::asMatrix(rewriter, loc, kernel, kernelRank - 2,
+                                      kernelRank - 1)},
+      ValueRange{lineRows});
+  SmallVector<int64_t> lineZeros(rank, 0), lineOnes(rank, 1);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+      tile, matmul.getResult(0), line,
+      getAsIndexOpFoldResult(context, lineZeros),
+      getAsIndexOpFoldResult(context, lineType.getShape()),
+      getAsIndexOpFoldResult(context, lineOnes));
+  return cast<linalg::LinalgOp>(matmul.getOperation());
+}
+
+/// A strided window product (isStridedWindowProduct) by output lines (one
+/// batch element and outer output row at a time, the innermost output
+/// dimension whole), each summing, window position by window position, the
+/// matmul of its strided pixels with the kernel there (lineTileAsMatmul),
+/// tiled like any matmul. Threads share the batch (or, of one image, its
+/// first output dimension) when the product is estimated at `minNs` or
+/// more. Each line computes its zeros, in rows of `width`, just before it
+/// accumulates there.
+void scheduleStridedWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  MatmulTiles tiles, int64_t minNs,
+                                  int64_t width) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned loops = op.getNumLoops(), spatial = (loops - 3) / 2;
+  double ns = estimatedNs(op);
+  unsigned shared = ranges[0] == 1 && spatial > 1 ? 1 : 0;
+  if (minNs > 0 && ns >= minNs && ranges[shared] >= 2) {
+    // The fewest chunks, at least the target, that divide the loop.
+    int64_t chunks = std::min(chunkTarget(ns, minNs), ranges[shared]);
+    while (ranges[shared] % chunks != 0)
+      ++chunks;
+    SmallVector<int64_t> sizes(loops, 0);
+    sizes[shared] = ranges[shared] / chunks;
+    Operation *chunk = tile(rewriter, op, sizes, /*order=*/{},
+                            scf::SCFTilingOptions::LoopType::ForallOp, width);
+    if (!chunk)
+      return;
+    op = cast<linalg::LinalgOp>(chunk);
+  }
+  SmallVector<int64_t> lines(loops, 0);
+  for (unsigned d = 0; d < spatial; ++d)
+    lines[d] = 1;
+  auto line = dyn_cast_or_null<linalg::LinalgOp>(
+      tile(rewriter, op, lines, /*order=*/{},
+           scf::SCFTilingOptions::LoopType::ForOp, width));
+  if (!line)
+    return;
+  SmallVector<int64_t> positions(loops, 0);
+  for (unsigned d = spatial + 2; d + 1 < loops; ++d)
+    positions[d] = 1;
+  auto position =
+      dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, line, positions));
+  if (!position)
+    return;
+  linalg::LinalgOp matmul = lineTileAsMatmul(rewriter, position);
+  tileMatmul(rewriter, matmul, registerTilesOf(matmul, tiles));
 }
 
 /// A window product (isWindowProduct) in blocks of a cache tile's rows,
@@ -1869,6 +2030,14 @@ struct KilnTileAndVectorizePass
     });
     for (linalg::LinalgOp op : windowProducts)
       scheduleWindowProduct(rewriter, op, tiles, parallelWork, vectorWidth);
+    SmallVector<linalg::LinalgOp> stridedWindowProducts;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (isStridedWindowProduct(op))
+        stridedWindowProducts.push_back(op);
+    });
+    for (linalg::LinalgOp op : stridedWindowProducts)
+      scheduleStridedWindowProduct(rewriter, op, tiles, parallelWork,
+                                   vectorWidth);
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&

@@ -100,14 +100,16 @@ Value arithmetic(OpBuilder &b, Location loc, Value lhs, Value rhs) {
 
 /// The window positions of convolution patches: `taps` slices of one
 /// tensor [batch, padded spatial..., features], each of the whole batch and
-/// features, at `starts` (spatial, one list per tap) and unit strides.
+/// features, at `starts` (spatial, one list per tap) and the same spatial
+/// `strides`.
 struct WindowTaps {
   Value source;
   SmallVector<SmallVector<int64_t>> starts;
+  SmallVector<int64_t> strides;
 };
 
 /// The taps of `patches` where it is a concatenation, along its window
-/// dimension, of unit-stride slices of one tensor each reshaped to
+/// dimension, of equally strided slices of one tensor each reshaped to
 /// [batch, output spatial..., 1, features] (kiln-import-stablehlo's
 /// patches); else nothing.
 std::optional<WindowTaps> windowTapsOf(Value patches) {
@@ -134,9 +136,13 @@ std::optional<WindowTaps> windowTapsOf(Value patches) {
         start.back() != 0 ||
         slice.getType().getShape().front() != source.front() ||
         slice.getType().getShape().back() != source.back() ||
-        llvm::any_of(slice.getStrides(), [](int64_t s) { return s != 1; }))
+        slice.getStrides().front() != 1 || slice.getStrides().back() != 1 ||
+        (!taps.starts.empty() && slice.getStrides().drop_front().drop_back() !=
+                                     ArrayRef<int64_t>(taps.strides)))
       return std::nullopt;
     taps.starts.emplace_back(start.drop_front().drop_back());
+    taps.strides.assign(slice.getStrides().begin() + 1,
+                        slice.getStrides().end() - 1);
   }
   return taps;
 }
@@ -172,10 +178,79 @@ windowGrid(ArrayRef<SmallVector<int64_t>> starts) {
   return std::make_pair(sizes, dilations);
 }
 
+/// out += a * b, for a window product's body.
+void yieldMultiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  Value times =
+      arithmetic<arith::MulFOp, arith::MulIOp>(b, loc, args[0], args[1]);
+  linalg::YieldOp::create(
+      b, loc, arithmetic<arith::AddFOp, arith::AddIOp>(b, loc, times, args[2]));
+}
+
+/// A strided convolution's contraction of its patches, `taps` of `input`
+/// [batch, padded spatial..., features], with `kernel` [window..., features,
+/// outputs] (a window of `sizes` and `dilations`): a linalg.generic over
+/// (batch, output spatial..., outputs, window..., features) that reads the
+/// input at stride * output + dilation * window from the first tap's start
+/// and writes the result itself (kiln-tile-and-vectorize makes each output
+/// line's window positions matmuls of strided pixel rows). Its patches
+/// were written and read back once per window position (a 3 x 3 stride 2
+/// layer of 64 features: a quarter of its time); a padded grid's rows, as
+/// unit strides take, would compute stride^2 times its outputs.
+Value stridedWindowProduct(OpBuilder &b, Location loc, Value input,
+                           const WindowTaps &taps, ArrayRef<int64_t> sizes,
+                           ArrayRef<int64_t> dilations, Value kernel,
+                           RankedTensorType accType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank(), spatial = rank - 2;
+  MLIRContext *context = b.getContext();
+  // Loops: batch, output spatial..., outputs, window..., features.
+  unsigned loops = 2 * spatial + 3;
+  SmallVector<AffineExpr> dims = loopDims(context, loops);
+  SmallVector<AffineExpr> inputExprs = {dims[0]}, kernelExprs;
+  for (int64_t d = 0; d < spatial; ++d) {
+    inputExprs.push_back(dims[1 + d] * taps.strides[d] +
+                         dims[spatial + 2 + d] * dilations[d]);
+    kernelExprs.push_back(dims[spatial + 2 + d]);
+  }
+  inputExprs.push_back(dims.back());
+  kernelExprs.append({dims.back(), dims[spatial + 1]});
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, inputExprs, context),
+      AffineMap::get(loops, 0, kernelExprs, context),
+      AffineMap::get(loops, 0, ArrayRef(dims).take_front(spatial + 2),
+                     context)};
+  SmallVector<utils::IteratorType> iterators(spatial + 2,
+                                             utils::IteratorType::parallel);
+  iterators.append(spatial + 1, utils::IteratorType::reduction);
+  // From the first tap's first pixel: tiling assumes a map that reads
+  // position 0 at iteration 0.
+  SmallVector<int64_t> offsets = {0}, extent, ones(rank, 1);
+  llvm::append_range(offsets, taps.starts.front());
+  offsets.push_back(0);
+  for (int64_t d = 0; d < rank; ++d)
+    extent.push_back(inputType.getDimSize(d) - offsets[d]);
+  Value pixels = tensor::ExtractSliceOp::create(
+      b, loc, inputType.clone(extent), input, ValueRange{}, ValueRange{},
+      ValueRange{}, offsets, extent, ones);
+  SmallVector<int64_t> kernelShape(sizes);
+  kernelShape.append({inputType.getShape().back(), accType.getShape().back()});
+  Value kernelGrid = reshapeTensor(
+      b, loc, kernel,
+      cast<RankedTensorType>(kernel.getType()).clone(kernelShape));
+  Value zeros = filledTensor(
+      b, loc, accType, scalarConstant(b, loc, accType.getElementType(), 0));
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{accType}, ValueRange{pixels, kernelGrid},
+             ValueRange{zeros}, maps, iterators, yieldMultiplyAdd)
+      .getResult(0);
+}
+
 /// A convolution's contraction of its patches (windowTapsOf) with its
-/// kernel [window, features, outputs], where the taps have unit strides,
-/// every operand the result's element type and the shapes are a window
-/// product's (kiln::isWindowProductShape): computed from the padded input
+/// kernel [window, features, outputs], where every operand has the
+/// result's element type: strided, of kiln::kWindowProductMinFeatures
+/// features or more, a stridedWindowProduct; at unit strides, where the
+/// shapes are a window product's (kiln::isWindowProductShape), computed
+/// from the padded input
 /// itself instead of the patches, which hold the input once per window position
 /// (a 3 x 3 window's 9 copies were written and read back: ResNet's 3 x 3, 64
 /// convolution took 1.45 times PyTorch's time). The input [batch, padded
@@ -209,11 +284,18 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
   int64_t batch = padded.front(), features = padded.back();
   ArrayRef<int64_t> outShape = accType.getShape();
   int64_t outputs = outShape.back();
-  if (!grid || !inputType.hasStaticShape() ||
-      !kiln::isWindowProductShape(features, outputs, padded.drop_back(),
-                                  outShape.drop_back()))
+  if (!grid || !inputType.hasStaticShape())
     return std::nullopt;
   auto [sizes, dilations] = *grid;
+  if (llvm::any_of(taps->strides, [](int64_t s) { return s != 1; })) {
+    if (features < kiln::kWindowProductMinFeatures)
+      return std::nullopt;
+    return stridedWindowProduct(rewriter, op.getLoc(), input, *taps, sizes,
+                                dilations, kernel, accType);
+  }
+  if (!kiln::isWindowProductShape(features, outputs, padded.drop_back(),
+                                  outShape.drop_back()))
+    return std::nullopt;
   int64_t spatial = rank - 3;
   // Pixel rows between neighbours along each spatial dimension.
   SmallVector<int64_t> pitch(spatial);
@@ -274,18 +356,11 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
       linalg::FillOp::create(
           rewriter, loc, scalarConstant(rewriter, loc, element, 0), computed)
           .getResult(0);
-  Value product =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{rowsType}, ValueRange{pixels, kernelGrid},
-          ValueRange{zeros}, maps, iterators,
-          [](OpBuilder &b, Location nestedLoc, ValueRange args) {
-            Value times = arithmetic<arith::MulFOp, arith::MulIOp>(
-                b, nestedLoc, args[0], args[1]);
-            linalg::YieldOp::create(b, nestedLoc,
-                                    arithmetic<arith::AddFOp, arith::AddIOp>(
-                                        b, nestedLoc, times, args[2]));
-          })
-          .getResult(0);
+  Value product = linalg::GenericOp::create(rewriter, loc, TypeRange{rowsType},
+                                            ValueRange{pixels, kernelGrid},
+                                            ValueRange{zeros}, maps, iterators,
+                                            yieldMultiplyAdd)
+                      .getResult(0);
   all = tensor::InsertSliceOp::create(
       rewriter, loc, product, all, ValueRange{}, ValueRange{}, ValueRange{},
       ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{rows, outputs},

@@ -35,13 +35,17 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
            "K, as [R / L, L] for vector lanes (CPUs); off, each is one "
            "linalg.reduce or matmul (GPUs reduce in warps)">,
     Option<"windowProducts", "window-products", "bool", "true",
-           "Contract a convolution's patches (a concatenation of "
-           "unit-stride window slices of one tensor, of at least 16 "
-           "features, whose padded grid has at most 1.2 rows per output) "
-           "from the padded input itself, by a linalg.generic "
-           "whose input map shifts the output's pixel rows by each window "
-           "position (kiln-tile-and-vectorize schedules it on CPUs); off, "
-           "the patches are built and multiplied (im2col)">
+           "Contract a convolution's patches (a concatenation of window "
+           "slices of one tensor) from the padded input itself: at unit "
+           "strides (of at least 16 features, whose padded grid has at "
+           "most 1.2 rows per output, or fewer features into a multiple of "
+           "16 outputs, up to 1.5 rows), by a linalg.generic whose input "
+           "map shifts the output's pixel rows by each window position; "
+           "strided (of at least 16 features), by a linalg.generic over "
+           "the output's pixels, window and features that reads the input "
+           "at stride * output + dilation * window "
+           "(kiln-tile-and-vectorize schedules both on CPUs); off, the "
+           "patches are built and multiplied (im2col)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",

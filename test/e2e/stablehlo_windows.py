@@ -191,6 +191,22 @@ conv_case("conv 3x3, 32 to 32 features, blocks shared by threads",
           (4, 30, 30, 32), (3, 3, 32, 32), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv 3x3 of 16 features on 8 x 8 images (patches)",
           (2, 8, 8, 16), (3, 3, 16, 8), NHWC, [1, 1], [(1, 1), (1, 1)])
+# Strided, of 16 features or more: each output line's window positions are
+# matmuls of every stride-th pixel, into the result itself (line widths of
+# 4, 13 and 3 = 8 + 4 + 1 register tiles; odd and mixed strides; dilated;
+# one image whose rows threads share).
+conv_case("conv 3x3 stride 2 of 16 features, SAME (strided window product)",
+          (2, 9, 8, 16), (3, 3, 16, 24), NHWC, [2, 2], [(1, 1), (1, 1)])
+conv_case("conv stride 3 x 2 of 20 features, dilated, asymmetric padding",
+          (1, 17, 26, 20), (2, 3, 20, 7), NHWC, [3, 2], [(2, 0), (1, 2)],
+          rhs_dil=[2, 1])
+conv_case("conv 1-D stride 2 of 16 features, NCW / OIW", (3, 16, 11),
+          (3, 16, 5), ("bf0", "oi0", "bf0"), [2], [(1, 1)])
+conv_case("conv 3-D stride (2, 1, 3) of 16 features", (1, 7, 6, 9, 16),
+          (2, 2, 2, 16, 3), ("b012f", "012io", "b012f"), [2, 1, 3],
+          [(0, 0), (1, 0), (0, 1)])
+conv_case("conv 3x3 stride 2, 64 to 64 features, one image, rows on threads",
+          (1, 48, 48, 64), (3, 3, 64, 64), NHWC, [2, 2], [(1, 1), (1, 1)])
 # Fewer than 16 features into a multiple of 16 outputs, on images whose
 # padded grid has at most 1.5 rows per output: contracted from the padded
 # input too, each register tile summing every window position and feature

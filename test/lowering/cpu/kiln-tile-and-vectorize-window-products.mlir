@@ -77,3 +77,44 @@ func.func @few_features(%x: tensor<24x3xf32>, %k: tensor<3x3x48xf32>) -> tensor<
   } -> tensor<20x48xf32>
   return %y : tensor<20x48xf32>
 }
+
+// -----
+
+// A strided window product (convert-kiln-to-linalg's window-products of a
+// strided convolution: 2 x 2 window, stride 2) by output lines, one image
+// and output row at a time: each line zeroes its outputs, then sums,
+// position by position, the matmul of every second pixel of its input row
+// [10, 16] (a slice of stride 2) with the kernel's [16, 32] there, into
+// the line's [10, 32] of the result, its rows past the last whole
+// register tile (10 = 8 + 2) a tile of their own. With threads, the
+// images are shared.
+#strided = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)>
+#window = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @strided_window_product
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
+// CHECK: vector.transfer_write %cst
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 10, 16] [1, 1, 2, 1] : tensor<1x1x19x16xf32> to tensor<10x16xf32>
+// CHECK: vector.contract
+// CHECK: vector.contract
+// CHECK-NOT: linalg.generic
+// THREADS-LABEL: func.func @strided_window_product
+// THREADS: scf.forall (%{{.*}}) in (2)
+// THREADS: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
+// THREADS: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 10, 16] [1, 1, 2, 1]
+func.func @strided_window_product(%x: tensor<2x9x21x16xf32>, %k: tensor<2x2x16x32xf32>) -> tensor<2x4x10x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x10x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x10x32xf32>) -> tensor<2x4x10x32xf32>
+  %y = linalg.generic {indexing_maps = [#strided, #window, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %k : tensor<2x9x21x16xf32>, tensor<2x2x16x32xf32>) outs(%init : tensor<2x4x10x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x10x32xf32>
+  return %y : tensor<2x4x10x32xf32>
+}

@@ -68,9 +68,10 @@ func.func @dilated_1d(%x: tensor<1x20x16xf32>, %k: tensor<3x16x4xf32>) -> tensor
 // -----
 
 // Fewer than 16 features into outputs that are no multiple of 16, strided
-// taps, taps that are no grid (a position repeated), and a grid of more
-// than 1.2 rows per output (the second image's rows start 20 rows on, of
-// which 8 are outputs) build their patches.
+// taps of fewer than 16 features, taps that are no grid (a position
+// repeated), and a grid of more than 1.2 rows per output (the second
+// image's rows start 20 rows on, of which 8 are outputs) build their
+// patches.
 // CHECK-LABEL: func.func @patches_kept
 // CHECK-COUNT-4: linalg.matmul
 // CHECK-NOT: linalg.generic {{.*}}reduction
@@ -82,13 +83,13 @@ func.func @patches_kept(%x: tensor<1x20x8xf32>, %k8: tensor<2x8x4xf32>, %y: tens
   %ra1 = kiln.reshape %a1 : (tensor<1x10x8xf32>) -> tensor<1x10x1x8xf32>
   %pa = kiln.concatenate %ra0, %ra1, dim = 2 : (tensor<1x10x1x8xf32>, tensor<1x10x1x8xf32>) -> tensor<1x10x2x8xf32>
   %ya = kiln.dot_general %pa, %k8, contracting = [2, 3] x [0, 1] : (tensor<1x10x2x8xf32>, tensor<2x8x4xf32>) -> tensor<1x10x4xf32>
-  // Stride 2.
-  %b0 = kiln.slice %y [0:1, 0:17:2, 0:16] : (tensor<1x20x16xf32>) -> tensor<1x9x16xf32>
-  %b1 = kiln.slice %y [0:1, 1:18:2, 0:16] : (tensor<1x20x16xf32>) -> tensor<1x9x16xf32>
-  %rb0 = kiln.reshape %b0 : (tensor<1x9x16xf32>) -> tensor<1x9x1x16xf32>
-  %rb1 = kiln.reshape %b1 : (tensor<1x9x16xf32>) -> tensor<1x9x1x16xf32>
-  %pb = kiln.concatenate %rb0, %rb1, dim = 2 : (tensor<1x9x1x16xf32>, tensor<1x9x1x16xf32>) -> tensor<1x9x2x16xf32>
-  %yb = kiln.dot_general %pb, %k16, contracting = [2, 3] x [0, 1] : (tensor<1x9x2x16xf32>, tensor<2x16x4xf32>) -> tensor<1x9x4xf32>
+  // Stride 2 of 8 features.
+  %b0 = kiln.slice %x [0:1, 0:17:2, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x9x8xf32>
+  %b1 = kiln.slice %x [0:1, 1:18:2, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x9x8xf32>
+  %rb0 = kiln.reshape %b0 : (tensor<1x9x8xf32>) -> tensor<1x9x1x8xf32>
+  %rb1 = kiln.reshape %b1 : (tensor<1x9x8xf32>) -> tensor<1x9x1x8xf32>
+  %pb = kiln.concatenate %rb0, %rb1, dim = 2 : (tensor<1x9x1x8xf32>, tensor<1x9x1x8xf32>) -> tensor<1x9x2x8xf32>
+  %yb = kiln.dot_general %pb, %k8, contracting = [2, 3] x [0, 1] : (tensor<1x9x2x8xf32>, tensor<2x8x4xf32>) -> tensor<1x9x4xf32>
   // The same position twice.
   %c0 = kiln.slice %y [0:1, 3:13, 0:16] : (tensor<1x20x16xf32>) -> tensor<1x10x16xf32>
   %rc0 = kiln.reshape %c0 : (tensor<1x10x16xf32>) -> tensor<1x10x1x16xf32>
@@ -139,4 +140,28 @@ func.func @regrouped(%x: tensor<1x7x4x16xf32>, %k: tensor<2x16x4xf32>) -> tensor
   %patches = kiln.concatenate %r0, %r1, dim = 3 : (tensor<1x4x6x1x16xf32>, tensor<1x4x6x1x16xf32>) -> tensor<1x4x6x2x16xf32>
   %y = kiln.dot_general %patches, %k, contracting = [3, 4] x [0, 1] : (tensor<1x4x6x2x16xf32>, tensor<2x16x4xf32>) -> tensor<1x4x6x4xf32>
   return %y : tensor<1x4x6x4xf32>
+}
+
+// -----
+
+// Strided taps of 16 features or more: a linalg.generic over (batch,
+// output, output feature, window, feature) reading the input from the
+// first tap's pixel (1) at stride 3 per output and the dilation (2) per
+// window position, into the result itself.
+// CHECK-DAG: #[[STRIDED:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 * 3 + d3 * 2, d4)>
+// CHECK-DAG: #[[TAPS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[FROM:.*]] = tensor.extract_slice %{{.*}}[0, 1, 0] [1, 19, 16] [1, 1, 1]
+// CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<1x5x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[STRIDED]], #[[TAPS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[FROM]], %{{.*}} : tensor<1x19x16xf32>, tensor<2x16x4xf32>) outs(%[[ZEROS]] : tensor<1x5x4xf32>)
+// CHECK-NOT: linalg.matmul
+func.func @strided(%y: tensor<1x20x16xf32>, %k: tensor<2x16x4xf32>) -> tensor<1x5x4xf32> {
+  %t0 = kiln.slice %y [0:1, 1:14:3, 0:16] : (tensor<1x20x16xf32>) -> tensor<1x5x16xf32>
+  %t1 = kiln.slice %y [0:1, 3:16:3, 0:16] : (tensor<1x20x16xf32>) -> tensor<1x5x16xf32>
+  %r0 = kiln.reshape %t0 : (tensor<1x5x16xf32>) -> tensor<1x5x1x16xf32>
+  %r1 = kiln.reshape %t1 : (tensor<1x5x16xf32>) -> tensor<1x5x1x16xf32>
+  %p = kiln.concatenate %r0, %r1, dim = 2 : (tensor<1x5x1x16xf32>, tensor<1x5x1x16xf32>) -> tensor<1x5x2x16xf32>
+  %r = kiln.dot_general %p, %k, contracting = [2, 3] x [0, 1] : (tensor<1x5x2x16xf32>, tensor<2x16x4xf32>) -> tensor<1x5x4xf32>
+  return %r : tensor<1x5x4xf32>
 }
