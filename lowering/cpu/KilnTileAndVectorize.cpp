@@ -1,7 +1,6 @@
 //===- KilnTileAndVectorize.cpp - the kiln-tile-and-vectorize pass --------===//
 #include "Passes.h"
 #include "lowering/linalg/LoweringUtils.h"
-#include "lowering/linalg/WindowProducts.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -830,7 +829,7 @@ bool isWindowProduct(linalg::LinalgOp op) {
              });
 }
 
-/// The stride of a strided window product's input expression `expr`
+/// The stride of a line window product's input expression `expr`
 /// along its output loop `output` and window loop `window` (of `loops`),
 /// where it is exactly stride * output + dilation * window; else 0.
 int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
@@ -857,13 +856,13 @@ int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
   return linear ? *stride : 0;
 }
 
-/// Whether `op` is a strided window product (convert-kiln-to-linalg's
-/// window-products of a strided convolution): a contraction over (batch,
-/// output spatial..., output, window..., feature) into [batch, output
+/// Whether `op` is a line window product (convert-kiln-to-linalg's
+/// window-products of a convolution of many features): a contraction over
+/// (batch, output spatial..., output, window..., feature) into [batch, output
 /// spatial..., outputs] of the input [batch, spatial..., features] read at
 /// stride * output + dilation * window (lineStride), and a kernel
 /// [window..., features, outputs].
-bool isStridedWindowProduct(linalg::LinalgOp op) {
+bool isLineWindowProduct(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   unsigned loops = op.getNumLoops(), spatial = (loops - 3) / 2;
   if (!generic || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
@@ -905,7 +904,7 @@ bool isStridedWindowProduct(linalg::LinalgOp op) {
 /// a 1024 x 1024 f32 matrix-vector product or row sum read its 4 MB in 46
 /// us, and took longer on 2 threads than on 1), any other op at 20 GB/s.
 double estimatedNs(linalg::LinalgOp op) {
-  if (isTiledMatmul(op) || isWindowProduct(op) || isStridedWindowProduct(op)) {
+  if (isTiledMatmul(op) || isWindowProduct(op) || isLineWindowProduct(op)) {
     double flops = 2;
     for (int64_t size : op.getStaticLoopRanges())
       flops *= size;
@@ -1218,12 +1217,13 @@ linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
 
-/// A block of a window product (isWindowProduct) of fewer than
-/// kiln::kWindowProductMinFeatures features in register tiles, each
-/// summing every window position and feature (all of them its matmul's
-/// steps) before its accumulators are stored: a position's matmul of its
-/// own would load and store them every 1 to 15 steps. Rows or outputs past
-/// the last whole register tile are a tile of their own.
+/// A block of a window product (isWindowProduct: convert-kiln-to-linalg
+/// makes them of fewer than kiln::kWindowProductMinFeatures features) in
+/// register tiles, each summing every window position and feature (all of
+/// them its matmul's steps) before its accumulators are stored: a
+/// position's matmul of its own would load and store them every 1 to 15
+/// steps. Rows or outputs past the last whole register tile are a tile of
+/// their own.
 void tileWindowInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
                            const MatmulTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -1252,8 +1252,8 @@ void tileWindowInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
     ::vectorize(rewriter, windowTileAsMatmul(rewriter, position));
 }
 
-/// A window position of one output line of a strided window product
-/// (isStridedWindowProduct) as the matmul it is: the line's pixels, every
+/// A window position of one output line of a line window product
+/// (isLineWindowProduct) as the matmul it is: the line's pixels, every
 /// stride-th [X, features], times the kernel's [features, outputs] there,
 /// into the line's [X, outputs].
 linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
@@ -1298,7 +1298,7 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
 
-/// A strided window product (isStridedWindowProduct) by output lines (one
+/// A line window product (isLineWindowProduct) by output lines (one
 /// batch element and outer output row at a time, the innermost output
 /// dimension whole), each summing, window position by window position, the
 /// matmul of its strided pixels with the kernel there (lineTileAsMatmul),
@@ -1306,9 +1306,9 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
 /// first output dimension) when the product is estimated at `minNs` or
 /// more. Each line computes its zeros, in rows of `width`, just before it
 /// accumulates there.
-void scheduleStridedWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  MatmulTiles tiles, int64_t minNs,
-                                  int64_t width) {
+void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
+                               MatmulTiles tiles, int64_t minNs,
+                               int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned loops = op.getNumLoops(), spatial = (loops - 3) / 2;
   double ns = estimatedNs(op);
@@ -1346,20 +1346,17 @@ void scheduleStridedWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// A window product (isWindowProduct) in blocks of a cache tile's rows,
-/// each summing, window position by window position, the matmul of its
-/// shifted pixel rows with the kernel there (windowTileAsMatmul), tiled
-/// like any matmul: a block's accumulators stay in cache over the window
-/// and the kernel in L2 over the blocks, where building the patches (im2col)
-/// wrote and read the input once per window position. Threads share the
-/// blocks when the product is estimated at `minNs` or more; rows past the
-/// last whole block are a block of their own. Each block computes its part
-/// of the start it accumulates in (its zeros), in rows of `width`, just
-/// before it accumulates there.
+/// each in register tiles that sum every window position and feature
+/// (tileWindowInRegisters), where building the patches (im2col) wrote and
+/// read the input once per window position. Threads share the blocks when
+/// the product is estimated at `minNs` or more; rows past the last whole
+/// block are a block of their own. Each block computes its part of the
+/// start it accumulates in (its zeros), in rows of `width`, just before it
+/// accumulates there.
 void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                            MatmulTiles tiles, int64_t minNs, int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t rows = ranges.front(), outputs = ranges[1], features = ranges.back(),
-          block = tiles.cacheM;
+  int64_t rows = ranges.front(), block = tiles.cacheM;
   unsigned loops = op.getNumLoops();
   linalg::LinalgOp start = accumulatorStart(op.getDpsInitOperand(0)->get());
   // splitOp replaces `op`: it is not read after.
@@ -1417,20 +1414,7 @@ void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
              scf::SCFTilingOptions::LoopType::ForOp, width));
     if (!rowBlock)
       continue;
-    if (features < kiln::kWindowProductMinFeatures &&
-        outputs % kiln::kWindowProductOutputMultiple == 0) {
-      tileWindowInRegisters(rewriter, rowBlock,
-                            registerTilesOf(rowBlock, tiles));
-      continue;
-    }
-    SmallVector<int64_t> positions(loops, 1);
-    positions[0] = positions[1] = positions.back() = 0;
-    auto windowTile =
-        dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, rowBlock, positions));
-    if (!windowTile)
-      continue;
-    linalg::LinalgOp matmul = windowTileAsMatmul(rewriter, windowTile);
-    tileMatmul(rewriter, matmul, registerTilesOf(matmul, tiles));
+    tileWindowInRegisters(rewriter, rowBlock, registerTilesOf(rowBlock, tiles));
   }
   // The parts' results are inserted into the whole start, every row of
   // which they overwrite: into the tensor it would fill instead. The
@@ -2030,14 +2014,13 @@ struct KilnTileAndVectorizePass
     });
     for (linalg::LinalgOp op : windowProducts)
       scheduleWindowProduct(rewriter, op, tiles, parallelWork, vectorWidth);
-    SmallVector<linalg::LinalgOp> stridedWindowProducts;
+    SmallVector<linalg::LinalgOp> lineWindowProducts;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (isStridedWindowProduct(op))
-        stridedWindowProducts.push_back(op);
+      if (isLineWindowProduct(op))
+        lineWindowProducts.push_back(op);
     });
-    for (linalg::LinalgOp op : stridedWindowProducts)
-      scheduleStridedWindowProduct(rewriter, op, tiles, parallelWork,
-                                   vectorWidth);
+    for (linalg::LinalgOp op : lineWindowProducts)
+      scheduleLineWindowProduct(rewriter, op, tiles, parallelWork, vectorWidth);
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&

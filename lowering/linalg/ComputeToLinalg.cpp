@@ -186,20 +186,26 @@ void yieldMultiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
       b, loc, arithmetic<arith::AddFOp, arith::AddIOp>(b, loc, times, args[2]));
 }
 
-/// A strided convolution's contraction of its patches, `taps` of `input`
-/// [batch, padded spatial..., features], with `kernel` [window..., features,
-/// outputs] (a window of `sizes` and `dilations`): a linalg.generic over
+/// The contraction of a convolution's patches, `taps` of `input` [batch,
+/// padded spatial..., features], with `kernel` [window..., features,
+/// outputs] (a window of `sizes` and `dilations`), of
+/// kiln::kWindowProductMinFeatures features or more: a linalg.generic over
 /// (batch, output spatial..., outputs, window..., features) that reads the
 /// input at stride * output + dilation * window from the first tap's start
 /// and writes the result itself (kiln-tile-and-vectorize makes each output
-/// line's window positions matmuls of strided pixel rows). Its patches
-/// were written and read back once per window position (a 3 x 3 stride 2
-/// layer of 64 features: a quarter of its time); a padded grid's rows, as
-/// unit strides take, would compute stride^2 times its outputs.
-Value stridedWindowProduct(OpBuilder &b, Location loc, Value input,
-                           const WindowTaps &taps, ArrayRef<int64_t> sizes,
-                           ArrayRef<int64_t> dilations, Value kernel,
-                           RankedTensorType accType) {
+/// line's window positions matmuls of its pixels). The patches hold the
+/// input once per window position (a 3 x 3 window's 9 copies were written
+/// and read back: ResNet's 3 x 3, 64 convolution took 1.45 times PyTorch's
+/// time; a 3 x 3 stride 2 layer of 64 features spent a quarter of its time
+/// on them). Against the padded grid's rows (windowProduct, which few
+/// features take), alternated on one thread: 8 x 56 x 56 x 64 -> 64 1.05x
+/// faster, 28 x 28 x 128 the same, 32 x 16 x 16 x 32 1.09x (was im2col),
+/// 8 x 7 x 7 x 512 1.38x (was im2col); strided, the grid would compute
+/// stride^2 times the outputs.
+Value lineWindowProduct(OpBuilder &b, Location loc, Value input,
+                        const WindowTaps &taps, ArrayRef<int64_t> sizes,
+                        ArrayRef<int64_t> dilations, Value kernel,
+                        RankedTensorType accType) {
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t rank = inputType.getRank(), spatial = rank - 2;
   MLIRContext *context = b.getContext();
@@ -247,13 +253,10 @@ Value stridedWindowProduct(OpBuilder &b, Location loc, Value input,
 
 /// A convolution's contraction of its patches (windowTapsOf) with its
 /// kernel [window, features, outputs], where every operand has the
-/// result's element type: strided, of kiln::kWindowProductMinFeatures
-/// features or more, a stridedWindowProduct; at unit strides, where the
-/// shapes are a window product's (kiln::isWindowProductShape), computed
-/// from the padded input
-/// itself instead of the patches, which hold the input once per window position
-/// (a 3 x 3 window's 9 copies were written and read back: ResNet's 3 x 3, 64
-/// convolution took 1.45 times PyTorch's time). The input [batch, padded
+/// result's element type: of kiln::kWindowProductMinFeatures features or
+/// more, a lineWindowProduct; fewer, at unit strides, where the shapes are
+/// a window product's (kiln::isWindowProductShape), computed from the
+/// padded input itself instead of the patches. The input [batch, padded
 /// spatial..., features] is read as rows of pixels [P, features]; output
 /// row r of the padded grid sums, over the window positions w, input row r
 /// + shift(w) times the kernel's [features, outputs] at w: a linalg.generic
@@ -287,13 +290,11 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
   if (!grid || !inputType.hasStaticShape())
     return std::nullopt;
   auto [sizes, dilations] = *grid;
-  if (llvm::any_of(taps->strides, [](int64_t s) { return s != 1; })) {
-    if (features < kiln::kWindowProductMinFeatures)
-      return std::nullopt;
-    return stridedWindowProduct(rewriter, op.getLoc(), input, *taps, sizes,
-                                dilations, kernel, accType);
-  }
-  if (!kiln::isWindowProductShape(features, outputs, padded.drop_back(),
+  if (features >= kiln::kWindowProductMinFeatures)
+    return lineWindowProduct(rewriter, op.getLoc(), input, *taps, sizes,
+                             dilations, kernel, accType);
+  if (llvm::any_of(taps->strides, [](int64_t s) { return s != 1; }) ||
+      !kiln::isWindowProductShape(features, outputs, padded.drop_back(),
                                   outShape.drop_back()))
     return std::nullopt;
   int64_t spatial = rank - 3;

@@ -168,12 +168,11 @@ conv_case("conv 5x5 of one feature (LeNet's first layer)", (3, 12, 10, 1),
           (5, 5, 1, 6), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 7x7 stride 2 of RGB (ResNet's stem)", (2, 16, 15, 3),
           (7, 7, 3, 8), NHWC, [2, 2], [(3, 3), (3, 3)])
-# 16 features or more, at unit strides, on images whose padded grid has at
-# most 1.2 rows per output: contracted from the padded input's pixel rows,
-# each output row shifted by each window position (no patches); in blocks
-# of 64 rows, the rows past the last whole block on their own, blocks
-# shared by threads when the product is large. The last case's 8 x 8
-# images (1.3 rows per output) build their patches.
+# 16 features or more: contracted from the padded input itself by output
+# lines, each line's window positions a matmul of its pixels (no patches),
+# lines past the last whole register tile's rows a tile of their own,
+# images shared by threads when the product is large; small images (8 x
+# 8) too.
 conv_case("conv 3x3 of 16 features, SAME (from the padded input)",
           (2, 24, 26, 16), (3, 3, 16, 24), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv of 17 features, dilated, asymmetric and negative padding",
@@ -189,13 +188,13 @@ conv_case("conv f64 of 16 features", (1, 24, 24, 16), (3, 3, 16, 4), NHWC,
           [1, 1], [(1, 1), (1, 1)], dtype=np.float64)
 conv_case("conv 3x3, 32 to 32 features, blocks shared by threads",
           (4, 30, 30, 32), (3, 3, 32, 32), NHWC, [1, 1], [(1, 1), (1, 1)])
-conv_case("conv 3x3 of 16 features on 8 x 8 images (patches)",
+conv_case("conv 3x3 of 16 features on 8 x 8 images",
           (2, 8, 8, 16), (3, 3, 16, 8), NHWC, [1, 1], [(1, 1), (1, 1)])
 # Strided, of 16 features or more: each output line's window positions are
-# matmuls of every stride-th pixel, into the result itself (line widths of
+# matmuls of every stride-th pixel (line widths of
 # 4, 13 and 3 = 8 + 4 + 1 register tiles; odd and mixed strides; dilated;
 # one image whose rows threads share).
-conv_case("conv 3x3 stride 2 of 16 features, SAME (strided window product)",
+conv_case("conv 3x3 stride 2 of 16 features, SAME",
           (2, 9, 8, 16), (3, 3, 16, 24), NHWC, [2, 2], [(1, 1), (1, 1)])
 conv_case("conv stride 3 x 2 of 20 features, dilated, asymmetric padding",
           (1, 17, 26, 20), (2, 3, 20, 7), NHWC, [3, 2], [(2, 0), (1, 2)],

@@ -4,11 +4,11 @@
 // A window product (convert-kiln-to-linalg's window-products: a 1-D
 // window of 3 positions, 2 rows apart) in blocks of 64 rows, the 8 rows
 // past the last whole block (200 = 3 x 64 + 8) a block of their own; each
-// block sums, position by position, the matmul of its shifted rows with
-// the kernel's [16, 32] there, in register tiles of 8 x 32 over 16 steps,
-// after zeroing its rows (the whole product's zeros are never written).
-// With threads (work estimated past parallel-work), the whole blocks are
-// shared by threads, a block each.
+// block, after zeroing its rows (the whole product's zeros are never
+// written), in register tiles of 8 x 32 that each sum every window
+// position (a loop) and feature (its contraction's 16 steps) before they
+// are stored. With threads (work estimated past parallel-work), the whole
+// blocks are shared by threads, a block each.
 #pixels = affine_map<(d0, d1, d2, d3) -> (d0 + d2 * 2, d3)>
 #kernel = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
 #rows = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
@@ -16,12 +16,10 @@
 // CHECK-NOT: to %c200
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c192{{.*}} step %c64
 // CHECK: vector.transfer_write %cst{{.*}} : vector<1x32xf32>, tensor<1x32xf32>
-// CHECK: scf.for %[[POS:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
-// CHECK: tensor.extract_slice %{{.*}}[%[[POS]], 0, 0] [1, 16, 32] [1, 1, 1] : tensor<3x16x32xf32> to tensor<1x16x32xf32>
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [1, 16, 32] [1, 1, 1] : tensor<1x16x32xf32> to tensor<16x32xf32>
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step %c8
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1
-// CHECK: vector.contract
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
 // CHECK: tensor.extract_slice %{{.*}}[192, 0] [12, 16] [1, 1] : tensor<204x16xf32> to tensor<12x16xf32>
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
 // CHECK: vector.contract
@@ -80,8 +78,9 @@ func.func @few_features(%x: tensor<24x3xf32>, %k: tensor<3x3x48xf32>) -> tensor<
 
 // -----
 
-// A strided window product (convert-kiln-to-linalg's window-products of a
-// strided convolution: 2 x 2 window, stride 2) by output lines, one image
+// A line window product (convert-kiln-to-linalg's window-products of a
+// convolution of 16 features or more; here a 2 x 2 window at stride 2) by
+// output lines, one image
 // and output row at a time: each line zeroes its outputs, then sums,
 // position by position, the matmul of every second pixel of its input row
 // [10, 16] (a slice of stride 2) with the kernel's [16, 32] there, into
