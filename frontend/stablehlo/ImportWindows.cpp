@@ -556,26 +556,19 @@ constexpr int64_t kFewFeatures = 4;
 /// kNarrowFeatures, make a product [pixels, window x features] x [window x
 /// features, outputs] too narrow for a CPU's register tile of 32 columns:
 /// such convolutions stack their taps feature-major too, the pixels being
-/// the columns (LeNet's second layer, 6 features to 16: 0.165 -> 0.142
-/// ms; 5 to 7 on 3 x 17 x 23: 0.022 -> 0.011 ms; 6 to 64 features was
-/// 1.38 times slower feature-major, 4 to 32 at stride 2 1.13 times).
+/// the columns, unless they read their input in place (5 features to 7 on
+/// 3 x 17 x 23: 0.022 -> 0.011 ms; LeNet's second layer, 6 features to 16,
+/// went 0.165 -> 0.142 ms feature-major and 0.235 -> 0.143 in place; 6 to
+/// 64 features was 1.38 times slower feature-major, 4 to 32 at stride 2
+/// 1.13 times).
 constexpr int64_t kFewOutputs = 32, kNarrowFeatures = 8;
 
-/// Whether the patches of a unit-stride convolution into `outputs` features
-/// through the window `w` (of more than one position) on `x` [batch,
-/// spatial..., feature], with `counts` [batch, output spatial..., feature],
+/// Whether the patches of a convolution into `outputs` features through
+/// the window `w` (of more than one position) on `features` input features
 /// are a window product's (kiln::isWindowProductShape): lowering to CPUs
 /// then reads the padded input in place, however few its features.
-bool readsInputInPlace(const Window &w, ArrayRef<int64_t> x,
-                       ArrayRef<int64_t> counts, int64_t outputs) {
-  if (product(w.sizes) < 2 ||
-      llvm::any_of(w.strides, [](int64_t s) { return s != 1; }))
-    return false;
-  SmallVector<int64_t> padded;
-  for (size_t d = 0; d + 1 < x.size(); ++d)
-    padded.push_back(paddedSize(w, d, x[d]));
-  return kiln::isWindowProductShape(x.back(), outputs, padded,
-                                    counts.drop_back());
+bool readsInputInPlace(const Window &w, int64_t features, int64_t outputs) {
+  return product(w.sizes) >= 2 && kiln::isWindowProductShape(features, outputs);
 }
 
 /// A convolution of one group and few input features: the input in
@@ -675,8 +668,7 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
         (inputFeatures < kFewFeatures ||
          (inputFeatures < kNarrowFeatures &&
           kernelDims[spatial + 1] < kFewOutputs)) &&
-        !readsInputInPlace(w, inputType.getShape(), counts,
-                           kernelDims[spatial + 1])) {
+        !readsInputInPlace(w, inputFeatures, kernelDims[spatial + 1])) {
       rewriter.replaceOp(
           op, toResultLayout(rewriter, loc,
                              featureMajor(rewriter, loc, x, k, w, zero,

@@ -1,6 +1,7 @@
 //===- KilnTileAndVectorize.cpp - the kiln-tile-and-vectorize pass --------===//
 #include "Passes.h"
 #include "lowering/linalg/LoweringUtils.h"
+#include "lowering/linalg/WindowProducts.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -780,55 +781,6 @@ bool isTiledMatmul(linalg::LinalgOp op) {
   return lhs == acc && acc.isF64();
 }
 
-/// Whether `op` is a window product (convert-kiln-to-linalg's
-/// window-products): a contraction over (r, output, window..., feature)
-/// into [rows, outputs] of pixel rows [P, features], read at r shifted by
-/// a combination of the window loops, and a kernel [window..., features,
-/// outputs].
-bool isWindowProduct(linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  unsigned loops = op.getNumLoops();
-  if (!generic || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || loops < 4 || op.getNumParallelLoops() != 2 ||
-      !linalg::isParallelIterator(op.getIteratorTypesArray()[1]) ||
-      llvm::any_of(
-          op.getStaticLoopRanges(), [](int64_t size) { return size <= 0; }))
-    return false;
-  MLIRContext *context = op.getContext();
-  SmallVector<AffineExpr> dims = kiln::loopDims(context, loops);
-  SmallVector<AffineExpr> kernel(dims.begin() + 2, dims.end());
-  kernel.push_back(dims[1]);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[2] != AffineMap::get(loops, 0, {dims[0], dims[1]}, context) ||
-      maps[1] != AffineMap::get(loops, 0, kernel, context) ||
-      maps[0].getNumResults() != 2 || maps[0].getResult(1) != dims.back())
-    return false;
-  // The shift: window loops times non-negative strides, 0 at iteration 0.
-  AffineExpr shift =
-      simplifyAffineExpr(maps[0].getResult(0) - dims[0], loops, 0);
-  SmallVector<AffineExpr> at(loops, getAffineConstantExpr(0, context));
-  for (unsigned d = 0; d < loops; ++d) {
-    bool window = d >= 2 && d + 1 < loops;
-    if (!window && shift.isFunctionOfDim(d))
-      return false;
-    SmallVector<AffineExpr> one(at);
-    one[d] = getAffineConstantExpr(1, context);
-    auto stride = dyn_cast<AffineConstantExpr>(
-        simplifyAffineExpr(shift.replaceDims(one), loops, 0));
-    if (!stride || stride.getValue() < 0)
-      return false;
-  }
-  auto origin = dyn_cast<AffineConstantExpr>(
-      simplifyAffineExpr(shift.replaceDims(at), loops, 0));
-  return origin && origin.getValue() == 0 &&
-         linalg::detail::isContractionBody(
-             *op.getBlock(), [](Operation *multiply, Operation *add) {
-               return (isa<arith::MulFOp>(multiply) &&
-                       isa<arith::AddFOp>(add)) ||
-                      (isa<arith::MulIOp>(multiply) && isa<arith::AddIOp>(add));
-             });
-}
-
 /// The stride of a line window product's input expression `expr`
 /// along its output loop `output` and window loop `window` (of `loops`),
 /// where it is exactly stride * output + dilation * window; else 0.
@@ -904,7 +856,7 @@ bool isLineWindowProduct(linalg::LinalgOp op) {
 /// a 1024 x 1024 f32 matrix-vector product or row sum read its 4 MB in 46
 /// us, and took longer on 2 threads than on 1), any other op at 20 GB/s.
 double estimatedNs(linalg::LinalgOp op) {
-  if (isTiledMatmul(op) || isWindowProduct(op) || isLineWindowProduct(op)) {
+  if (isTiledMatmul(op) || isLineWindowProduct(op)) {
     double flops = 2;
     for (int64_t size : op.getStaticLoopRanges())
       flops *= size;
@@ -1199,59 +1151,6 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   return parts;
 }
 
-/// A tile of a window product (isWindowProduct) at one window position,
-/// as the matmul it is: its pixel rows [R, features] times the kernel's
-/// [features, outputs] there, into [R, outputs].
-linalg::LinalgOp windowTileAsMatmul(RewriterBase &rewriter,
-                                    linalg::LinalgOp tile) {
-  Location loc = tile.getLoc();
-  rewriter.setInsertionPoint(tile);
-  Value kernel = tile.getDpsInputOperand(1)->get();
-  unsigned rank = cast<RankedTensorType>(kernel.getType()).getRank();
-  auto matmul = linalg::MatmulOp::create(
-      rewriter, loc,
-      ValueRange{tile.getDpsInputOperand(0)->get(),
-                 kiln::asMatrix(rewriter, loc, kernel, rank - 2, rank - 1)},
-      ValueRange{tile.getDpsInitOperand(0)->get()});
-  rewriter.replaceOp(tile, matmul->getResults());
-  return cast<linalg::LinalgOp>(matmul.getOperation());
-}
-
-/// A block of a window product (isWindowProduct: convert-kiln-to-linalg
-/// makes them of fewer than kiln::kWindowProductMinFeatures features) in
-/// register tiles, each summing every window position and feature (all of
-/// them its matmul's steps) before its accumulators are stored: a
-/// position's matmul of its own would load and store them every 1 to 15
-/// steps. Rows or outputs past the last whole register tile are a tile of
-/// their own.
-void tileWindowInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
-                           const MatmulTiles &tiles) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t registerTile[] = {tiles.registerM, tiles.registerN};
-  for (unsigned loop : {0u, 1u}) {
-    int64_t size = ranges[loop];
-    if (size <= registerTile[loop] || size % registerTile[loop] == 0)
-      continue;
-    rewriter.setInsertionPoint(op);
-    auto [whole, rest] = linalg::splitOp(
-        rewriter, cast<TilingInterface>(op.getOperation()), loop,
-        rewriter.getIndexAttr(size - size % registerTile[loop]));
-    tileWindowInRegisters(rewriter,
-                          cast<linalg::LinalgOp>(whole.getOperation()), tiles);
-    tileWindowInRegisters(rewriter, cast<linalg::LinalgOp>(rest.getOperation()),
-                          tiles);
-    return;
-  }
-  // Rows, outputs, then each window position with all features.
-  SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes[0] = std::min(ranges[0], tiles.registerM);
-  sizes[1] = std::min(ranges[1], tiles.registerN);
-  sizes.back() = 0;
-  if (auto position =
-          dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
-    ::vectorize(rewriter, windowTileAsMatmul(rewriter, position));
-}
-
 /// A window position of one output line of a line window product
 /// (isLineWindowProduct) as the matmul it is: the line's pixels, every
 /// stride-th [X, features], times the kernel's [features, outputs] there,
@@ -1298,6 +1197,42 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
 
+/// A line of a line window product (isLineWindowProduct) of fewer than
+/// kiln::kWindowProductMinFeatures features in register tiles of its
+/// pixels and outputs, each summing every window position and feature (all
+/// of them its matmul's steps, lineTileAsMatmul) before its accumulators
+/// are stored: a position's matmul of its own would load and store them
+/// every 1 to 15 steps. Pixels or outputs past the last whole register
+/// tile are a tile of their own.
+void tileLineInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
+                         const MatmulTiles &tiles) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned pixels = (op.getNumLoops() - 3) / 2;
+  int64_t registerTile[] = {tiles.registerM, tiles.registerN};
+  for (unsigned loop : {pixels, pixels + 1}) {
+    int64_t size = ranges[loop], step = registerTile[loop - pixels];
+    if (size <= step || size % step == 0)
+      continue;
+    rewriter.setInsertionPoint(op);
+    auto [whole, rest] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                        loop, rewriter.getIndexAttr(size - size % step));
+    for (TilingInterface part : {whole, rest})
+      tileLineInRegisters(rewriter, cast<linalg::LinalgOp>(part.getOperation()),
+                          tiles);
+    return;
+  }
+  // Pixels, outputs, then each window position with all features (the
+  // loops before the pixels are one iteration each).
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes[pixels] = std::min(ranges[pixels], tiles.registerM);
+  sizes[pixels + 1] = std::min(ranges[pixels + 1], tiles.registerN);
+  sizes.back() = 0;
+  if (auto position =
+          dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
+    ::vectorize(rewriter, lineTileAsMatmul(rewriter, position));
+}
+
 /// A line window product (isLineWindowProduct) by output lines (one
 /// batch element and outer output row at a time, the innermost output
 /// dimension whole), each summing, window position by window position, the
@@ -1334,6 +1269,10 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
            scf::SCFTilingOptions::LoopType::ForOp, width));
   if (!line)
     return;
+  if (ranges.back() < kiln::kWindowProductMinFeatures) {
+    tileLineInRegisters(rewriter, line, registerTilesOf(line, tiles));
+    return;
+  }
   SmallVector<int64_t> positions(loops, 0);
   for (unsigned d = spatial + 2; d + 1 < loops; ++d)
     positions[d] = 1;
@@ -1343,96 +1282,6 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
     return;
   linalg::LinalgOp matmul = lineTileAsMatmul(rewriter, position);
   tileMatmul(rewriter, matmul, registerTilesOf(matmul, tiles));
-}
-
-/// A window product (isWindowProduct) in blocks of a cache tile's rows,
-/// each in register tiles that sum every window position and feature
-/// (tileWindowInRegisters), where building the patches (im2col) wrote and
-/// read the input once per window position. Threads share the blocks when
-/// the product is estimated at `minNs` or more; rows past the last whole
-/// block are a block of their own. Each block computes its part of the
-/// start it accumulates in (its zeros), in rows of `width`, just before it
-/// accumulates there.
-void scheduleWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
-                           MatmulTiles tiles, int64_t minNs, int64_t width) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t rows = ranges.front(), block = tiles.cacheM;
-  unsigned loops = op.getNumLoops();
-  linalg::LinalgOp start = accumulatorStart(op.getDpsInitOperand(0)->get());
-  // splitOp replaces `op`: it is not read after.
-  SmallVector<linalg::LinalgOp> parts = {op};
-  if (rows > block && rows % block != 0) {
-    rewriter.setInsertionPoint(op);
-    auto [whole, rest] =
-        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), 0,
-                        rewriter.getIndexAttr(rows - rows % block));
-    parts = {cast<linalg::LinalgOp>(whole.getOperation()),
-             cast<linalg::LinalgOp>(rest.getOperation())};
-  }
-  for (linalg::LinalgOp part : parts) {
-    // splitOp gave each part a slice of the whole start (the rest's, of
-    // the start with the first part's rows inserted): each computes its own
-    // part of the start instead, which its blocks then take in (fuseStart).
-    auto slice = part.getDpsInitOperand(0)
-                     ->get()
-                     .getDefiningOp<tensor::ExtractSliceOp>();
-    if (start && slice && parts.size() > 1) {
-      rewriter.setInsertionPoint(slice);
-      Value into = slice;
-      if (slice.getSource() == start->getResult(0))
-        into = tensor::ExtractSliceOp::create(
-            rewriter, slice.getLoc(), start.getDpsInitOperand(0)->get(),
-            slice.getMixedOffsets(), slice.getMixedSizes(),
-            slice.getMixedStrides());
-      Value own = startPart(rewriter, start, slice.getMixedOffsets(),
-                            slice.getMixedSizes(), into);
-      rewriter.modifyOpInPlace(part,
-                               [&] { part.getDpsInitOperand(0)->set(own); });
-    }
-    int64_t partRows = part.getStaticLoopRanges().front();
-    int64_t blocks = std::max<int64_t>(1, partRows / block);
-    double ns = estimatedNs(part);
-    SmallVector<int64_t> sizes(loops, 0);
-    if (minNs > 0 && ns >= minNs && blocks >= 2) {
-      // The fewest chunks, at least the target, that divide the blocks.
-      int64_t target = std::min(chunkTarget(ns, minNs), blocks);
-      int64_t chunks = target;
-      while (blocks % chunks != 0)
-        ++chunks;
-      sizes[0] = partRows / chunks;
-      Operation *chunk = tile(rewriter, part, sizes, /*order=*/{},
-                              scf::SCFTilingOptions::LoopType::ForallOp, width);
-      if (!chunk)
-        continue;
-      part = cast<linalg::LinalgOp>(chunk);
-      partRows = part.getStaticLoopRanges().front();
-    }
-    // Blocks of rows, then the window's positions one at a time.
-    sizes[0] = std::min(partRows, block);
-    auto rowBlock = dyn_cast_or_null<linalg::LinalgOp>(
-        tile(rewriter, part, sizes, /*order=*/{},
-             scf::SCFTilingOptions::LoopType::ForOp, width));
-    if (!rowBlock)
-      continue;
-    tileWindowInRegisters(rewriter, rowBlock, registerTilesOf(rowBlock, tiles));
-  }
-  // The parts' results are inserted into the whole start, every row of
-  // which they overwrite: into the tensor it would fill instead. The
-  // whole start is then read by nothing (splitOp's slices of it are dead).
-  if (!start || parts.size() < 2)
-    return;
-  Value empty = start.getDpsInitOperand(0)->get();
-  for (OpOperand &use :
-       llvm::make_early_inc_range(start->getResult(0).getUses())) {
-    Operation *user = use.getOwner();
-    if (auto insert = dyn_cast<tensor::InsertSliceOp>(user);
-        insert && &use == &insert.getDestMutable())
-      rewriter.modifyOpInPlace(insert, [&] { use.set(empty); });
-    else if (isa<tensor::ExtractSliceOp>(user) && user->use_empty())
-      rewriter.eraseOp(user);
-  }
-  if (start->use_empty())
-    rewriter.eraseOp(start);
 }
 
 /// Whether `op` is a matmul: a named one, or an int8 product of byte quads
@@ -2007,13 +1856,6 @@ struct KilnTileAndVectorizePass
           fusedLoops.insert(loop);
     if (packPanels)
       packMatmulPanels(rewriter, getOperation(), tiles, fusedLoops);
-    SmallVector<linalg::LinalgOp> windowProducts;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (isWindowProduct(op))
-        windowProducts.push_back(op);
-    });
-    for (linalg::LinalgOp op : windowProducts)
-      scheduleWindowProduct(rewriter, op, tiles, parallelWork, vectorWidth);
     SmallVector<linalg::LinalgOp> lineWindowProducts;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (isLineWindowProduct(op))

@@ -186,27 +186,50 @@ void yieldMultiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
       b, loc, arithmetic<arith::AddFOp, arith::AddIOp>(b, loc, times, args[2]));
 }
 
-/// The contraction of a convolution's patches, `taps` of `input` [batch,
-/// padded spatial..., features], with `kernel` [window..., features,
-/// outputs] (a window of `sizes` and `dilations`), of
-/// kiln::kWindowProductMinFeatures features or more: a linalg.generic over
-/// (batch, output spatial..., outputs, window..., features) that reads the
-/// input at stride * output + dilation * window from the first tap's start
-/// and writes the result itself (kiln-tile-and-vectorize makes each output
-/// line's window positions matmuls of its pixels). The patches hold the
-/// input once per window position (a 3 x 3 window's 9 copies were written
-/// and read back: ResNet's 3 x 3, 64 convolution took 1.45 times PyTorch's
-/// time; a 3 x 3 stride 2 layer of 64 features spent a quarter of its time
-/// on them). Against the padded grid's rows (windowProduct, which few
-/// features take), alternated on one thread: 8 x 56 x 56 x 64 -> 64 1.05x
-/// faster, 28 x 28 x 128 the same, 32 x 16 x 16 x 32 1.09x (was im2col),
-/// 8 x 7 x 7 x 512 1.38x (was im2col); strided, the grid would compute
-/// stride^2 times the outputs.
-Value lineWindowProduct(OpBuilder &b, Location loc, Value input,
-                        const WindowTaps &taps, ArrayRef<int64_t> sizes,
-                        ArrayRef<int64_t> dilations, Value kernel,
-                        RankedTensorType accType) {
+/// A convolution's contraction of its patches (windowTapsOf: `taps` of the
+/// padded input [batch, padded spatial..., features]) with its kernel
+/// [window, features, outputs], where every operand has the result's
+/// element type and the shapes are a window product's
+/// (kiln::isWindowProductShape): a linalg.generic over (batch, output
+/// spatial..., outputs, window..., features) that reads the input at
+/// stride * output + dilation * window from the first tap's start and
+/// writes the result itself, which kiln-tile-and-vectorize runs by output
+/// lines. The patches hold the input once per window position (a 3 x 3
+/// window's 9 copies were written and read back: ResNet's 3 x 3, 64
+/// convolution took 1.45 times PyTorch's time; a 3 x 3 stride 2 layer of
+/// 64 features spent a quarter of its time on them). Against the padded
+/// grid's rows (each output row shifted by each window position), which
+/// unit strides took until 2026-11-28, alternated on one thread: 8 x 56 x
+/// 56 x 64 -> 64 1.08x faster, 8 x 28 x 28 x 128 1.13x, as fast on
+/// MNIST's, CIFAR's and an RGB first layer; against the patches: 8 x 7 x 7
+/// x 512 1.10x, 32 x 16 x 16 x 32 1.42x, LeNet's second layer 1.64x.
+std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
+                                   DotGeneralOp op, Value kernel,
+                                   RankedTensorType accType) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  int64_t lhsRank = lhsType.getRank();
+  Type element = accType.getElementType();
+  if (!op.getLhsBatchingDimensions().empty() || lhsRank < 4 ||
+      op.getLhsContractingDimensions() !=
+          ArrayRef<int64_t>{lhsRank - 2, lhsRank - 1} ||
+      op.getRhsContractingDimensions() != ArrayRef<int64_t>{0, 1} ||
+      op.getRhs().getType().getRank() != 3 ||
+      lhsType.getElementType() != element ||
+      op.getRhs().getType().getElementType() != element)
+    return std::nullopt;
+  std::optional<WindowTaps> taps = windowTapsOf(op.getLhs());
+  if (!taps)
+    return std::nullopt;
+  auto grid = windowGrid(taps->starts);
+  Value input = rewriter.getRemappedValue(taps->source);
   auto inputType = cast<RankedTensorType>(input.getType());
+  if (!grid || !inputType.hasStaticShape() ||
+      !kiln::isWindowProductShape(inputType.getShape().back(),
+                                  accType.getShape().back()))
+    return std::nullopt;
+  auto [sizes, dilations] = *grid;
+  Location loc = op.getLoc();
+  OpBuilder &b = rewriter;
   int64_t rank = inputType.getRank(), spatial = rank - 2;
   MLIRContext *context = b.getContext();
   // Loops: batch, output spatial..., outputs, window..., features.
@@ -214,7 +237,7 @@ Value lineWindowProduct(OpBuilder &b, Location loc, Value input,
   SmallVector<AffineExpr> dims = loopDims(context, loops);
   SmallVector<AffineExpr> inputExprs = {dims[0]}, kernelExprs;
   for (int64_t d = 0; d < spatial; ++d) {
-    inputExprs.push_back(dims[1 + d] * taps.strides[d] +
+    inputExprs.push_back(dims[1 + d] * taps->strides[d] +
                          dims[spatial + 2 + d] * dilations[d]);
     kernelExprs.push_back(dims[spatial + 2 + d]);
   }
@@ -231,7 +254,7 @@ Value lineWindowProduct(OpBuilder &b, Location loc, Value input,
   // From the first tap's first pixel: tiling assumes a map that reads
   // position 0 at iteration 0.
   SmallVector<int64_t> offsets = {0}, extent, ones(rank, 1);
-  llvm::append_range(offsets, taps.starts.front());
+  llvm::append_range(offsets, taps->starts.front());
   offsets.push_back(0);
   for (int64_t d = 0; d < rank; ++d)
     extent.push_back(inputType.getDimSize(d) - offsets[d]);
@@ -249,131 +272,6 @@ Value lineWindowProduct(OpBuilder &b, Location loc, Value input,
              b, loc, TypeRange{accType}, ValueRange{pixels, kernelGrid},
              ValueRange{zeros}, maps, iterators, yieldMultiplyAdd)
       .getResult(0);
-}
-
-/// A convolution's contraction of its patches (windowTapsOf) with its
-/// kernel [window, features, outputs], where every operand has the
-/// result's element type: of kiln::kWindowProductMinFeatures features or
-/// more, a lineWindowProduct; fewer, at unit strides, where the shapes are
-/// a window product's (kiln::isWindowProductShape), computed from the
-/// padded input itself instead of the patches. The input [batch, padded
-/// spatial..., features] is read as rows of pixels [P, features]; output
-/// row r of the padded grid sums, over the window positions w, input row r
-/// + shift(w) times the kernel's [features, outputs] at w: a linalg.generic
-/// over (r, outputs, window..., features) whose input map shifts r. Rows
-/// past an image's outputs (the padding's) are computed and dropped: the
-/// rows are viewed as [batch, padded spatial..., outputs] and sliced.
-std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
-                                   DotGeneralOp op, Value kernel,
-                                   RankedTensorType accType) {
-  RankedTensorType lhsType = op.getLhs().getType();
-  int64_t rank = lhsType.getRank();
-  Type element = accType.getElementType();
-  if (!op.getLhsBatchingDimensions().empty() || rank < 4 ||
-      op.getLhsContractingDimensions() !=
-          ArrayRef<int64_t>{rank - 2, rank - 1} ||
-      op.getRhsContractingDimensions() != ArrayRef<int64_t>{0, 1} ||
-      op.getRhs().getType().getRank() != 3 ||
-      lhsType.getElementType() != element ||
-      op.getRhs().getType().getElementType() != element)
-    return std::nullopt;
-  std::optional<WindowTaps> taps = windowTapsOf(op.getLhs());
-  if (!taps)
-    return std::nullopt;
-  auto grid = windowGrid(taps->starts);
-  Value input = rewriter.getRemappedValue(taps->source);
-  auto inputType = cast<RankedTensorType>(input.getType());
-  ArrayRef<int64_t> padded = inputType.getShape();
-  int64_t batch = padded.front(), features = padded.back();
-  ArrayRef<int64_t> outShape = accType.getShape();
-  int64_t outputs = outShape.back();
-  if (!grid || !inputType.hasStaticShape())
-    return std::nullopt;
-  auto [sizes, dilations] = *grid;
-  if (features >= kiln::kWindowProductMinFeatures)
-    return lineWindowProduct(rewriter, op.getLoc(), input, *taps, sizes,
-                             dilations, kernel, accType);
-  if (llvm::any_of(taps->strides, [](int64_t s) { return s != 1; }) ||
-      !kiln::isWindowProductShape(features, outputs, padded.drop_back(),
-                                  outShape.drop_back()))
-    return std::nullopt;
-  int64_t spatial = rank - 3;
-  // Pixel rows between neighbours along each spatial dimension.
-  SmallVector<int64_t> pitch(spatial);
-  int64_t image = 1;
-  for (int64_t d = spatial - 1; d >= 0; --d) {
-    pitch[d] = image;
-    image *= padded[d + 1];
-  }
-  int64_t first = 0, rows = kiln::windowProductRows(padded.drop_back(),
-                                                    outShape.drop_back());
-  for (int64_t d = 0; d < spatial; ++d)
-    first += taps->starts.front()[d] * pitch[d];
-  // Loops (r, output, window..., feature).
-  MLIRContext *context = rewriter.getContext();
-  unsigned loops = 3 + spatial;
-  SmallVector<AffineExpr> dims = loopDims(context, loops);
-  AffineExpr shifted = dims[0];
-  SmallVector<AffineExpr> kernelExprs;
-  for (int64_t d = 0; d < spatial; ++d) {
-    shifted = shifted + dims[2 + d] * (dilations[d] * pitch[d]);
-    kernelExprs.push_back(dims[2 + d]);
-  }
-  kernelExprs.append({dims.back(), dims[1]});
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(loops, 0, {shifted, dims.back()}, context),
-      AffineMap::get(loops, 0, kernelExprs, context),
-      AffineMap::get(loops, 0, {dims[0], dims[1]}, context)};
-  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
-  iterators.append(spatial + 1, utils::IteratorType::reduction);
-  Location loc = op.getLoc();
-  // From the first tap's first pixel: tiling assumes a map that reads
-  // position 0 at iteration 0.
-  Value pixels = tensor::ExtractSliceOp::create(
-      rewriter, loc,
-      reshapeTensor(rewriter, loc, input,
-                    inputType.clone({batch * image, features})),
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(first),
-                             rewriter.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch * image - first),
-                             rewriter.getIndexAttr(features)},
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
-                             rewriter.getIndexAttr(1)});
-  SmallVector<int64_t> kernelShape(sizes);
-  kernelShape.append({features, outputs});
-  Value kernelGrid = reshapeTensor(
-      rewriter, loc, kernel,
-      cast<RankedTensorType>(kernel.getType()).clone(kernelShape));
-  // Every padded pixel's row, of which the product computes the first
-  // `rows` in place.
-  auto allType = RankedTensorType::get({batch * image, outputs}, element);
-  auto rowsType = RankedTensorType::get({rows, outputs}, element);
-  Value all = emptyTensor(rewriter, loc, allType);
-  Value computed = tensor::ExtractSliceOp::create(
-      rewriter, loc, rowsType, all, ValueRange{}, ValueRange{}, ValueRange{},
-      ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{rows, outputs},
-      ArrayRef<int64_t>{1, 1});
-  Value zeros =
-      linalg::FillOp::create(
-          rewriter, loc, scalarConstant(rewriter, loc, element, 0), computed)
-          .getResult(0);
-  Value product = linalg::GenericOp::create(rewriter, loc, TypeRange{rowsType},
-                                            ValueRange{pixels, kernelGrid},
-                                            ValueRange{zeros}, maps, iterators,
-                                            yieldMultiplyAdd)
-                      .getResult(0);
-  all = tensor::InsertSliceOp::create(
-      rewriter, loc, product, all, ValueRange{}, ValueRange{}, ValueRange{},
-      ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{rows, outputs},
-      ArrayRef<int64_t>{1, 1});
-  SmallVector<int64_t> gridShape(padded.drop_back());
-  gridShape.push_back(outputs);
-  Value gridRows = reshapeTensor(rewriter, loc, all, allType.clone(gridShape));
-  SmallVector<int64_t> origin(rank - 1, 0), ones(rank - 1, 1);
-  return tensor::ExtractSliceOp::create(rewriter, loc, accType, gridRows,
-                                        ValueRange{}, ValueRange{},
-                                        ValueRange{}, origin, outShape, ones)
-      .getResult();
 }
 
 /// dot_general -> linalg.matmul ([M,K] x [K,N]), linalg.batch_matmul

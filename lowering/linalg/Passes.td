@@ -36,16 +36,12 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
            "linalg.reduce or matmul (GPUs reduce in warps)">,
     Option<"windowProducts", "window-products", "bool", "true",
            "Contract a convolution's patches (a concatenation of window "
-           "slices of one tensor) from the padded input itself: of at "
-           "least 16 features, at any stride, by a linalg.generic over the "
-           "output's pixels, outputs, window and features that reads the "
-           "input at stride * output + dilation * window; of fewer "
-           "features into a multiple of 16 outputs, at unit strides, whose "
-           "padded grid has at most 1.5 rows per output, by a "
-           "linalg.generic whose input map shifts the output's pixel rows "
-           "by each window position (kiln-tile-and-vectorize schedules "
-           "both on CPUs); off, the patches are built and multiplied "
-           "(im2col)">
+           "slices of one tensor) of at least 16 features, or of fewer "
+           "into a multiple of 16 outputs, from the padded input itself: "
+           "a linalg.generic over the output's pixels, outputs, window and "
+           "features that reads the input at stride * output + dilation * "
+           "window (kiln-tile-and-vectorize schedules it by output lines "
+           "on CPUs); off, the patches are built and multiplied (im2col)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",

@@ -160,8 +160,8 @@ conv_case("conv f64", (1, 5, 5, 2), (3, 3, 2, 2), NHWC, [1, 1],
           [(1, 1), (1, 1)], dtype=np.float64)
 # Fewer than 4 input features take their taps feature-major (the first
 # layer on grayscale and RGB images), and so do fewer than 8 into fewer
-# than 32 outputs (LeNet's second layer); others, as [..., window,
-# feature].
+# than 32 outputs, unless the outputs are a multiple of 16 (LeNet's second
+# layer is a window product); others, as [..., window, feature].
 conv_case("conv 5x5, 6 to 16 features (LeNet's second layer)", (4, 14, 14, 6),
           (5, 5, 6, 16), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 5x5 of one feature (LeNet's first layer)", (3, 12, 10, 1),
@@ -206,12 +206,12 @@ conv_case("conv 3-D stride (2, 1, 3) of 16 features", (1, 7, 6, 9, 16),
           [(0, 0), (1, 0), (0, 1)])
 conv_case("conv 3x3 stride 2, 64 to 64 features, one image, rows on threads",
           (1, 48, 48, 64), (3, 3, 64, 64), NHWC, [2, 2], [(1, 1), (1, 1)])
-# Fewer than 16 features into a multiple of 16 outputs, on images whose
-# padded grid has at most 1.5 rows per output: contracted from the padded
-# input too, each register tile summing every window position and feature
-# before it is stored; rows and outputs past the last whole register tile
-# (48 = 32 + 16) are tiles of their own.
-conv_case("conv 5x5 of one feature into 16, VALID (1.26 rows per output)",
+# Fewer than 16 features into a multiple of 16 outputs: contracted from the
+# padded input too, each register tile summing every window position and
+# feature before it is stored; pixels and outputs past the last whole
+# register tile (48 = 32 + 16) are tiles of their own; strided, with
+# threads sharing one image's rows, too.
+conv_case("conv 5x5 of one feature into 16, VALID",
           (2, 28, 28, 1), (5, 5, 1, 16), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 3x3 of RGB into 48 features, SAME (from the padded input)",
           (3, 21, 19, 3), (3, 3, 3, 48), NHWC, [1, 1], [(1, 1), (1, 1)])
@@ -223,8 +223,10 @@ conv_case("conv of 8 features into 16, dilated, negative padding",
 conv_case("conv f64 of RGB into 16 (register tiles of 8 x 16)",
           (1, 20, 20, 3), (3, 3, 3, 16), NHWC, [1, 1], [(1, 1), (1, 1)],
           dtype=np.float64)
-conv_case("conv 3x3 of RGB into 64, blocks shared by threads",
+conv_case("conv 3x3 of RGB into 64, images shared by threads",
           (4, 48, 48, 3), (3, 3, 3, 64), NHWC, [1, 1], [(1, 1), (1, 1)])
+conv_case("conv 7x7 stride 2 of RGB into 32 (a stem), one image on threads",
+          (1, 96, 90, 3), (7, 7, 3, 32), NHWC, [2, 2], [(3, 3), (3, 2)])
 # Batch groups: the kernel gradient of a depthwise convolution, as JAX's
 # transpose rule writes it (features as the batch, 4 groups).
 conv_case("conv with batch groups (depthwise kernel gradient)", (3, 6, 6, 4),

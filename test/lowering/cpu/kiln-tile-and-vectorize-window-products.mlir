@@ -1,87 +1,10 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=1000" --split-input-file | FileCheck %s --check-prefix=THREADS
 
-// A window product (convert-kiln-to-linalg's window-products: a 1-D
-// window of 3 positions, 2 rows apart) in blocks of 64 rows, the 8 rows
-// past the last whole block (200 = 3 x 64 + 8) a block of their own; each
-// block, after zeroing its rows (the whole product's zeros are never
-// written), in register tiles of 8 x 32 that each sum every window
-// position (a loop) and feature (its contraction's 16 steps) before they
-// are stored. With threads (work estimated past parallel-work), the whole
-// blocks are shared by threads, a block each.
-#pixels = affine_map<(d0, d1, d2, d3) -> (d0 + d2 * 2, d3)>
-#kernel = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
-#rows = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
-// CHECK-LABEL: func.func @window_product
-// CHECK-NOT: to %c200
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c192{{.*}} step %c64
-// CHECK: vector.transfer_write %cst{{.*}} : vector<1x32xf32>, tensor<1x32xf32>
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step %c8
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
-// CHECK: vector.contract {{.*}} : vector<8x16xf32>, vector<16x32xf32> into vector<8x32xf32>
-// CHECK: tensor.extract_slice %{{.*}}[192, 0] [12, 16] [1, 1] : tensor<204x16xf32> to tensor<12x16xf32>
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
-// CHECK: vector.contract
-// CHECK-NOT: linalg.generic
-// THREADS-LABEL: func.func @window_product
-// THREADS: scf.forall (%{{.*}}) = (0) to (192) step (64)
-// THREADS: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
-// THREADS: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
-func.func @window_product(%x: tensor<204x16xf32>, %k: tensor<3x16x32xf32>) -> tensor<200x32xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<200x32xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<200x32xf32>) -> tensor<200x32xf32>
-  %y = linalg.generic {indexing_maps = [#pixels, #kernel, #rows], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%x, %k : tensor<204x16xf32>, tensor<3x16x32xf32>) outs(%init : tensor<200x32xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %m = arith.mulf %a, %b : f32
-    %s = arith.addf %m, %acc : f32
-    linalg.yield %s : f32
-  } -> tensor<200x32xf32>
-  return %y : tensor<200x32xf32>
-}
-
-// -----
-
-// Fewer than 16 features (an RGB image's 3): each register tile sums every
-// window position (a loop) and feature (its contraction's 3 steps) before
-// its accumulators are stored, rather than a matmul of 3 steps per
-// position. Rows and outputs past the last whole register tile (20 = 2 x
-// 8 + 4, 48 = 32 + 16) are tiles of their own.
-#pixels = affine_map<(d0, d1, d2, d3) -> (d0 + d2 * 2, d3)>
-#kernel = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
-#rows = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
-// CHECK-LABEL: func.func @few_features
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c8
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
-// CHECK: scf.for %[[POS:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
-// CHECK: tensor.extract_slice %{{.*}}[%[[POS]], 0, %{{.*}}] [1, 3, 32] [1, 1, 1]
-// CHECK: vector.contract {{.*}} : vector<8x3xf32>, vector<3x32xf32> into vector<8x32xf32>
-// CHECK: vector.contract {{.*}} : vector<8x3xf32>, vector<3x16xf32> into vector<8x16xf32>
-// CHECK: vector.contract {{.*}} : vector<4x3xf32>, vector<3x32xf32> into vector<4x32xf32>
-// CHECK: vector.contract {{.*}} : vector<4x3xf32>, vector<3x16xf32> into vector<4x16xf32>
-// CHECK-NOT: linalg.generic
-func.func @few_features(%x: tensor<24x3xf32>, %k: tensor<3x3x48xf32>) -> tensor<20x48xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<20x48xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<20x48xf32>) -> tensor<20x48xf32>
-  %y = linalg.generic {indexing_maps = [#pixels, #kernel, #rows], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%x, %k : tensor<24x3xf32>, tensor<3x3x48xf32>) outs(%init : tensor<20x48xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %m = arith.mulf %a, %b : f32
-    %s = arith.addf %m, %acc : f32
-    linalg.yield %s : f32
-  } -> tensor<20x48xf32>
-  return %y : tensor<20x48xf32>
-}
-
-// -----
-
-// A line window product (convert-kiln-to-linalg's window-products of a
+// A window product (convert-kiln-to-linalg's window-products of a
 // convolution of 16 features or more; here a 2 x 2 window at stride 2) by
-// output lines, one image
-// and output row at a time: each line zeroes its outputs, then sums,
+// output lines, one image and output row at a time: each line zeroes its
+// outputs, then sums,
 // position by position, the matmul of every second pixel of its input row
 // [10, 16] (a slice of stride 2) with the kernel's [16, 32] there, into
 // the line's [10, 32] of the result, its rows past the last whole
@@ -116,4 +39,40 @@ func.func @strided_window_product(%x: tensor<2x9x21x16xf32>, %k: tensor<2x2x16x3
     linalg.yield %s : f32
   } -> tensor<2x4x10x32xf32>
   return %y : tensor<2x4x10x32xf32>
+}
+
+// -----
+
+// Fewer than 16 features (an RGB image's 3): each register tile of a line
+// sums every window position (two loops) and feature (its contraction's 3
+// steps) before its accumulators are stored, rather than a matmul of 3
+// steps per position. Pixels and outputs past the last whole register tile
+// (20 = 2 x 8 + 4, 48 = 32 + 16) are tiles of their own.
+#pixels = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>
+#taps = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#line = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @few_features
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: vector.contract {{.*}} : vector<8x3xf32>, vector<3x32xf32> into vector<8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x3xf32>, vector<3x16xf32> into vector<8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<4x3xf32>, vector<3x32xf32> into vector<4x32xf32>
+// CHECK: vector.contract {{.*}} : vector<4x3xf32>, vector<3x16xf32> into vector<4x16xf32>
+// CHECK-NOT: linalg.generic
+func.func @few_features(%x: tensor<2x4x22x3xf32>, %k: tensor<2x3x3x48xf32>) -> tensor<2x3x20x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x20x48xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x20x48xf32>) -> tensor<2x3x20x48xf32>
+  %y = linalg.generic {indexing_maps = [#pixels, #taps, #line], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %k : tensor<2x4x22x3xf32>, tensor<2x3x3x48xf32>) outs(%init : tensor<2x3x20x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x20x48xf32>
+  return %y : tensor<2x3x20x48xf32>
 }
