@@ -809,11 +809,10 @@ int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
 }
 
 /// Whether `op` is a line window product (convert-kiln-to-linalg's
-/// window-products of a convolution of many features): a contraction over
-/// (batch, output spatial..., output, window..., feature) into [batch, output
-/// spatial..., outputs] of the input [batch, spatial..., features] read at
-/// stride * output + dilation * window (lineStride), and a kernel
-/// [window..., features, outputs].
+/// window-products): a contraction over (batch, output spatial..., output,
+/// window..., feature) into [batch, output spatial..., outputs] of the
+/// input [batch, spatial..., features] read at stride * output + dilation
+/// * window (lineStride), and a kernel [window..., features, outputs].
 bool isLineWindowProduct(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   unsigned loops = op.getNumLoops(), spatial = (loops - 3) / 2;
@@ -1236,11 +1235,13 @@ void tileLineInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 /// A line window product (isLineWindowProduct) by output lines (one
 /// batch element and outer output row at a time, the innermost output
 /// dimension whole), each summing, window position by window position, the
-/// matmul of its strided pixels with the kernel there (lineTileAsMatmul),
-/// tiled like any matmul. Threads share the batch (or, of one image, its
+/// matmul of its pixels with the kernel there (lineTileAsMatmul), tiled
+/// like any matmul; of fewer than kiln::kWindowProductMinFeatures
+/// features, in register tiles that sum the whole window
+/// (tileLineInRegisters). Threads share the batch (or, of one image, its
 /// first output dimension) when the product is estimated at `minNs` or
-/// more. Each line computes its zeros, in rows of `width`, just before it
-/// accumulates there.
+/// more. The zeros it accumulates in are computed by each chunk or line,
+/// in rows of `width`, just before it accumulates there.
 void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                                MatmulTiles tiles, int64_t minNs,
                                int64_t width) {
