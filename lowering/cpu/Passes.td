@@ -123,12 +123,14 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     apply to the whole product), and each block reads its columns' panels.
 
     Then window products (convert-kiln-to-linalg's window-products: a
-    convolution contracted from rows of pixels shifted by each window
-    position) run in blocks of a cache tile's rows, the rows past the last
-    whole block a block of their own; each block sums, window position by
-    position, the matmul of its shifted rows with the kernel there, tiled
-    like any matmul, its accumulators in cache over the window. Threads
-    share the blocks of a product estimated at `parallel-work` ns or more.
+    convolution contracted from its padded input read at stride * output +
+    dilation * window position) run by output lines, one image and outer
+    output row at a time; each line sums, window position by position, the
+    matmul of its pixels (every stride-th) with the kernel there, tiled
+    like any matmul, or, of fewer than 16 features, runs in register tiles
+    of 8 pixels that each sum the whole window before they are stored.
+    Threads share the images (of one image, its rows) of a product
+    estimated at `parallel-work` ns or more.
 
     Then, an op estimated to take at least `parallel-work` ns on one
     thread (a matmul at 100 GFLOP/s, a reduction at 80 GB/s of its
@@ -213,8 +215,8 @@ def KilnVectorizeCopies : Pass<"kiln-vectorize-copies"> {
     longer than the row) and one masked vector for the rest. A copy
     estimated at `parallel-work` ns or more (at 20 GB/s of the bytes it
     reads and writes), in no scf.forall, runs its outermost loop as an
-    scf.forall for threads to share (a convolution's padded input, its
-    output sliced from the padded grid: 6.4 MB each). The memrefs
+    scf.forall for threads to share (a convolution's padded input: 6.4
+    MB). The memrefs
     are indexed as they are: a view of a buffer would keep
     kiln-lower-vectors from hoisting a matmul's accumulators out of their
     loop over it. Vectors of i1 move a tensor of i1's bytes
