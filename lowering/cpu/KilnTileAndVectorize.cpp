@@ -781,28 +781,32 @@ bool isTiledMatmul(linalg::LinalgOp op) {
   return lhs == acc && acc.isF64();
 }
 
+/// The output spatial dimensions of a line window product (or of its
+/// tiles): its loops are batch, output spatial..., outputs, window... (as
+/// many) and features.
+unsigned outputSpatialDims(linalg::LinalgOp op) {
+  return (op.getNumLoops() - 3) / 2;
+}
+
 /// The stride of a line window product's input expression `expr`
 /// along its output loop `output` and window loop `window` (of `loops`),
 /// where it is exactly stride * output + dilation * window; else 0.
 int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
                    unsigned window) {
   MLIRContext *context = expr.getContext();
-  SmallVector<AffineExpr> at(loops, getAffineConstantExpr(0, context));
-  auto valueAt = [&](std::optional<unsigned> one) -> std::optional<int64_t> {
-    SmallVector<AffineExpr> point(at);
-    if (one)
-      point[*one] = getAffineConstantExpr(1, context);
+  // The coefficient of loop `one`: expr at 1 there and 0 elsewhere.
+  auto coefficient = [&](unsigned one) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> point(loops, getAffineConstantExpr(0, context));
+    point[one] = getAffineConstantExpr(1, context);
     auto value = dyn_cast<AffineConstantExpr>(
         simplifyAffineExpr(expr.replaceDims(point), loops, 0));
     return value ? std::optional<int64_t>(value.getValue()) : std::nullopt;
   };
-  for (unsigned d = 0; d < loops; ++d)
-    if (d != output && d != window && expr.isFunctionOfDim(d))
-      return 0;
-  std::optional<int64_t> origin = valueAt(std::nullopt),
-                         stride = valueAt(output), dilation = valueAt(window);
-  bool linear = origin && stride && dilation && *origin == 0 && *stride >= 1 &&
-                *dilation >= 0 &&
+  std::optional<int64_t> stride = coefficient(output),
+                         dilation = coefficient(window);
+  // Affine expressions are uniqued: equal to the rebuilt one, expr reads
+  // no other loop and no constant.
+  bool linear = stride && dilation && *stride >= 1 && *dilation >= 0 &&
                 expr == getAffineDimExpr(output, context) * *stride +
                             getAffineDimExpr(window, context) * *dilation;
   return linear ? *stride : 0;
@@ -815,10 +819,12 @@ int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
 /// * window (lineStride), and a kernel [window..., features, outputs].
 bool isLineWindowProduct(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  unsigned loops = op.getNumLoops(), spatial = (loops - 3) / 2;
+  unsigned loops = op.getNumLoops();
   if (!generic || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || loops < 5 || loops % 2 == 0 ||
-      op.getNumParallelLoops() != spatial + 2 ||
+      op.getNumDpsInits() != 1 || loops < 5 || loops % 2 == 0)
+    return false;
+  unsigned spatial = outputSpatialDims(op);
+  if (op.getNumParallelLoops() != spatial + 2 ||
       llvm::any_of(op.getStaticLoopRanges(),
                    [](int64_t size) { return size <= 0; }))
     return false;
@@ -1158,7 +1164,7 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
                                   linalg::LinalgOp tile) {
   Location loc = tile.getLoc();
   rewriter.setInsertionPoint(tile);
-  unsigned loops = tile.getNumLoops(), spatial = (loops - 3) / 2;
+  unsigned loops = tile.getNumLoops(), spatial = outputSpatialDims(tile);
   Value pixels = tile.getDpsInputOperand(0)->get();
   Value kernel = tile.getDpsInputOperand(1)->get();
   Value line = tile.getDpsInitOperand(0)->get();
@@ -1169,7 +1175,8 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
   int64_t width = lineType.getDimSize(spatial);
   unsigned rank = pixelsType.getRank();
   MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> zeros(rank, 0), sizes(rank, 1), strides(rank, 1);
+  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1), sizes(ones),
+      strides(ones);
   sizes[rank - 2] = width;
   sizes[rank - 1] = pixelsType.getShape().back();
   strides[rank - 2] = stride;
@@ -1187,12 +1194,10 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
       ValueRange{rows, kiln::asMatrix(rewriter, loc, kernel, kernelRank - 2,
                                       kernelRank - 1)},
       ValueRange{lineRows});
-  SmallVector<int64_t> lineZeros(rank, 0), lineOnes(rank, 1);
   rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-      tile, matmul.getResult(0), line,
-      getAsIndexOpFoldResult(context, lineZeros),
+      tile, matmul.getResult(0), line, getAsIndexOpFoldResult(context, zeros),
       getAsIndexOpFoldResult(context, lineType.getShape()),
-      getAsIndexOpFoldResult(context, lineOnes));
+      getAsIndexOpFoldResult(context, ones));
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
 
@@ -1206,7 +1211,7 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
 void tileLineInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
                          const MatmulTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned pixels = (op.getNumLoops() - 3) / 2;
+  unsigned pixels = outputSpatialDims(op);
   int64_t registerTile[] = {tiles.registerM, tiles.registerN};
   for (unsigned loop : {pixels, pixels + 1}) {
     int64_t size = ranges[loop], step = registerTile[loop - pixels];
@@ -1246,7 +1251,7 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                                MatmulTiles tiles, int64_t minNs,
                                int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned loops = op.getNumLoops(), spatial = (loops - 3) / 2;
+  unsigned loops = op.getNumLoops(), spatial = outputSpatialDims(op);
   double ns = estimatedNs(op);
   unsigned shared = ranges[0] == 1 && spatial > 1 ? 1 : 0;
   if (minNs > 0 && ns >= minNs && ranges[shared] >= 2) {

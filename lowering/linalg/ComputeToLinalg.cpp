@@ -229,9 +229,8 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
     return std::nullopt;
   auto [sizes, dilations] = *grid;
   Location loc = op.getLoc();
-  OpBuilder &b = rewriter;
   int64_t rank = inputType.getRank(), spatial = rank - 2;
-  MLIRContext *context = b.getContext();
+  MLIRContext *context = rewriter.getContext();
   // Loops: batch, output spatial..., outputs, window..., features.
   unsigned loops = 2 * spatial + 3;
   SmallVector<AffineExpr> dims = loopDims(context, loops);
@@ -259,17 +258,18 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
   for (int64_t d = 0; d < rank; ++d)
     extent.push_back(inputType.getDimSize(d) - offsets[d]);
   Value pixels = tensor::ExtractSliceOp::create(
-      b, loc, inputType.clone(extent), input, ValueRange{}, ValueRange{},
+      rewriter, loc, inputType.clone(extent), input, ValueRange{}, ValueRange{},
       ValueRange{}, offsets, extent, ones);
   SmallVector<int64_t> kernelShape(sizes);
   kernelShape.append({inputType.getShape().back(), accType.getShape().back()});
   Value kernelGrid = reshapeTensor(
-      b, loc, kernel,
+      rewriter, loc, kernel,
       cast<RankedTensorType>(kernel.getType()).clone(kernelShape));
-  Value zeros = filledTensor(
-      b, loc, accType, scalarConstant(b, loc, accType.getElementType(), 0));
+  Value zeros =
+      filledTensor(rewriter, loc, accType,
+                   scalarConstant(rewriter, loc, accType.getElementType(), 0));
   return linalg::GenericOp::create(
-             b, loc, TypeRange{accType}, ValueRange{pixels, kernelGrid},
+             rewriter, loc, TypeRange{accType}, ValueRange{pixels, kernelGrid},
              ValueRange{zeros}, maps, iterators, yieldMultiplyAdd)
       .getResult(0);
 }
