@@ -54,6 +54,81 @@ func.func @rows(%arg0: tensor<512x256xf32>) -> tensor<512x256xf32> {
 
 // -----
 
+// Rows behind leading dimensions: a batch of one's [1, 512, 256] takes
+// blocks of 64 of its 512 rows, as a [512, 256] does; attention's [2, 12,
+// 64, 256] takes one batch and head at a time and blocks of its 64 rows
+// (64 KiB), not a 1.5 MB block per batch. No op over all rows is left.
+// CHECK-LABEL: func.func @batch_of_one
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %c512 step %c64 iter_args
+// CHECK: tensor.extract_slice %arg0[%{{.*}}, %[[I]], 0] [1, 64, 256] [1, 1, 1]
+// CHECK: arith.divf {{.*}} : vector<1x1x64xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, %[[I]], 0] [1, 64, 256] [1, 1, 1]
+// CHECK-NOT: tensor<1x512x16xf32>
+// CHECK-LABEL: func.func @heads
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %c2 step %c1 iter_args
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %c12 step %{{.*}} iter_args
+// CHECK: tensor.extract_slice %arg0[%[[B]], %[[H]], 0, 0] [1, 1, 64, 256] [1, 1, 1, 1]
+// CHECK: arith.divf {{.*}} : vector<1x1x1x64xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[B]], %[[H]], 0, 0] [1, 1, 64, 256] [1, 1, 1, 1]
+// CHECK-NOT: tensor<2x12x64x16xf32>
+
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @batch_of_one(%arg0: tensor<1x512x256xf32>) -> tensor<1x512x256xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x512xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x512xf32>) -> tensor<1x512xf32>
+  %expanded = tensor.expand_shape %arg0 [[0], [1], [2, 3]] output_shape [1, 512, 16, 16] : tensor<1x512x256xf32> into tensor<1x512x16x16xf32>
+  %2 = tensor.empty() : tensor<1x512x16xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<1x512x16xf32>) -> tensor<1x512x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<1x512x16x16xf32>) outs(%3 : tensor<1x512x16xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %6 = arith.addf %in, %init : f32
+      linalg.yield %6 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<1x512x16xf32>) outs(%1 : tensor<1x512xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %6 = arith.addf %in, %init : f32
+      linalg.yield %6 : f32
+    }
+  %4 = tensor.empty() : tensor<1x512x256xf32>
+  %5 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0, %reduced_0 : tensor<1x512x256xf32>, tensor<1x512xf32>) outs(%4 : tensor<1x512x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %6 = arith.divf %in, %in_1 : f32
+    linalg.yield %6 : f32
+  } -> tensor<1x512x256xf32>
+  return %5 : tensor<1x512x256xf32>
+}
+func.func @heads(%arg0: tensor<2x12x64x256xf32>) -> tensor<2x12x64x256xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x12x64xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x12x64xf32>) -> tensor<2x12x64xf32>
+  %expanded = tensor.expand_shape %arg0 [[0], [1], [2], [3, 4]] output_shape [2, 12, 64, 16, 16] : tensor<2x12x64x256xf32> into tensor<2x12x64x16x16xf32>
+  %2 = tensor.empty() : tensor<2x12x64x16xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<2x12x64x16xf32>) -> tensor<2x12x64x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<2x12x64x16x16xf32>) outs(%3 : tensor<2x12x64x16xf32>) dimensions = [3]
+    (%in: f32, %init: f32) {
+      %6 = arith.addf %in, %init : f32
+      linalg.yield %6 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<2x12x64x16xf32>) outs(%1 : tensor<2x12x64xf32>) dimensions = [3]
+    (%in: f32, %init: f32) {
+      %6 = arith.addf %in, %init : f32
+      linalg.yield %6 : f32
+    }
+  %4 = tensor.empty() : tensor<2x12x64x256xf32>
+  %5 = linalg.generic {indexing_maps = [#map2, #map3, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %reduced_0 : tensor<2x12x64x256xf32>, tensor<2x12x64xf32>) outs(%4 : tensor<2x12x64x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %6 = arith.divf %in, %in_1 : f32
+    linalg.yield %6 : f32
+  } -> tensor<2x12x64x256xf32>
+  return %5 : tensor<2x12x64x256xf32>
+}
+
+// -----
+
 // 2048 x 1024 (an estimated 2 ms): blocks of 16 rows (4 KiB each) in an
 // scf.forall that threads share; each block's intermediate values are
 // blocks of their own, not slices of tensors of all the rows.
