@@ -1,7 +1,9 @@
 """Normalizations written with kiln's reductions and elementwise ops
 (softmax, log-softmax's logsumexp, layer norm, RMS norm) against PyTorch
-eager (one thread) at several shapes: rows of a classifier, a transformer's
-hidden size, a vocabulary, odd sizes. Each case is timed with kiln-run
+eager (one thread) at several shapes, each normalized along its last
+dimension: rows of a classifier, a transformer's hidden size, a
+vocabulary, odd sizes, [batch, sequence, hidden] activations and
+attention's [batch, heads, queries, keys] scores. Each case is timed with kiln-run
 --bench (median of N calls) and the median of N torch calls on the same
 arrays; prints the CPU and one row per case with the ratio torch/kiln
 (100% = as fast as PyTorch) and the geometric mean.

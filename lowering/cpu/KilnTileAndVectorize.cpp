@@ -1334,14 +1334,29 @@ SmallVector<Operation *> readers(Operation *op) {
   return found;
 }
 
+/// Whether `matmul` accumulates in `op`'s result (through slices and
+/// reshapes): `op` is its start (an int8 product's C0 - 128 rowsum(A)).
+bool startsProduct(Operation *op, Operation *matmul) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(matmul);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1)
+    return false;
+  Operation *def = linalgOp.getDpsInitOperand(0)->get().getDefiningOp();
+  while (def && isSliceOrReshape(def))
+    def = def->getOperand(0).getDefiningOp();
+  return def == op;
+}
+
 /// Whether a reduction reads `op`'s results, through slices and reshapes:
 /// then `op` is the middle of a chain (a softmax's exponentials), not its
 /// end, and a loop of it alone would leave its rows in other threads'
-/// caches for the rest of the chain to read.
+/// caches for the rest of the chain to read. A matmul that reads it as an
+/// operand (attention's probabilities times values) starts a chain of its
+/// own; one that accumulates in it continues this one.
 bool feedsReduction(Operation *op) {
-  return llvm::any_of(readers(op), [](Operation *reader) {
+  return llvm::any_of(readers(op), [&](Operation *reader) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(reader);
-    return linalgOp && linalgOp.getNumReductionLoops() > 0;
+    return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+           (!isMatmulProduct(reader) || startsProduct(op, reader));
   });
 }
 
@@ -1520,38 +1535,41 @@ bool isRowsFusionRoot(linalg::LinalgOp op) {
          !isMatmulProduct(op);
 }
 
-/// Tile sizes of fuseRows's blocks of `root`, or none where no block pays.
-/// Its rows are the indices of its loops but the last (of all an
-/// all-parallel root's but a 1-D one's; of a reduction's parallel loops):
-/// a layer norm's [batch, sequence], attention scores' [batch, heads,
-/// queries]. A reduction takes one row at a time, so that the lanes of
-/// partial sums it reduces stay in registers from the op that computes
-/// them (a 1024 x 1024 matrix-vector product: 0.060 -> 0.046 ms, builds
-/// alternated; blocks of 16 rows ran at 0.062 ms, of 256 at 0.058, their
-/// partial sums stored and read back). Else a block takes one index of
-/// each outer row loop and, of the first whose indices each hold at most
-/// kRowBlockBytes (else of the last row loop), the most that divide it
-/// and fit a block of kRowBlockBytes: blocks of a leading batch of 1
-/// would have nothing to share, blocks of 2 x 12 heads' 3 MB scores would
-/// not stay in L2.
+/// Tile sizes of fuseRows's blocks of `root`, or none where it has fewer
+/// than 2 rows or no block pays (a single block still computes its chain
+/// without intermediate tensors). Its rows are the indices of its loops
+/// but the last (of all an all-parallel root's but a 1-D one's; of a
+/// reduction's parallel loops): a layer norm's [batch, sequence],
+/// attention scores' [batch, heads, queries]. A reduction takes one row at a
+/// time, so that the lanes of partial sums it reduces stay in registers from
+/// the op that computes them (a 1024 x 1024 matrix-vector product: 0.060 ->
+/// 0.046 ms, builds alternated; blocks of 16 rows ran at 0.062 ms, of 256 at
+/// 0.058, their partial sums stored and read back). Else a block takes one
+/// index of each outer row loop and, of the first whose indices each hold at
+/// most kRowBlockBytes (else of the last row loop), the most that divide it and
+/// fit a block of kRowBlockBytes: blocks of a leading batch of 1 would have
+/// nothing to share, blocks of 2 x 12 heads' 3 MB scores would not stay in L2.
 std::optional<SmallVector<int64_t>> rowBlockSizes(linalg::LinalgOp root) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return std::nullopt;
   unsigned loops = ranges.size();
+  bool reduction = root.getNumReductionLoops() > 0;
+  unsigned rowLoops =
+      reduction ? root.getNumParallelLoops() : std::max(1u, loops - 1);
+  int64_t rowCount = 1;
+  for (int64_t size : ArrayRef(ranges).take_front(rowLoops))
+    rowCount *= size;
+  if (rowCount < 2)
+    return std::nullopt;
   SmallVector<int64_t> sizes(loops, 0);
-  int64_t blocks = 1;
-  if (root.getNumReductionLoops() > 0) {
-    for (unsigned loop = 0; loop < root.getNumParallelLoops(); ++loop) {
-      sizes[loop] = 1;
-      blocks *= ranges[loop];
-    }
-    return blocks >= 2 ? std::optional(sizes) : std::nullopt;
+  if (reduction) {
+    std::fill_n(sizes.begin(), rowLoops, 1);
+    return sizes;
   }
   auto type = cast<RankedTensorType>(root->getResult(0).getType());
   int64_t elementBytes =
       std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  unsigned rowLoops = std::max(1u, loops - 1);
   // Bytes of one index of `loop`: the product of the loops inside it.
   auto indexBytes = [&](unsigned loop) {
     int64_t bytes = elementBytes;
@@ -1562,8 +1580,6 @@ std::optional<SmallVector<int64_t>> rowBlockSizes(linalg::LinalgOp root) {
   unsigned blocked = 0;
   while (blocked + 1 < rowLoops && indexBytes(blocked) > kRowBlockBytes)
     sizes[blocked++] = 1;
-  for (unsigned loop = 0; loop < blocked; ++loop)
-    blocks *= ranges[loop];
   int64_t rows = ranges[blocked];
   int64_t fitting = std::max<int64_t>(
       1, kRowBlockBytes / std::max<int64_t>(1, indexBytes(blocked)));
@@ -1575,14 +1591,13 @@ std::optional<SmallVector<int64_t>> rowBlockSizes(linalg::LinalgOp root) {
   if (block < std::min<int64_t>(fitting, 8))
     return std::nullopt;
   sizes[blocked] = block;
-  blocks *= rows / block;
-  return blocks >= 2 ? std::optional(sizes) : std::nullopt;
+  return sizes;
 }
 
 /// Fusion that follows the data: where `root` (isRowsFusionRoot) ends a
 /// chain computed from a reduction (a layer norm's scaling by its rows'
 /// inverse standard deviations, the sum of a matrix-vector product's lanes
-/// of partial sums), tiles it by blocks of its first loop's rows (blockRows)
+/// of partial sums), tiles it by blocks of its rows (rowBlockSizes)
 /// and computes, inside the loop, the rows of every producer it needs
 /// (reductions, elementwise ops, fills), so that a normalization reads its
 /// input from memory about once instead of once per op. Producers whose

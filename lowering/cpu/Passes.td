@@ -86,9 +86,13 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     Other ops are left for the loop lowering.
 
     First, fusion that follows the data: an all-parallel op computed from a
-    row reduction, and not itself read by a reduction (a normalization's
-    last step), is tiled by blocks of rows (as many as fit 64 KiB and
-    divide the rows, at least 8 where 8 fit) and the producers each block
+    row reduction, and not itself read by a reduction other than a matmul
+    (a normalization's last step, attention's probabilities), is tiled by
+    blocks of rows (its loops but the last; one index of each outer row
+    loop and, of the first whose index fits 64 KiB, as many as fit 64 KiB
+    and divide it, at least 8 where 8 fit: a layer norm's [batch,
+    sequence, hidden] takes blocks of one batch's sequence) and the
+    producers each block
     needs are computed in the loop (`scf.forall` when the chain is
     estimated at `parallel-work` ns or more, else `scf.for`): a layer norm
     reads its input once per use in a block, not once per op. A row

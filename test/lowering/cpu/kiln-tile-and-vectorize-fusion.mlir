@@ -129,6 +129,49 @@ func.func @heads(%arg0: tensor<2x12x64x256xf32>) -> tensor<2x12x64x256xf32> {
 
 // -----
 
+// A normalization whose result a matmul reads (attention's probabilities
+// times values) still ends its chain: its rows are fused by blocks before
+// the product, which starts a chain of its own.
+// CHECK-LABEL: func.func @rows_into_matmul
+// CHECK: scf.for %[[I:.*]] = %c0 to %c512 step %c64 iter_args
+// CHECK: arith.divf {{.*}} : vector<1x64xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[I]], 0] [64, 256] [1, 1]
+// CHECK: vector.contract
+// CHECK-NOT: tensor<512x16xf32>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @rows_into_matmul(%arg0: tensor<512x256xf32>, %v: tensor<256x64xf32>) -> tensor<512x64xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %2 = tensor.empty() : tensor<512xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<512xf32>) -> tensor<512xf32>
+  %expanded = tensor.expand_shape %arg0 [[0], [1, 2]] output_shape [512, 16, 16] : tensor<512x256xf32> into tensor<512x16x16xf32>
+  %4 = tensor.empty() : tensor<512x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<512x16xf32>) -> tensor<512x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<512x16x16xf32>) outs(%5 : tensor<512x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<512x16xf32>) outs(%3 : tensor<512xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<512x256xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %reduced_0 : tensor<512x256xf32>, tensor<512xf32>) outs(%6 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  %e = tensor.empty() : tensor<512x64xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<512x64xf32>) -> tensor<512x64xf32>
+  %o = linalg.matmul ins(%7, %v : tensor<512x256xf32>, tensor<256x64xf32>) outs(%z : tensor<512x64xf32>) -> tensor<512x64xf32>
+  return %o : tensor<512x64xf32>
+}
+
+// -----
+
 // 2048 x 1024 (an estimated 2 ms): blocks of 16 rows (4 KiB each) in an
 // scf.forall that threads share; each block's intermediate values are
 // blocks of their own, not slices of tensors of all the rows.
