@@ -1334,16 +1334,34 @@ SmallVector<Operation *> readers(Operation *op) {
   return found;
 }
 
+/// Whether `value` is `op`'s result, or a slice or reshape of it through
+/// any number of them.
+bool derivesFrom(Value value, Operation *op) {
+  for (Operation *def = value.getDefiningOp(); def;
+       def = isSliceOrReshape(def) ? def->getOperand(0).getDefiningOp()
+                                   : nullptr)
+    if (def == op)
+      return true;
+  return false;
+}
+
 /// Whether `matmul` accumulates in `op`'s result (through slices and
 /// reshapes): `op` is its start (an int8 product's C0 - 128 rowsum(A)).
 bool startsProduct(Operation *op, Operation *matmul) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(matmul);
-  if (!linalgOp || linalgOp.getNumDpsInits() != 1)
-    return false;
-  Operation *def = linalgOp.getDpsInitOperand(0)->get().getDefiningOp();
-  while (def && isSliceOrReshape(def))
-    def = def->getOperand(0).getDefiningOp();
-  return def == op;
+  return linalgOp && linalgOp.getNumDpsInits() == 1 &&
+         derivesFrom(linalgOp.getDpsInitOperand(0)->get(), op);
+}
+
+/// Whether a matmul reads `op`'s result as A or B (through slices and
+/// reshapes).
+bool feedsProductOperand(Operation *op) {
+  return llvm::any_of(readers(op), [&](Operation *reader) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(reader);
+    return linalgOp && isMatmulProduct(reader) &&
+           llvm::any_of(linalgOp.getDpsInputs(),
+                        [&](Value input) { return derivesFrom(input, op); });
+  });
 }
 
 /// Whether a reduction reads `op`'s results, through slices and reshapes:
@@ -1594,6 +1612,57 @@ std::optional<SmallVector<int64_t>> rowBlockSizes(linalg::LinalgOp root) {
   return sizes;
 }
 
+/// Bytes of B per batch up to which rows fusion computes each block's part
+/// of a product its chain reads (isBlockProduct): B stays in L2 while the
+/// blocks pass.
+constexpr int64_t kBlockProductMaxBBytes = 256 << 10;
+
+/// Rows of a block from which rows fusion computes block products in it:
+/// a register tile's.
+constexpr int64_t kBlockProductMinRows = 8;
+
+/// Whether rows fusion computes each block's part of `product` where its
+/// chain reads it, right before it reads it from cache: a plain f32
+/// matmul or batch matmul whose B per batch holds at most
+/// kBlockProductMaxBBytes (attention's scores of a block of queries, from
+/// one head's keys, instead of all heads' 6 MB of scores written to memory
+/// and read back).
+bool isBlockProduct(Operation *product) {
+  auto op = dyn_cast<linalg::LinalgOp>(product);
+  if (!op || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(product) ||
+      !isTiledMatmul(op))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
+  size_t batch = ranges.size() - 3;
+  int64_t n = ranges[batch + 1], k = ranges[batch + 2];
+  Type element = getElementTypeOrSelf(op->getOperand(1).getType());
+  return element.isF32() && n > 0 && k > 0 &&
+         n * k * int64_t(sizeof(float)) <= kBlockProductMaxBBytes;
+}
+
+/// Whether `slice` of a block product's result takes whole rows of it.
+bool takesWholeRows(tensor::ExtractSliceOp slice) {
+  return slice.hasUnitStride() &&
+         slice.getSourceType().getRank() == slice.getResultType().getRank() &&
+         slice.getResultType().getShape().back() ==
+             slice.getSourceType().getShape().back();
+}
+
+/// The block products (isBlockProduct) that ops of `cone` read, through
+/// slices and reshapes.
+SmallVector<Operation *> blockProductsOf(ArrayRef<linalg::LinalgOp> cone) {
+  llvm::SetVector<Operation *> products;
+  for (linalg::LinalgOp op : cone)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      while (def && isSliceOrReshape(def))
+        def = def->getOperand(0).getDefiningOp();
+      if (def && isBlockProduct(def))
+        products.insert(def);
+    }
+  return products.takeVector();
+}
+
 /// Fusion that follows the data: where `root` (isRowsFusionRoot) ends a
 /// chain computed from a reduction (a layer norm's scaling by its rows'
 /// inverse standard deviations, the sum of a matrix-vector product's lanes
@@ -1636,12 +1705,27 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
     if (costly && !readOnlyBy(op, inCone))
       return nullptr;
   }
-  double ns = 0;
-  for (linalg::LinalgOp op : cone)
-    ns += estimatedNs(op);
   std::optional<SmallVector<int64_t>> sizes = rowBlockSizes(root);
   if (!sizes)
     return nullptr;
+  // Block products that only the chain reads are computed in the loop
+  // (another reader would have them computed twice), where a block has
+  // rows for a register tile (not a reduction's single row: the
+  // classifier head's product a row at a time took 2x as long); they
+  // count too: a loop of them that threads do not share would keep them
+  // on one thread.
+  double ns = 0;
+  for (linalg::LinalgOp op : cone)
+    ns += estimatedNs(op);
+  DenseSet<Operation *> blockProducts;
+  int64_t blockRows = *llvm::find_if(llvm::reverse(*sizes),
+                                     [](int64_t size) { return size != 0; });
+  if (root.getNumReductionLoops() == 0 && blockRows >= kBlockProductMinRows)
+    for (Operation *product : blockProductsOf(cone))
+      if (readOnlyBy(product, inCone)) {
+        blockProducts.insert(product);
+        ns += estimatedNs(cast<linalg::LinalgOp>(product));
+      }
 
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), *sizes));
@@ -1651,9 +1735,14 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
-      [](tensor::ExtractSliceOp slice, OpResult producer,
-         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (isMatmulProduct(producer.getOwner()) ||
+      [&](tensor::ExtractSliceOp slice, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        // A block's part of a block product is computed in the block; what
+        // the product reads, every block would compute again.
+        if ((isMatmulProduct(producer.getOwner()) &&
+             !(blockProducts.contains(producer.getOwner()) &&
+               takesWholeRows(slice))) ||
+            feedsProductOperand(slice) ||
             slice.getSourceType() == slice.getResultType())
           return std::nullopt;
         // A producer with an empty loop (a sum over a size-0 dimension)

@@ -101,7 +101,13 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     block, so that the lanes it sums stay in registers. Matmuls,
     producers each block needs whole (a column sum), and costly producers
     (with math ops) that two ops of the chain read stay outside: they
-    would be computed again in every block.
+    would be computed again in every block. The exception is a product
+    the chain reads, an f32 matmul or batch matmul whose B per batch holds
+    at most 256 KiB and that nothing else reads, where blocks have 8 rows
+    or more (not a reduction's single rows): each block computes its
+    rows of it (attention's scores of a block of queries), which the chain
+    then reads from cache, instead of the whole product written to memory
+    and read back; what the product reads stays outside.
 
     Next, matmul epilogues: an all-parallel op that reads a matmul's result
     element for element, as its only reader (a bias add and an

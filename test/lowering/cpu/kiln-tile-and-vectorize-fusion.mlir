@@ -172,6 +172,116 @@ func.func @rows_into_matmul(%arg0: tensor<512x256xf32>, %v: tensor<256x64xf32>) 
 
 // -----
 
+// A product whose B per batch fits 256 KiB (attention's scores from one
+// head's keys) is computed block by block in the rows loop, each block's
+// rows right before the chain reads them from cache; one that something
+// outside the chain reads too is computed once, before the loop.
+// CHECK-LABEL: func.func @product_rows
+// CHECK-NOT: vector.contract
+// CHECK: scf.for %[[I:.*]] = %c0 to %c512 step %c64 iter_args
+// CHECK: vector.contract
+// CHECK: arith.divf {{.*}} : vector<1x64xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[I]], 0] [64, 256] [1, 1]
+// CHECK-LABEL: func.func @product_read_twice
+// CHECK: vector.contract
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512{{.*}} step %c64{{.*}} iter_args
+// CHECK-NOT: vector.contract
+// CHECK: arith.divf {{.*}} : vector<1x64xf32>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @product_rows(%a: tensor<512x64xf32>, %b: tensor<64x256xf32>) -> tensor<512x256xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<512x256xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e0 : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %x = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x256xf32>) outs(%z : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %2 = tensor.empty() : tensor<512xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<512xf32>) -> tensor<512xf32>
+  %expanded = tensor.expand_shape %x [[0], [1, 2]] output_shape [512, 16, 16] : tensor<512x256xf32> into tensor<512x16x16xf32>
+  %4 = tensor.empty() : tensor<512x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<512x16xf32>) -> tensor<512x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<512x16x16xf32>) outs(%5 : tensor<512x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<512x16xf32>) outs(%3 : tensor<512xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<512x256xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %reduced_0 : tensor<512x256xf32>, tensor<512xf32>) outs(%6 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  return %7 : tensor<512x256xf32>
+}
+func.func @product_read_twice(%a: tensor<512x64xf32>, %b: tensor<64x256xf32>) -> (tensor<512x256xf32>, tensor<512x256xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<512x256xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e0 : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %x = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x256xf32>) outs(%z : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %2 = tensor.empty() : tensor<512xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<512xf32>) -> tensor<512xf32>
+  %expanded = tensor.expand_shape %x [[0], [1, 2]] output_shape [512, 16, 16] : tensor<512x256xf32> into tensor<512x16x16xf32>
+  %4 = tensor.empty() : tensor<512x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<512x16xf32>) -> tensor<512x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<512x16x16xf32>) outs(%5 : tensor<512x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<512x16xf32>) outs(%3 : tensor<512xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %6 = tensor.empty() : tensor<512x256xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %reduced_0 : tensor<512x256xf32>, tensor<512xf32>) outs(%6 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x256xf32>
+  return %7, %x : tensor<512x256xf32>, tensor<512x256xf32>
+}
+
+// -----
+
+// A reduction's blocks are single rows: a product computed in them would
+// run a row at a time, so the product stays outside, computed once.
+// CHECK-LABEL: func.func @product_row_sums
+// CHECK: vector.contract
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512{{.*}} step %c1 iter_args
+// CHECK-NOT: vector.contract
+// CHECK: vector.multi_reduction <add>
+
+func.func @product_row_sums(%a: tensor<512x64xf32>, %b: tensor<64x256xf32>) -> tensor<512xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<512x256xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e0 : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %x = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x256xf32>) outs(%z : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %2 = tensor.empty() : tensor<512xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<512xf32>) -> tensor<512xf32>
+  %expanded = tensor.expand_shape %x [[0], [1, 2]] output_shape [512, 16, 16] : tensor<512x256xf32> into tensor<512x16x16xf32>
+  %4 = tensor.empty() : tensor<512x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<512x16xf32>) -> tensor<512x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<512x16x16xf32>) outs(%5 : tensor<512x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<512x16xf32>) outs(%3 : tensor<512xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  return %reduced_0 : tensor<512xf32>
+}
+
+// -----
+
 // 2048 x 1024 (an estimated 2 ms): blocks of 16 rows (4 KiB each) in an
 // scf.forall that threads share; each block's intermediate values are
 // blocks of their own, not slices of tensors of all the rows.
