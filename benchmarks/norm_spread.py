@@ -85,6 +85,18 @@ def per_column(shape, name):
             f"[{len(shape) - 1}] : ({t((n,))}) -> {t(shape)}\n")
 
 
+def inverse_rms(shape, name):
+    """kiln: %rb, 1 / sqrt(mean of %NAME's squares + %eps) of each row,
+    broadcast back (%inv_n holds 1 / the row length)."""
+    lead, over, back = reduced(shape)
+    return (f"  %sq = kiln.mul %{name}, %{name} : {t(shape)}\n"
+            f"  %ss = kiln.reduce_sum %sq, {over} : ({t(shape)}) -> {t(lead)}\n"
+            f"  %ms = kiln.mul %ss, %inv_n : {t(lead)}\n"
+            f"  %ve = kiln.add %ms, %eps : {t(lead)}\n"
+            f"  %r = kiln.rsqrt %ve : {t(lead)}\n"
+            f"  %rb = kiln.broadcast_in_dim %r, {back} : ({t(lead)}) -> {t(shape)}\n")
+
+
 def layer_norm(shape):
     lead, over, back = reduced(shape)
     n = shape[-1]
@@ -95,12 +107,7 @@ def layer_norm(shape):
             f"  %mean = kiln.mul %s, %inv_n : {t(lead)}\n"
             f"  %meanb = kiln.broadcast_in_dim %mean, {back} : ({t(lead)}) -> {t(shape)}\n"
             f"  %xc = kiln.sub %x, %meanb : {t(shape)}\n"
-            f"  %sq = kiln.mul %xc, %xc : {t(shape)}\n"
-            f"  %ss = kiln.reduce_sum %sq, {over} : ({t(shape)}) -> {t(lead)}\n"
-            f"  %var = kiln.mul %ss, %inv_n : {t(lead)}\n"
-            f"  %ve = kiln.add %var, %eps : {t(lead)}\n"
-            f"  %r = kiln.rsqrt %ve : {t(lead)}\n"
-            f"  %rb = kiln.broadcast_in_dim %r, {back} : ({t(lead)}) -> {t(shape)}\n"
+            + inverse_rms(shape, "xc")
             + per_column(shape, "g") + per_column(shape, "b")
             + f"  %y0 = kiln.mul %xc, %rb : {t(shape)}\n"
             f"  %y1 = kiln.mul %y0, %gb : {t(shape)}\n"
@@ -109,17 +116,12 @@ def layer_norm(shape):
 
 
 def rms_norm(shape):
-    lead, over, back = reduced(shape)
+    lead, _, _ = reduced(shape)
     n = shape[-1]
     return (f"func.func @f(%x: {t(shape)}, %g: {t((n,))}) -> {t(shape)} {{\n"
             + row_constant(lead, 1.0 / n, "inv_n")
             + row_constant(lead, 1e-6, "eps")
-            + f"  %sq = kiln.mul %x, %x : {t(shape)}\n"
-            f"  %ss = kiln.reduce_sum %sq, {over} : ({t(shape)}) -> {t(lead)}\n"
-            f"  %ms = kiln.mul %ss, %inv_n : {t(lead)}\n"
-            f"  %ve = kiln.add %ms, %eps : {t(lead)}\n"
-            f"  %r = kiln.rsqrt %ve : {t(lead)}\n"
-            f"  %rb = kiln.broadcast_in_dim %r, {back} : ({t(lead)}) -> {t(shape)}\n"
+            + inverse_rms(shape, "x")
             + per_column(shape, "g")
             + f"  %y0 = kiln.mul %x, %rb : {t(shape)}\n"
             f"  %y = kiln.mul %y0, %gb : {t(shape)}\n"
