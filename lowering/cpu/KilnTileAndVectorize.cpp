@@ -29,12 +29,14 @@ namespace {
 
 /// Replaces the statically shaped linalg op `op` by vector code (a
 /// vector.contract for contractions); leaves it for the loop lowering if the
-/// vectorizer cannot handle it.
+/// vectorizer cannot handle it. Reads of an n-D tensor in a payload (a take
+/// of rows) become vector loads where the vector runs along a row, else
+/// gathers.
 void vectorize(RewriterBase &rewriter, Operation *op) {
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
       rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
-      /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+      /*vectorizeNDExtract=*/true, /*flatten1DDepthwiseConv=*/false,
       /*assumeDynamicDimsMatchVecSizes=*/false,
       /*createNamedContraction=*/true);
   if (succeeded(vectorized))
@@ -916,6 +918,8 @@ constexpr int64_t kChunkedRowsMaxBBytes = 4 << 20;
 /// chunks of 48 columns, the lines at their edges moving between cores:
 /// 1.0x on two threads, 1.3x in chunks of rows).
 bool packsPerChunk(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2)
+    return false;
   linalg::LinalgOp pack = chunkInput(op->getOperand(1));
   if (!pack)
     return false;

@@ -849,8 +849,11 @@ SmallVector<Value> gatherCoordinates(ValueRange coords, Value index,
   return result;
 }
 
-/// take -> linalg.generic over the result whose body reads the operand at
-/// the clamped index (a gather).
+/// take -> linalg.generic over the result whose body reads the index and
+/// then the operand at the clamped index (a gather). The index is read in
+/// the body, not as an input, so that the vectorizer sees it is the same
+/// along the dimensions after the taken ones: a take of rows then copies
+/// each row with vector loads instead of gathering it lane by lane.
 struct TakeToGeneric : OpConversionPattern<TakeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -860,19 +863,17 @@ struct TakeToGeneric : OpConversionPattern<TakeOp> {
     int64_t dim = op.getDimension();
     int64_t indexRank = op.getIndices().getType().getRank();
     int64_t upper = op.getOperand().getType().getDimSize(dim) - 1;
-    SmallVector<AffineExpr> indexExprs;
-    for (int64_t i = 0; i < indexRank; ++i)
-      indexExprs.push_back(rewriter.getAffineDimExpr(dim + i));
-    auto indexMap =
-        AffineMap::get(type.getRank(), 0, indexExprs, rewriter.getContext());
     Value table = adaptor.getOperand();
+    Value indices = adaptor.getIndices();
     Value result = buildParallelGeneric(
-        rewriter, op.getLoc(), type, adaptor.getIndices(), indexMap,
-        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        rewriter, op.getLoc(), type, /*inputs=*/{}, /*inputMaps=*/{},
+        [&](OpBuilder &b, Location loc, ValueRange) -> Value {
           SmallVector<Value> coords;
           for (int64_t d = 0; d < type.getRank(); ++d)
             coords.push_back(linalg::IndexOp::create(b, loc, d));
-          Value index = clampedIndex(b, loc, args[0], upper);
+          Value rawIndex = tensor::ExtractOp::create(
+              b, loc, indices, ArrayRef(coords).slice(dim, indexRank));
+          Value index = clampedIndex(b, loc, rawIndex, upper);
           return tensor::ExtractOp::create(
               b, loc, table, gatherCoordinates(coords, index, dim, indexRank));
         });

@@ -392,6 +392,18 @@ T1 = rng.standard_normal(10).astype(np.float32)
 want = T1[np.clip(ids, 0, 9)]
 single("take rank-1 table, rank-2 indices",
        f"kiln.take %a0[%a1], dim = 0 : {sig([T1, ids], want)}", [T1, ids], want)
+# An embedding's rows (rows of 520: 512 columns and a remainder), enough of
+# them to be split among threads; each row is copied as vectors. Compiled
+# only: the interpreter would take minutes.
+E = rng.standard_normal((3000, 520)).astype(np.float32)
+rows = rng.integers(-20, 3020, 2100).astype(np.int32)
+want = E[np.clip(rows, 0, 2999)]
+check("take rows of an embedding",
+      f"func.func @f(%t: {ttype(E.shape, E.dtype)}, %i: "
+      f"{ttype(rows.shape, rows.dtype)}) -> {ttype(want.shape, want.dtype)} "
+      f"{{\n  %0 = kiln.take %t[%i], dim = 0 : {sig([E, rows], want)}\n"
+      f"  return %0 : {ttype(want.shape, want.dtype)}\n}}\n", "f",
+      [E, rows], [want], interpret=False)
 # A take from a strided slice (the gather reads a strided view).
 check("take from a strided slice", """
 func.func @f(%t: tensor<9xf32>, %i: tensor<3x2xi32>) -> tensor<3x2xf32> {

@@ -307,17 +307,17 @@ func.func @narrow_columns(%a: tensor<64x40xf32>, %b: tensor<40x10xf32>, %c: tens
 // A gather (the payload reads its position and a table from above) split
 // into 64 whole columns and 26 more: the second piece reads columns 64 to
 // 89, its position shifted by 64 (found by scripts/fuzz.py, seed 1005677:
-// it read columns 0 to 25).
-// CHECK-DAG: #[[SHIFT:.+]] = affine_map<()[s0] -> (s0 + 64)>
+// it read columns 0 to 25). Each piece reads its columns of the row as one
+// vector.
 // CHECK-LABEL: func.func @gather_row
 // CHECK: scf.for
-// CHECK: linalg.index 0
-// CHECK-NOT: #[[SHIFT]]
-// CHECK: tensor.extract %{{.*}} : tensor<1x90xf64>
+// CHECK: vector.transfer_read %arg0[%{{.+}}, %{{.+}}]{{.*}} : tensor<1x90xf64>, vector<64xf64>
 // CHECK: scf.for
-// CHECK: %[[LOCAL:.+]] = affine.apply #{{.+}}(%{{.+}})[%{{.+}}]
-// CHECK: %[[COLUMN:.+]] = affine.apply #[[SHIFT]]()[%[[LOCAL]]]
-// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[COLUMN]]] : tensor<1x90xf64>
+// CHECK: %[[SHIFT:.+]] = arith.constant dense<64> : vector<26xindex>
+// CHECK: %[[SHIFTED:.+]] = arith.addi %{{.+}}, %[[SHIFT]] : vector<26xindex>
+// CHECK: %[[COLUMNS:.+]] = vector.shape_cast %[[SHIFTED]]
+// CHECK: %[[COLUMN:.+]] = vector.extract %[[COLUMNS]][0]
+// CHECK: vector.transfer_read %arg0[%{{.+}}, %[[COLUMN]]]{{.*}} : tensor<1x90xf64>, vector<26xf64>
 #scalar = affine_map<(d0) -> ()>
 #id = affine_map<(d0) -> (d0)>
 func.func @gather_row(%table: tensor<1x90xf64>, %i: tensor<i32>) -> tensor<90xf64> {
@@ -334,4 +334,37 @@ func.func @gather_row(%table: tensor<1x90xf64>, %i: tensor<i32>) -> tensor<90xf6
     linalg.yield %x : f64
   } -> tensor<90xf64>
   return %0 : tensor<90xf64>
+}
+
+// -----
+
+// A take of rows (the index read in the payload, fixed along a row) copies
+// each row's columns as vectors instead of gathering them lane by lane
+// (2048 rows of a 32000 x 512 embedding: 0.67-0.98 ms as scalar loads,
+// 0.1 ms as vectors).
+// CHECK-LABEL: func.func @take_rows
+// CHECK-NOT: vector.gather
+// CHECK: %[[CLAMPED:.+]] = arith.minsi %{{.+}} : vector<1x32xindex>
+// CHECK: %[[ROWS:.+]] = vector.shape_cast %[[CLAMPED]]
+// CHECK: %[[ROW:.+]] = vector.extract %[[ROWS]][0] : index from vector<32xindex>
+// CHECK: %[[COLUMN:.+]] = vector.extract %{{.+}}[0] : index from vector<32xindex>
+// CHECK: vector.transfer_read %arg0[%[[ROW]], %[[COLUMN]]]{{.*}} : tensor<1000x96xf32>, vector<1x32xf32>
+// CHECK-NOT: vector.gather
+func.func @take_rows(%t: tensor<1000x96xf32>, %i: tensor<20xi32>) -> tensor<20x96xf32> {
+  %c0 = arith.constant 0 : index
+  %c999 = arith.constant 999 : index
+  %empty = tensor.empty() : tensor<20x96xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%empty : tensor<20x96xf32>) {
+  ^bb0(%out: f32):
+    %row = linalg.index 0 : index
+    %col = linalg.index 1 : index
+    %raw = tensor.extract %i[%row] : tensor<20xi32>
+    %index = arith.index_cast %raw : i32 to index
+    %low = arith.maxsi %index, %c0 : index
+    %clamped = arith.minsi %low, %c999 : index
+    %x = tensor.extract %t[%clamped, %col] : tensor<1000x96xf32>
+    linalg.yield %x : f32
+  } -> tensor<20x96xf32>
+  return %0 : tensor<20x96xf32>
 }

@@ -307,3 +307,26 @@ func.func @layouts(%x: tensor<8xf32> {kiln.sharding = #kiln.sharding<@mesh, [{"d
   %c = kiln.sharding_constraint %x <@mesh, [{"data"}]> {kiln.shardings = [#kiln.sharding<@mesh, [{"data"}]>]} : tensor<8xf32>
   return %c : tensor<8xf32>
 }
+
+// -----
+
+// A take reads its index in the payload (not as an input, so that the
+// vectorizer sees it fixed along the row it selects), clamps it into the
+// table and reads the table there.
+// CHECK-LABEL: func.func @take_rows
+// CHECK-SAME: (%[[T:.*]]: tensor<10x4x8xf32>, %[[I:.*]]: tensor<2x3xi32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(
+// CHECK: %[[D0:.+]] = linalg.index 0
+// CHECK: %[[D1:.+]] = linalg.index 1
+// CHECK: %[[D2:.+]] = linalg.index 2
+// CHECK: %[[D3:.+]] = linalg.index 3
+// CHECK: %[[RAW:.+]] = tensor.extract %[[I]][%[[D1]], %[[D2]]]
+// CHECK: %[[INDEX:.+]] = arith.index_cast %[[RAW]]
+// CHECK: %[[LOW:.+]] = arith.maxsi %[[INDEX]], %c0
+// CHECK: %[[CLAMPED:.+]] = arith.minsi %[[LOW]], %c3
+// CHECK: tensor.extract %[[T]][%[[D0]], %[[CLAMPED]], %[[D3]]]
+func.func @take_rows(%t: tensor<10x4x8xf32>, %i: tensor<2x3xi32>) -> tensor<10x2x3x8xf32> {
+  %0 = kiln.take %t[%i], dim = 1 : (tensor<10x4x8xf32>, tensor<2x3xi32>) -> tensor<10x2x3x8xf32>
+  return %0 : tensor<10x2x3x8xf32>
+}
