@@ -340,6 +340,29 @@ for shape, dims in [((1000000,), [0]), ((64, 50000), [1]),
     single(f"long reduce_sum {list(shape)} over {dims}",
            f"kiln.reduce_sum %a0, dims = {dims} : {sig([big], want)}", [big],
            want, rtol=2e-6)
+# A whole tensor of 7 x 142858 reduces as 61 rows of 16393 (each in 256
+# groups of 64 lanes and 9 left over), then the rows' results, then the 33
+# elements past the rows: its extreme put in each part in turn. Compiled
+# only: the interpreter would take minutes.
+W = rng.standard_normal((7, 142858)).astype(np.float32)
+for op, value, position in [("reduce_max", 50.0, 999990),
+                            ("reduce_min", -50.0, 16389),
+                            ("reduce_max", np.nan, 500000),
+                            ("reduce_min", -50.0, 7)]:
+    extreme = W.copy()
+    extreme.reshape(-1)[position] = value
+    want = np.float32(value)
+    check(f"{op} of a whole 7x142858, extreme at {position}",
+          f"func.func @f(%x: {ttype(W.shape, W.dtype)}) -> tensor<f32> {{\n"
+          f"  %0 = kiln.{op} %x, dims = [0, 1] : {sig([W], want)}\n"
+          f"  return %0 : tensor<f32>\n}}\n", "f", [extreme], [want],
+          interpret=False)
+WI = rng.integers(-100, 100, 1000003).astype(np.int32)
+want = WI.sum(dtype=np.int32)
+check("reduce_sum of a whole 1000003 x i32",
+      f"func.func @f(%x: {ttype(WI.shape, WI.dtype)}) -> tensor<i32> {{\n"
+      f"  %0 = kiln.reduce_sum %x, dims = [0] : {sig([WI], want)}\n"
+      f"  return %0 : tensor<i32>\n}}\n", "f", [WI], [want], interpret=False)
 RI = rng.integers(-100, 100, (3, 4)).astype(np.int32)
 for op, reference in [("reduce_sum", np.sum), ("reduce_max", np.max),
                       ("reduce_min", np.min)]:

@@ -103,6 +103,44 @@ func.func @reduce_rows_in_lanes(%x: tensor<4x200xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A whole tensor of a million elements reduces as 61 rows of 16393 (up to
+// 64 rows, for threads), each in groups of 64 lanes, then the rows'
+// results, then the 33 elements left over.
+// CHECK-LABEL: func.func @whole_in_rows
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} into tensor<1000006xf32>
+// CHECK: %[[HEAD:.*]] = tensor.extract_slice %[[FLAT]][0] [999973] [1]
+// CHECK: tensor.expand_shape %[[HEAD]] {{.*}} into tensor<61x16393xf32>
+// CHECK: %[[LANES:.*]] = linalg.reduce ins(%{{.*}} : tensor<61x256x64xf32>) outs(%{{.*}} : tensor<61x64xf32>) dimensions = [1]
+// CHECK: linalg.reduce ins(%[[LANES]] : tensor<61x64xf32>) outs(%{{.*}} : tensor<61xf32>) dimensions = [1]
+// CHECK: %[[ROWS:.*]] = linalg.reduce ins(%{{.*}} : tensor<61x9xf32>) outs(%{{.*}} : tensor<61xf32>) dimensions = [1]
+// CHECK: tensor.extract_slice %[[ROWS]][0] [48] [1]
+// CHECK: %[[TAIL:.*]] = tensor.extract_slice %[[FLAT]][999973] [33] [1]
+// CHECK: tensor.extract_slice %[[TAIL]][0] [32] [1]
+// CHECK: %[[LAST:.*]] = tensor.extract_slice %[[TAIL]][32] [1] [1]
+// CHECK: %[[ALL:.*]] = linalg.reduce ins(%[[LAST]] : tensor<1xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
+// CHECK: return %[[ALL]]
+func.func @whole_in_rows(%x: tensor<7x142858xf32>) -> tensor<f32> {
+  %0 = kiln.reduce_max %x, dims = [0, 1] : (tensor<7x142858xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// A smaller whole tensor reduces in lanes at once: 46 groups of 64 lanes,
+// the lanes, then the 56 elements left over.
+// CHECK-LABEL: func.func @whole_in_lanes
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} into tensor<3000xi32>
+// CHECK: %[[LANES:.*]] = linalg.reduce ins(%{{.*}} : tensor<46x64xi32>) outs(%{{.*}} : tensor<64xi32>) dimensions = [0]
+// CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[LANES]] : tensor<64xi32>) outs(%{{.*}} : tensor<i32>) dimensions = [0]
+// CHECK: %[[TAIL:.*]] = tensor.extract_slice %[[FLAT]][2944] [56] [1]
+// CHECK: linalg.reduce ins(%[[TAIL]] : tensor<56xi32>) outs(%[[SUM]] : tensor<i32>) dimensions = [0]
+func.func @whole_in_lanes(%x: tensor<3x1000xi32>) -> tensor<i32> {
+  %0 = kiln.reduce_sum %x, dims = [1, 0] : (tensor<3x1000xi32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
 // A matrix-vector product reduces along K the same way: 12 groups of 16
 // lanes of products accumulated lane by lane (a multiply-add over the
 // groups), then over the lanes, then the 8 products left over. Without
