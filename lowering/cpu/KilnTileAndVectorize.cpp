@@ -1368,20 +1368,6 @@ bool feedsProductOperand(Operation *op) {
   });
 }
 
-/// Whether a reduction reads `op`'s results, through slices and reshapes:
-/// then `op` is the middle of a chain (a softmax's exponentials), not its
-/// end, and a loop of it alone would leave its rows in other threads'
-/// caches for the rest of the chain to read. A matmul that reads it as an
-/// operand (attention's probabilities times values) starts a chain of its
-/// own; one that accumulates in it continues this one.
-bool feedsReduction(Operation *op) {
-  return llvm::any_of(readers(op), [&](Operation *reader) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(reader);
-    return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
-           (!isMatmulProduct(reader) || startsProduct(op, reader));
-  });
-}
-
 /// Whether every reader of `op`'s results, through slices and reshapes, is
 /// in `ops`.
 bool readOnlyBy(Operation *op, const DenseSet<Operation *> &ops) {
@@ -1557,6 +1543,24 @@ bool isRowsFusionRoot(linalg::LinalgOp op) {
          !isMatmulProduct(op);
 }
 
+/// Whether a reduction that rows fusion takes as a root reads `op`'s
+/// results (through slices and reshapes): then `op` is the middle of that
+/// root's chain (a softmax's exponentials), not its end, and a loop of it
+/// alone would leave its rows in other threads' caches for the rest of the
+/// chain to read. A matmul that reads it as an operand (attention's
+/// probabilities times values) starts a chain of its own; one that
+/// accumulates in it continues this one. A reduction over its first loop
+/// (the rows' results of a whole-tensor reduction, a loss's mean over the
+/// batch) is no root: `op` ends the chain.
+bool continuesInRoot(Operation *op) {
+  return llvm::any_of(readers(op), [&](Operation *reader) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(reader);
+    return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+           (isMatmulProduct(reader) ? startsProduct(op, reader)
+                                    : isRowsFusionRoot(linalgOp));
+  });
+}
+
 /// Tile sizes of fuseRows's blocks of `root`, or none where it has fewer
 /// than 2 rows or no block pays (a single block still computes its chain
 /// without intermediate tensors). Its rows are the indices of its loops
@@ -1685,7 +1689,7 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
   if (ranges.empty() || !isRowsFusionRoot(root) || root->getNumResults() != 1 ||
       root.getNumDpsInputs() == 0)
     return nullptr;
-  if (feedsReduction(root))
+  if (continuesInRoot(root))
     return nullptr;
   SmallVector<linalg::LinalgOp> cone = producerCone(root);
   if (llvm::none_of(llvm::drop_begin(cone), [](linalg::LinalgOp op) {

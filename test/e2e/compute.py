@@ -357,6 +357,22 @@ for op, value, position in [("reduce_max", 50.0, 999990),
           f"  %0 = kiln.{op} %x, dims = [0, 1] : {sig([W], want)}\n"
           f"  return %0 : tensor<f32>\n}}\n", "f", [extreme], [want],
           interpret=False)
+# A whole tensor that an elementwise op computes reduces by its own rows
+# (the producer fused into each), then the rows' results; a reduction over
+# trailing dimensions and others (a batch norm's N, H, W of NCHW), the
+# trailing ones first.
+AX = rng.standard_normal((40, 301)).astype(np.float32)
+AX[37, 299] = -60.0
+check("max of |x| over a whole 40x301", f"""
+func.func @f(%x: {ttype(AX.shape, AX.dtype)}) -> tensor<f32> {{
+  %a = kiln.abs %x : {ttype(AX.shape, AX.dtype)}
+  %0 = kiln.reduce_max %a, dims = [0, 1] : {sig([AX], np.float32(0))}
+  return %0 : tensor<f32>
+}}""", "f", [AX], [np.float32(60.0)])
+BN = rng.standard_normal((3, 5, 17, 19)).astype(np.float32)
+want = BN.astype(np.float64).sum(axis=(0, 2, 3)).astype(np.float32)
+single("reduce_sum NCHW over [0, 2, 3]", f"kiln.reduce_sum %a0, dims = "
+       f"[0, 2, 3] : {sig([BN], want)}", [BN], want, rtol=1e-5, atol=1e-5)
 WI = rng.integers(-100, 100, 1000003).astype(np.int32)
 want = WI.sum(dtype=np.int32)
 check("reduce_sum of a whole 1000003 x i32",

@@ -772,3 +772,59 @@ func.func @matmul_of_sums(%x: tensor<64x4x16xf32>, %w: tensor<16x32xf32>) -> ten
   %4 = linalg.matmul ins(%sums, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%3 : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %4 : tensor<64x32xf32>
 }
+
+// -----
+
+// Row maxima that a whole-tensor maximum reduces further (over its first
+// loop, no rows fusion root) end their chain: each row's absolute values
+// are computed in the rows loop, not written whole first.
+// CHECK-LABEL: func.func @row_maxima_then_total
+// CHECK-NOT: into tensor<256x512xf32>
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: tensor.extract_slice %arg0[%[[ROW]], 0] [1, 512] [1, 1]
+// CHECK: math.absf {{.*}} : vector<1x64xf32>
+// CHECK: vector.multi_reduction <maximumf>, {{.*}} [1] : vector<1x1x64xf32> to vector<1x64xf32>
+// CHECK: vector.multi_reduction <maximumf>, {{.*}} [1] : vector<1x64xf32> to vector<1xf32>
+// CHECK: vector.multi_reduction <maximumf>, {{.*}} [0] : vector<1x16xf32> to vector<16xf32>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @row_maxima_then_total(%arg0: tensor<256x512xf32>) -> tensor<f32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<256x512xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<256x512xf32>) outs(%0 : tensor<256x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %10 = math.absf %in : f32
+    linalg.yield %10 : f32
+  } -> tensor<256x512xf32>
+  %2 = tensor.empty() : tensor<f32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<f32>) -> tensor<f32>
+  %4 = tensor.empty() : tensor<256xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%4 : tensor<256xf32>) -> tensor<256xf32>
+  %expanded = tensor.expand_shape %1 [[0], [1, 2]] output_shape [256, 8, 64] : tensor<256x512xf32> into tensor<256x8x64xf32>
+  %6 = tensor.empty() : tensor<256x64xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<256x64xf32>) -> tensor<256x64xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<256x8x64xf32>) outs(%7 : tensor<256x64xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %10 = arith.maximumf %in, %init : f32
+      linalg.yield %10 : f32
+    }
+  %reduced_0 = linalg.reduce ins(%reduced : tensor<256x64xf32>) outs(%5 : tensor<256xf32>) dimensions = [1] 
+    (%in: f32, %init: f32) {
+      %10 = arith.maximumf %in, %init : f32
+      linalg.yield %10 : f32
+    }
+  %expanded_1 = tensor.expand_shape %reduced_0 [[0, 1]] output_shape [16, 16] : tensor<256xf32> into tensor<16x16xf32>
+  %8 = tensor.empty() : tensor<16xf32>
+  %9 = linalg.fill ins(%cst : f32) outs(%8 : tensor<16xf32>) -> tensor<16xf32>
+  %reduced_2 = linalg.reduce ins(%expanded_1 : tensor<16x16xf32>) outs(%9 : tensor<16xf32>) dimensions = [0] 
+    (%in: f32, %init: f32) {
+      %10 = arith.maximumf %in, %init : f32
+      linalg.yield %10 : f32
+    }
+  %reduced_3 = linalg.reduce ins(%reduced_2 : tensor<16xf32>) outs(%3 : tensor<f32>) dimensions = [0] 
+    (%in: f32, %init: f32) {
+      %10 = arith.maximumf %in, %init : f32
+      linalg.yield %10 : f32
+    }
+  return %reduced_3 : tensor<f32>
+}

@@ -141,6 +141,36 @@ func.func @whole_in_lanes(%x: tensor<3x1000xi32>) -> tensor<i32> {
 
 // -----
 
+// Of a whole tensor that an all-parallel op computes, the rows (all but
+// the first dimension) reduce first, in lanes, so that the producer fuses
+// by rows; then the rows' results.
+// CHECK-LABEL: func.func @whole_by_rows
+// CHECK: linalg.generic
+// CHECK: math.absf
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<256x8x64xf32>) outs(%{{.*}} : tensor<256x64xf32>) dimensions = [1]
+// CHECK: %[[ROWS:.*]] = linalg.reduce ins(%{{.*}} : tensor<256x64xf32>) outs(%{{.*}} : tensor<256xf32>) dimensions = [1]
+// CHECK: tensor.expand_shape %[[ROWS]] {{.*}} into tensor<16x16xf32>
+func.func @whole_by_rows(%x: tensor<256x512xf32>) -> tensor<f32> {
+  %a = kiln.abs %x : tensor<256x512xf32>
+  %0 = kiln.reduce_max %a, dims = [0, 1] : (tensor<256x512xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// A reduction over trailing dimensions and others (a batch norm's N, H and
+// W of NCHW) reduces the trailing ones first, in lanes, then the others.
+// CHECK-LABEL: func.func @batch_norm_sums
+// CHECK: %[[LANES:.*]] = linalg.reduce ins(%{{.*}} : tensor<8x4x16x16xf32>) outs(%{{.*}} : tensor<8x4x16xf32>) dimensions = [2]
+// CHECK: %[[PLANES:.*]] = linalg.reduce ins(%[[LANES]] : tensor<8x4x16xf32>) outs(%{{.*}} : tensor<8x4xf32>) dimensions = [2]
+// CHECK: linalg.reduce ins(%[[PLANES]] : tensor<8x4xf32>) outs(%{{.*}} : tensor<4xf32>) dimensions = [0]
+func.func @batch_norm_sums(%x: tensor<8x4x16x16xf32>) -> tensor<4xf32> {
+  %0 = kiln.reduce_sum %x, dims = [0, 2, 3] : (tensor<8x4x16x16xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // A matrix-vector product reduces along K the same way: 12 groups of 16
 // lanes of products accumulated lane by lane (a multiply-add over the
 // groups), then over the lanes, then the 8 products left over. Without
