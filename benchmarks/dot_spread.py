@@ -124,6 +124,19 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
+def torch_spread_arguments(default_runs):
+    """KILN_RUN and the calls timed per case (argv[2], else
+    `default_runs`) of a spread against PyTorch eager; prints the CPU and
+    how each case is timed."""
+    import torch
+    kiln_run = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else default_runs
+    print(cpu_name())
+    print(f"one thread; median of {runs} calls; PyTorch {torch.__version__} "
+          "eager")
+    return kiln_run, runs
+
+
 def kiln_ms(kiln_run, tmp, source_text, args, runs, threads=1):
     """Times the first function of `source_text` on `args` with kiln-run
     --bench on `threads` threads, its files in folder `tmp`: (median ms,

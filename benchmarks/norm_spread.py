@@ -10,15 +10,14 @@ arrays; prints the CPU and one row per case with the ratio torch/kiln
 
 Usage: norm_spread.py KILN_RUN [N]   (default 50)
 """
-import sys
 import tempfile
 
 import numpy as np
 import torch
 
-from dot_spread import (cpu_name, kiln_ms, median_ms,
-                        print_torch_geometric_mean, relative_error,
-                        set_torch_threads)
+from dot_spread import (kiln_ms, median_ms, print_torch_geometric_mean,
+                        relative_error, set_torch_threads,
+                        torch_spread_arguments)
 
 # torch.set_num_threads(1) alone left a 1x1 convolution's product on
 # OpenBLAS's two threads (2.8 ms of CPU in 1.4 ms).
@@ -166,10 +165,7 @@ SHAPES = {
 
 
 def main():
-    kiln_run = sys.argv[1]
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 50
-    print(cpu_name())
-    print(f"one thread; median of {runs} calls; PyTorch {torch.__version__} eager")
+    kiln_run, runs = torch_spread_arguments(50)
     rng = np.random.default_rng(0)
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:

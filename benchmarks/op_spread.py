@@ -11,15 +11,14 @@ the ratio torch/kiln (100% = as fast as PyTorch) and the geometric mean.
 
 Usage: op_spread.py KILN_RUN [N]   (default 30)
 """
-import sys
 import tempfile
 
 import numpy as np
 import torch
 
-from dot_spread import (cpu_name, kiln_ms, median_ms,
-                        print_torch_geometric_mean, relative_error,
-                        set_torch_threads)
+from dot_spread import (kiln_ms, median_ms, print_torch_geometric_mean,
+                        relative_error, set_torch_threads,
+                        torch_spread_arguments)
 
 set_torch_threads(1)
 
@@ -175,10 +174,7 @@ def cases(rng):
 
 
 def main():
-    kiln_run = sys.argv[1]
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
-    print(cpu_name())
-    print(f"one thread; median of {runs} calls; PyTorch {torch.__version__} eager")
+    kiln_run, runs = torch_spread_arguments(30)
     rng = np.random.default_rng(0)
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
