@@ -980,20 +980,28 @@ struct TakeToGeneric : OpConversionPattern<TakeOp> {
 };
 
 /// scatter_add -> a loop nest over the updates that adds each one at its
-/// clamped index, in order.
+/// clamped index, in order. Where the operand has dimensions after the
+/// scattered one, the loops walk the updates' rows and each adds a whole
+/// row (an elementwise op the CPU pipeline vectorizes; an embedding's
+/// gradient added element by element took 0.3 ms for 777 rows of 300).
 struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
     int64_t dim = op.getDimension();
     int64_t indexRank = op.getIndices().getType().getRank();
-    int64_t upper = op.getType().getDimSize(dim) - 1;
+    int64_t upper = type.getDimSize(dim) - 1;
+    ArrayRef<int64_t> row = type.getShape().drop_front(dim + 1);
+    int64_t looped = dim + indexRank;
     SmallVector<Value> lbs, ubs, steps;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (int64_t size : op.getUpdates().getType().getShape()) {
+    ArrayRef<int64_t> updateShape = op.getUpdates().getType().getShape();
+    for (int64_t size :
+         updateShape.take_front(row.empty() ? updateShape.size() : looped)) {
       lbs.push_back(zero);
       ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
       steps.push_back(one);
@@ -1008,14 +1016,60 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
           Value index = clampedIndex(b, nestedLoc, rawIndex, upper);
           SmallVector<Value> target =
               gatherCoordinates(ivs, index, dim, indexRank);
-          Value old = tensor::ExtractOp::create(b, nestedLoc, acc[0], target);
-          Value update = tensor::ExtractOp::create(b, nestedLoc, updates, ivs);
-          Value sum = arithmetic<arith::AddFOp, arith::AddIOp>(b, nestedLoc,
-                                                               old, update);
-          return {tensor::InsertOp::create(b, nestedLoc, sum, acc[0], target)};
+          if (row.empty())
+            return {addElement(b, nestedLoc, acc[0], target, updates, ivs)};
+          return {addRow(b, nestedLoc, acc[0], target, updates, ivs, row)};
         });
     rewriter.replaceOp(op, nest.results);
     return success();
+  }
+
+  /// `acc` with updates[at] added at `target`.
+  static Value addElement(OpBuilder &b, Location loc, Value acc,
+                          ValueRange target, Value updates, ValueRange at) {
+    Value old = tensor::ExtractOp::create(b, loc, acc, target);
+    Value update = tensor::ExtractOp::create(b, loc, updates, at);
+    Value sum = arithmetic<arith::AddFOp, arith::AddIOp>(b, loc, old, update);
+    return tensor::InsertOp::create(b, loc, sum, acc, target);
+  }
+
+  /// `acc` with the row of `updates` at `at` (its leading coordinates)
+  /// added to the row of `acc` at `target`: both rows of shape `row`.
+  static Value addRow(OpBuilder &b, Location loc, Value acc, ValueRange target,
+                      Value updates, ValueRange at, ArrayRef<int64_t> row) {
+    auto rowOf = [&](Value tensor, ValueRange leading) {
+      auto type = cast<RankedTensorType>(tensor.getType());
+      SmallVector<OpFoldResult> offsets(leading), sizes,
+          strides(type.getRank(), b.getIndexAttr(1));
+      sizes.append(leading.size(), b.getIndexAttr(1));
+      for (int64_t size : row) {
+        offsets.push_back(b.getIndexAttr(0));
+        sizes.push_back(b.getIndexAttr(size));
+      }
+      auto rowType = RankedTensorType::get(row, type.getElementType());
+      return std::make_tuple(offsets, sizes, strides, rowType);
+    };
+    auto [offsets, sizes, strides, rowType] = rowOf(acc, target);
+    Value accRow = tensor::ExtractSliceOp::create(b, loc, rowType, acc, offsets,
+                                                  sizes, strides);
+    auto [uOffsets, uSizes, uStrides, uRowType] = rowOf(updates, at);
+    Value updateRow = tensor::ExtractSliceOp::create(
+        b, loc, uRowType, updates, uOffsets, uSizes, uStrides);
+    auto identity = b.getMultiDimIdentityMap(row.size());
+    SmallVector<utils::IteratorType> iterators(row.size(),
+                                               utils::IteratorType::parallel);
+    Value sum =
+        linalg::GenericOp::create(
+            b, loc, rowType, updateRow, accRow,
+            ArrayRef<AffineMap>{identity, identity}, iterators,
+            [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+              linalg::YieldOp::create(nested, nestedLoc,
+                                      arithmetic<arith::AddFOp, arith::AddIOp>(
+                                          nested, nestedLoc, args[1], args[0]));
+            })
+            .getResult(0);
+    return tensor::InsertSliceOp::create(b, loc, sum, acc, offsets, sizes,
+                                         strides);
   }
 };
 

@@ -458,5 +458,22 @@ want = T.copy()
 np.add.at(want, np.clip(ids, 0, 9), U)
 single("scatter_add", f"kiln.scatter_add %a0[%a1], %a2, dim = 0 : "
        f"{sig([T, ids, U], want)}", [T, ids, U], want, rtol=1e-6, atol=1e-6)
+# An embedding's gradient: 777 rows of 300 (256 columns and a remainder)
+# added into 5001 rows, repeated ones accumulating, each row added as
+# vectors. Compiled only: the interpreter would take minutes.
+G = np.zeros((5001, 300), np.float32)
+grad_rows = rng.integers(-3, 5004, 777).astype(np.int32)
+grad_rows[5:9] = 17
+GU = rng.standard_normal((777, 300)).astype(np.float32)
+want = G.copy()
+np.add.at(want, np.clip(grad_rows, 0, 5000), GU)
+check("scatter_add rows of an embedding's gradient",
+      f"func.func @f(%t: {ttype(G.shape, G.dtype)}, %i: "
+      f"{ttype(grad_rows.shape, grad_rows.dtype)}, %u: "
+      f"{ttype(GU.shape, GU.dtype)}) -> {ttype(G.shape, G.dtype)} {{\n"
+      f"  %0 = kiln.scatter_add %t[%i], %u, dim = 0 : "
+      f"{sig([G, grad_rows, GU], want)}\n"
+      f"  return %0 : {ttype(G.shape, G.dtype)}\n}}\n", "f",
+      [G, grad_rows, GU], [want], rtol=1e-6, atol=1e-6, interpret=False)
 
 finish()

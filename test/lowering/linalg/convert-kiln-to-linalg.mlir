@@ -398,3 +398,28 @@ func.func @take_rows(%t: tensor<10x4x8xf32>, %i: tensor<2x3xi32>) -> tensor<10x2
   %0 = kiln.take %t[%i], dim = 1 : (tensor<10x4x8xf32>, tensor<2x3xi32>) -> tensor<10x2x3x8xf32>
   return %0 : tensor<10x2x3x8xf32>
 }
+
+// -----
+
+// A scatter_add whose operand has dimensions after the scattered one loops
+// over the updates' rows (the leading and index dimensions) and adds each
+// whole row, clamped index and all, as an elementwise op on the slices.
+// CHECK-LABEL: func.func @scatter_rows
+// CHECK-SAME: (%[[T:.*]]: tensor<10x4x8xf32>, %[[I:.*]]: tensor<2x3xi32>, %[[U:.*]]: tensor<10x2x3x8xf32>)
+// CHECK: scf.for %[[B:.*]] = {{.*}} iter_args(%[[ACC0:.*]] = %[[T]])
+// CHECK: scf.for %[[R:.*]] = {{.*}} iter_args(%[[ACC1:.*]] = %[[ACC0]])
+// CHECK: scf.for %[[C:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ACC1]])
+// CHECK: %[[RAW:.*]] = tensor.extract %[[I]][%[[R]], %[[C]]]
+// CHECK: %[[INDEX:.*]] = arith.index_cast %[[RAW]]
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[INDEX]]
+// CHECK: %[[ROW:.*]] = arith.minsi %[[LOW]]
+// CHECK: %[[OLD:.*]] = tensor.extract_slice %[[ACC]][%[[B]], %[[ROW]], 0] [1, 1, 8] [1, 1, 1] : tensor<10x4x8xf32> to tensor<8xf32>
+// CHECK: %[[NEW:.*]] = tensor.extract_slice %[[U]][%[[B]], %[[R]], %[[C]], 0] [1, 1, 1, 8] [1, 1, 1, 1] : tensor<10x2x3x8xf32> to tensor<8xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[NEW]] : tensor<8xf32>) outs(%[[OLD]] : tensor<8xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.insert_slice %[[SUM]] into %[[ACC]][%[[B]], %[[ROW]], 0] [1, 1, 8] [1, 1, 1]
+// CHECK-NOT: tensor.insert %
+func.func @scatter_rows(%t: tensor<10x4x8xf32>, %i: tensor<2x3xi32>, %u: tensor<10x2x3x8xf32>) -> tensor<10x4x8xf32> {
+  %0 = kiln.scatter_add %t[%i], %u, dim = 1 : (tensor<10x4x8xf32>, tensor<2x3xi32>, tensor<10x2x3x8xf32>) -> tensor<10x4x8xf32>
+  return %0 : tensor<10x4x8xf32>
+}
