@@ -1045,19 +1045,24 @@ bool isSliceOrReshape(Operation *op) {
              tensor::CollapseShapeOp>(op);
 }
 
+/// What `value` views: itself, or the source of the slices and reshapes it
+/// is made by.
+Value viewedSource(Value value) {
+  while (Operation *view = value.getDefiningOp()) {
+    if (!isSliceOrReshape(view))
+      break;
+    value = view->getOperand(0);
+  }
+  return value;
+}
+
 /// The bytes of the inputs of the product `op` that its function computes
 /// and no chunk of it does (its chunkInputs do): its arguments, constants
 /// and views of them are already in every core's reach.
 double computedInputBytes(linalg::LinalgOp op) {
   double bytes = 0;
   for (OpOperand *input : op.getDpsInputOperands()) {
-    Value value = input->get();
-    while (Operation *view = value.getDefiningOp()) {
-      if (!isSliceOrReshape(view))
-        break;
-      value = view->getOperand(0);
-    }
-    Operation *producer = value.getDefiningOp();
+    Operation *producer = viewedSource(input->get()).getDefiningOp();
     if (producer && !producer->hasTrait<OpTrait::ConstantLike>() &&
         !chunkInput(input->get()))
       if (auto type = dyn_cast<RankedTensorType>(input->get().getType()))
@@ -1661,13 +1666,10 @@ bool takesWholeRows(tensor::ExtractSliceOp slice) {
 SmallVector<Operation *> blockProductsOf(ArrayRef<linalg::LinalgOp> cone) {
   llvm::SetVector<Operation *> products;
   for (linalg::LinalgOp op : cone)
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      while (def && isSliceOrReshape(def))
-        def = def->getOperand(0).getDefiningOp();
-      if (def && isBlockProduct(def))
+    for (Value operand : op->getOperands())
+      if (Operation *def = viewedSource(operand).getDefiningOp();
+          def && isBlockProduct(def))
         products.insert(def);
-    }
   return products.takeVector();
 }
 

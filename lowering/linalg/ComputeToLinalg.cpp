@@ -643,8 +643,7 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
     bool accumulates = identity == Identity::Zero || identity == Identity::One;
     Type element = accumulates ? accumulatorType(type.getElementType())
                                : type.getElementType();
-    Value init = filledTensor(rewriter, loc, type.clone(element),
-                              identityValue(rewriter, loc, element, identity));
+    Value init = identityTensor(rewriter, loc, type.clone(element));
     // The order of the reduced dimensions does not matter; linalg wants
     // them ascending.
     SmallVector<int64_t> dims(op.getDimensions());
@@ -662,17 +661,17 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
           .getResult(0);
     };
     Value input = adaptor.getOperand();
-    if (laneReductions)
+    Value reduced;
+    if (laneReductions) {
       input =
           reduceTrailingFirst(rewriter, loc, input, dims, element, reduceOver);
-    auto inputType = cast<RankedTensorType>(input.getType());
-    Value reduced;
-    if (laneReductions &&
-        static_cast<int64_t>(dims.size()) == inputType.getRank())
-      reduced = reduceWhole(rewriter, loc, input, element, init, reduceOver);
-    else if (laneReductions)
-      reduced = reduceTrailingInLanes(rewriter, loc, input, dims, element, init,
+      reduced =
+          static_cast<int64_t>(dims.size()) ==
+                  cast<RankedTensorType>(input.getType()).getRank()
+              ? reduceWhole(rewriter, loc, input, element, init, reduceOver)
+              : reduceTrailingInLanes(rewriter, loc, input, dims, element, init,
                                       reduceOver);
+    }
     if (!reduced) {
       if (identity == Identity::Zero && isFloat(element))
         input = longSumBlocks(rewriter, loc, input, dims, element, reduceOver);
@@ -680,6 +679,14 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
     }
     rewriter.replaceOp(op, narrow(rewriter, loc, reduced, type));
     return success();
+  }
+
+  /// A tensor of `type` holding the reduction's identity: where its
+  /// results, whole or partial, start.
+  static Value identityTensor(OpBuilder &b, Location loc,
+                              RankedTensorType type) {
+    return filledTensor(b, loc, type,
+                        identityValue(b, loc, type.getElementType(), identity));
   }
 
   /// The divisor of `size` nearest below its square root.
@@ -744,10 +751,9 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
         rewriter, loc, columns(0, whole),
         shaped({whole / lanes, lanes}, type.getElementType()));
     int64_t across = kept.size();
-    Value partial = reduceOver(
-        groups, {across},
-        filledTensor(rewriter, loc, shaped({lanes}, element),
-                     identityValue(rewriter, loc, element, identity)));
+    Value partial =
+        reduceOver(groups, {across},
+                   identityTensor(rewriter, loc, shaped({lanes}, element)));
     Value reduced = reduceOver(partial, {across}, init);
     if (whole < size)
       reduced = reduceOver(columns(whole, size), {across}, reduced);
@@ -784,12 +790,11 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
       return input;
     SmallVector<int64_t> inner(dims.end() - trailing, dims.end());
     dims.truncate(dims.size() - trailing);
-    auto partialType =
-        RankedTensorType::get(type.getShape().drop_back(trailing), element);
     return reduceInLanes(
         rewriter, loc, input, inner, element,
-        filledTensor(rewriter, loc, partialType,
-                     identityValue(rewriter, loc, element, identity)),
+        identityTensor(rewriter, loc,
+                       RankedTensorType::get(
+                           type.getShape().drop_back(trailing), element)),
         reduceOver);
   }
 
@@ -838,8 +843,7 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
         RankedTensorType::get({rows, row}, type.getElementType()));
     Value partial = inLanes(
         grid, {1},
-        filledTensor(rewriter, loc, RankedTensorType::get({rows}, element),
-                     identityValue(rewriter, loc, element, identity)));
+        identityTensor(rewriter, loc, RankedTensorType::get({rows}, element)));
     Value reduced = inLanes(partial, {0}, init);
     return whole == size ? reduced : inLanes(part(whole, size), {0}, reduced);
   }
@@ -1038,29 +1042,26 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
   static Value addRow(OpBuilder &b, Location loc, Value acc, ValueRange target,
                       Value updates, ValueRange at, ArrayRef<int64_t> row) {
     auto rowOf = [&](Value tensor, ValueRange leading) {
-      auto type = cast<RankedTensorType>(tensor.getType());
-      SmallVector<OpFoldResult> offsets(leading), sizes,
-          strides(type.getRank(), b.getIndexAttr(1));
-      sizes.append(leading.size(), b.getIndexAttr(1));
+      SmallVector<OpFoldResult> offsets(leading),
+          sizes(leading.size(), b.getIndexAttr(1));
       for (int64_t size : row) {
         offsets.push_back(b.getIndexAttr(0));
         sizes.push_back(b.getIndexAttr(size));
       }
-      auto rowType = RankedTensorType::get(row, type.getElementType());
-      return std::make_tuple(offsets, sizes, strides, rowType);
+      SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+      auto type =
+          RankedTensorType::get(row, getElementTypeOrSelf(tensor.getType()));
+      return tensor::ExtractSliceOp::create(b, loc, type, tensor, offsets,
+                                            sizes, strides);
     };
-    auto [offsets, sizes, strides, rowType] = rowOf(acc, target);
-    Value accRow = tensor::ExtractSliceOp::create(b, loc, rowType, acc, offsets,
-                                                  sizes, strides);
-    auto [uOffsets, uSizes, uStrides, uRowType] = rowOf(updates, at);
-    Value updateRow = tensor::ExtractSliceOp::create(
-        b, loc, uRowType, updates, uOffsets, uSizes, uStrides);
+    tensor::ExtractSliceOp accRow = rowOf(acc, target);
+    Value updateRow = rowOf(updates, at);
     auto identity = b.getMultiDimIdentityMap(row.size());
     SmallVector<utils::IteratorType> iterators(row.size(),
                                                utils::IteratorType::parallel);
     Value sum =
         linalg::GenericOp::create(
-            b, loc, rowType, updateRow, accRow,
+            b, loc, accRow.getType(), updateRow, accRow.getResult(),
             ArrayRef<AffineMap>{identity, identity}, iterators,
             [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
               linalg::YieldOp::create(nested, nestedLoc,
@@ -1068,8 +1069,9 @@ struct ScatterAddToLoops : OpConversionPattern<ScatterAddOp> {
                                           nested, nestedLoc, args[1], args[0]));
             })
             .getResult(0);
-    return tensor::InsertSliceOp::create(b, loc, sum, acc, offsets, sizes,
-                                         strides);
+    return tensor::InsertSliceOp::create(
+        b, loc, sum, acc, accRow.getMixedOffsets(), accRow.getMixedSizes(),
+        accRow.getMixedStrides());
   }
 };
 
