@@ -18,14 +18,12 @@ import torch
 from dot_spread import (kiln_ms, median_ms, print_torch_geometric_mean,
                         relative_error, set_torch_threads,
                         torch_spread_arguments)
+from dot_spread import ttype as t
 
 # torch.set_num_threads(1) alone left a 1x1 convolution's product on
 # OpenBLAS's two threads (2.8 ms of CPU in 1.4 ms).
 set_torch_threads(1)
 
-
-def t(shape):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
 
 
 def reduced(shape):

@@ -19,12 +19,10 @@ import torch
 from dot_spread import (kiln_ms, median_ms, print_torch_geometric_mean,
                         relative_error, set_torch_threads,
                         torch_spread_arguments)
+from dot_spread import ttype as t
 
 set_torch_threads(1)
 
-
-def t(shape, element="f32"):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
 def element_of(array):

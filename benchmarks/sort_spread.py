@@ -21,6 +21,7 @@ import torch
 
 from dot_spread import (cpu_name, geometric_mean, kiln_ms, median_ms,
                         set_torch_threads)
+from dot_spread import ttype as t
 
 # jnp.sort's comparator, as the end-to-end tests write it.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "e2e"))
@@ -28,9 +29,6 @@ from harness import comparator_float  # noqa: E402
 
 set_torch_threads(1)
 
-
-def t(shape, element):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
 def sort_program(shape, kind):
