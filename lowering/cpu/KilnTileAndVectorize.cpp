@@ -1395,62 +1395,106 @@ bool computesFromElementsOnly(linalg::GenericOp op) {
          });
 }
 
-/// Where the all-parallel `narrow` computes a part of what `wide` computes
-/// (the same payload on slices of the same operands, at constant offsets
-/// within them), the offsets of that part in `wide`'s result.
-std::optional<SmallVector<int64_t>> partOf(linalg::GenericOp narrow,
-                                           linalg::GenericOp wide) {
-  if (!computesFromElementsOnly(narrow) ||
+/// How far into a wider value a part of it starts along each dimension;
+/// none where any offset would do (values that do not change along it: a
+/// broadcast's).
+using Shift = SmallVector<std::optional<int64_t>>;
+
+/// Whether `op` is an elementwise op whose parts reuseWidestCopies may take
+/// from a wider copy: all loops parallel, one result, written in order.
+bool isPartitionable(linalg::GenericOp op) {
+  return op.getNumLoops() == op.getNumParallelLoops() &&
+         op->getNumResults() == 1 && op.hasPureTensorSemantics() &&
+         op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity();
+}
+
+std::optional<Shift> partShift(linalg::GenericOp narrow,
+                               linalg::GenericOp wide);
+
+/// The shift of `narrow` in `wide` (tensors of one rank): where it is
+/// `wide` itself, a slice of it, a slice of the tensor `wide` slices at
+/// constant offsets from `wide`'s, or a part of a wider copy (partShift).
+std::optional<Shift> valueShift(Value narrow, Value wide) {
+  auto rank = cast<ShapedType>(narrow.getType()).getRank();
+  if (narrow == wide)
+    return Shift(rank, 0);
+  auto narrowCopy = narrow.getDefiningOp<linalg::GenericOp>();
+  auto wideCopy = wide.getDefiningOp<linalg::GenericOp>();
+  if (narrowCopy && wideCopy)
+    return partShift(narrowCopy, wideCopy);
+  auto narrowSlice = narrow.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!narrowSlice || !narrowSlice.hasUnitStride() ||
+      narrowSlice.getSourceType().getRank() != rank)
+    return std::nullopt;
+  // Where `wide` is the tensor `narrow` slices, its offsets there are 0.
+  SmallVector<OpFoldResult> wideOffsets(
+      rank, IntegerAttr::get(IndexType::get(wide.getContext()), 0));
+  if (narrowSlice.getSource() != wide) {
+    auto wideSlice = wide.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!wideSlice || wideSlice.getSource() != narrowSlice.getSource() ||
+        !wideSlice.hasUnitStride())
+      return std::nullopt;
+    wideOffsets = wideSlice.getMixedOffsets();
+  }
+  Shift shift;
+  for (auto [from, to] :
+       llvm::zip(wideOffsets, narrowSlice.getMixedOffsets())) {
+    std::optional<int64_t> start = getConstantIntValue(from);
+    std::optional<int64_t> end = getConstantIntValue(to);
+    if (start && end)
+      shift.push_back(*end - *start);
+    else if (from == to)
+      shift.push_back(0);
+    else
+      return std::nullopt;
+  }
+  return shift;
+}
+
+/// Where the elementwise `narrow` (isPartitionable) computes a part of
+/// what `wide` computes (the same payload on parts of the same operands:
+/// valueShift), the shift of each of its loops in `wide`'s.
+std::optional<Shift> partShift(linalg::GenericOp narrow,
+                               linalg::GenericOp wide) {
+  if (!isPartitionable(narrow) || !isPartitionable(wide) ||
+      !computesFromElementsOnly(narrow) ||
       narrow.getIndexingMapsArray() != wide.getIndexingMapsArray() ||
       narrow.getNumDpsInputs() != wide.getNumDpsInputs() ||
       !OperationEquivalence::isRegionEquivalentTo(
           &narrow.getRegion(), &wide.getRegion(),
           OperationEquivalence::IgnoreLocations))
     return std::nullopt;
-  SmallVector<std::optional<int64_t>> shift(narrow.getNumLoops());
-  // Records that loop `loop` of `narrow` starts `by` iterations into
-  // `wide`'s; false where another operand said otherwise.
-  auto shifted = [&](unsigned loop, int64_t by) {
-    if (shift[loop] && *shift[loop] != by)
-      return false;
-    shift[loop] = by;
-    return true;
-  };
+  Shift shift(narrow.getNumLoops());
   for (auto [narrowInput, wideInput, map] :
        llvm::zip(narrow.getDpsInputs(), wide.getDpsInputs(),
                  narrow.getIndexingMapsArray())) {
-    auto narrowSlice = narrowInput.getDefiningOp<tensor::ExtractSliceOp>();
-    auto wideSlice = wideInput.getDefiningOp<tensor::ExtractSliceOp>();
-    bool slices = narrowSlice && wideSlice &&
-                  narrowSlice.getSource() == wideSlice.getSource() &&
-                  narrowSlice.hasUnitStride() && wideSlice.hasUnitStride() &&
-                  narrowSlice.getType().getRank() ==
-                      narrowSlice.getSourceType().getRank();
-    if (narrowInput != wideInput && !slices)
+    std::optional<Shift> inputShift = valueShift(narrowInput, wideInput);
+    if (!inputShift)
       return std::nullopt;
-    for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+    for (auto [expr, by] : llvm::zip(map.getResults(), *inputShift)) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
       if (!dim)
         return std::nullopt;
-      int64_t by = 0;
-      if (narrowInput != wideInput) {
-        OpFoldResult from = wideSlice.getMixedOffsets()[position];
-        OpFoldResult to = narrowSlice.getMixedOffsets()[position];
-        std::optional<int64_t> start = getConstantIntValue(from);
-        std::optional<int64_t> end = getConstantIntValue(to);
-        if (start && end)
-          by = *end - *start;
-        else if (from != to)
-          return std::nullopt;
-      }
-      if (!shifted(dim.getPosition(), by))
+      std::optional<int64_t> &loop = shift[dim.getPosition()];
+      if (by && loop && *loop != *by)
         return std::nullopt;
+      if (by)
+        loop = by;
     }
   }
+  return shift;
+}
+
+/// The offsets of `narrow`'s result in `wide`'s where it is a part of it
+/// (partShift) that lies within it.
+std::optional<SmallVector<int64_t>> partOf(linalg::GenericOp narrow,
+                                           linalg::GenericOp wide) {
+  std::optional<Shift> shift = partShift(narrow, wide);
+  if (!shift)
+    return std::nullopt;
   SmallVector<int64_t> offsets;
-  for (auto [by, size, wideSize] :
-       llvm::zip(shift, narrow.getStaticLoopRanges(),
-                 wide.getStaticLoopRanges())) {
+  for (auto [by, size, wideSize] : llvm::zip(
+           *shift, narrow.getStaticLoopRanges(), wide.getStaticLoopRanges())) {
     int64_t offset = by.value_or(0);
     if (offset < 0 || offset + size > wideSize)
       return std::nullopt;
@@ -1463,24 +1507,37 @@ std::optional<SmallVector<int64_t>> partOf(linalg::GenericOp narrow,
 /// different part of a block (a softmax's exponentials: all columns for
 /// the division, the vector lanes' columns and the rest for the sum), the
 /// parts become slices of the widest copy, so that it is computed once.
-void reuseWidestCopies(RewriterBase &rewriter, Operation *loop) {
+void reuseWidestCopies(RewriterBase &rewriter, Operation *loop,
+                       DominanceInfo &dominance) {
   SmallVector<linalg::GenericOp> copies;
   loop->walk([&](linalg::GenericOp op) {
-    if (op.getNumLoops() == op.getNumParallelLoops() &&
-        op->getNumResults() == 1 && op.hasPureTensorSemantics() &&
-        op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    if (isPartitionable(op))
       copies.push_back(op);
   });
+  // Readers first: a part of a broadcast, once a slice, no longer says
+  // that any of its offsets would do.
   DenseSet<Operation *> replaced;
-  for (linalg::GenericOp narrow : copies)
+  for (linalg::GenericOp narrow : llvm::reverse(copies)) {
+    if (narrow->use_empty()) {
+      rewriter.eraseOp(narrow);
+      replaced.insert(narrow);
+      continue;
+    }
     for (linalg::GenericOp wide : copies) {
       if (wide == narrow || replaced.contains(wide) ||
-          wide->getBlock() != narrow->getBlock() ||
-          !wide->isBeforeInBlock(narrow))
+          wide->getBlock() != narrow->getBlock())
         continue;
       std::optional<SmallVector<int64_t>> offsets = partOf(narrow, wide);
       if (!offsets)
         continue;
+      // A wide copy after its part (all columns for a consumer after the
+      // sum's lanes and rest) moves up with what it reads, where it can.
+      if (narrow->isBeforeInBlock(wide)) {
+        if (failed(
+                moveOperationDependencies(rewriter, wide, narrow, dominance)))
+          continue;
+        rewriter.moveOpBefore(wide, narrow);
+      }
       rewriter.setInsertionPoint(narrow);
       MLIRContext *context = rewriter.getContext();
       SmallVector<int64_t> strides(offsets->size(), 1);
@@ -1492,6 +1549,7 @@ void reuseWidestCopies(RewriterBase &rewriter, Operation *loop) {
       replaced.insert(narrow);
       break;
     }
+  }
 }
 
 /// A producer fused into `loop` writes its block into a slice of the empty
@@ -1783,7 +1841,7 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
   // wider copy are sliced from it.
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, loop);
-  reuseWidestCopies(rewriter, loop);
+  reuseWidestCopies(rewriter, loop, dominance);
   replaceFusedRoot(rewriter, root, fused->replacements.lookup(root->getResult(0)),
                    loop, erased);
   return loop;

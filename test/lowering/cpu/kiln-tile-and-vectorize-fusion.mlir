@@ -454,6 +454,96 @@ func.func @exponential_parts(%arg0: tensor<256x100xf32>) -> tensor<256x100xf32> 
 
 // -----
 
+// A softmax whose scaling reads the exponentials of x - max after the sum
+// reads its 96 lanes' columns and the remainder of 4, and whose maxima's
+// broadcast a comparison reads too: the scaling's copy of all 100 columns
+// moves up before the sum's parts, which become slices of it, and the parts
+// of the broadcast they read do not stop that. The exponentials are
+// computed once, by vectors of 64 and 36.
+// CHECK-LABEL: func.func @exponentials_before_their_parts
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128
+// CHECK: math.exp %{{.*}} : vector<1x64xf32>
+// CHECK: math.exp %{{.*}} : vector<1x36xf32>
+// CHECK-NOT: math.exp
+// CHECK: return
+
+#map = affine_map<(d0, d1) -> (d0)>
+#map1 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @exponentials_before_their_parts(%arg0: tensor<256x100xf32>) -> tensor<256x100xf32> {
+  %cst = arith.constant 1.000000e+00 : f32
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %cst_1 = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<256xf32>
+  %1 = linalg.fill ins(%cst_1 : f32) outs(%0 : tensor<256xf32>) -> tensor<256xf32>
+  %extracted_slice = tensor.extract_slice %arg0[0, 0] [256, 96] [1, 1] : tensor<256x100xf32> to tensor<256x96xf32>
+  %expanded = tensor.expand_shape %extracted_slice [[0], [1, 2]] output_shape [256, 6, 16] : tensor<256x96xf32> into tensor<256x6x16xf32>
+  %2 = tensor.empty() : tensor<256x16xf32>
+  %3 = linalg.fill ins(%cst_1 : f32) outs(%2 : tensor<256x16xf32>) -> tensor<256x16xf32>
+  %reduced = linalg.reduce ins(%expanded : tensor<256x6x16xf32>) outs(%3 : tensor<256x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %14 = arith.maximumf %in, %init : f32
+      linalg.yield %14 : f32
+    }
+  %reduced_2 = linalg.reduce ins(%reduced : tensor<256x16xf32>) outs(%1 : tensor<256xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %14 = arith.maximumf %in, %init : f32
+      linalg.yield %14 : f32
+    }
+  %extracted_slice_3 = tensor.extract_slice %arg0[0, 96] [256, 4] [1, 1] : tensor<256x100xf32> to tensor<256x4xf32>
+  %reduced_4 = linalg.reduce ins(%extracted_slice_3 : tensor<256x4xf32>) outs(%reduced_2 : tensor<256xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %14 = arith.maximumf %in, %init : f32
+      linalg.yield %14 : f32
+    }
+  %4 = tensor.empty() : tensor<256x100xf32>
+  %5 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel"]} ins(%reduced_4 : tensor<256xf32>) outs(%4 : tensor<256x100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<256x100xf32>
+  %6 = tensor.empty() : tensor<256x100xf32>
+  %7 = linalg.generic {indexing_maps = [#map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%arg0, %5 : tensor<256x100xf32>, tensor<256x100xf32>) outs(%6 : tensor<256x100xf32>) {
+  ^bb0(%in: f32, %in_11: f32, %out: f32):
+    %14 = arith.subf %in, %in_11 : f32
+    %15 = math.exp %14 : f32
+    linalg.yield %15 : f32
+  } -> tensor<256x100xf32>
+  %8 = tensor.empty() : tensor<256xf32>
+  %9 = linalg.fill ins(%cst_0 : f32) outs(%8 : tensor<256xf32>) -> tensor<256xf32>
+  %extracted_slice_5 = tensor.extract_slice %7[0, 0] [256, 96] [1, 1] : tensor<256x100xf32> to tensor<256x96xf32>
+  %expanded_6 = tensor.expand_shape %extracted_slice_5 [[0], [1, 2]] output_shape [256, 6, 16] : tensor<256x96xf32> into tensor<256x6x16xf32>
+  %10 = tensor.empty() : tensor<256x16xf32>
+  %11 = linalg.fill ins(%cst_0 : f32) outs(%10 : tensor<256x16xf32>) -> tensor<256x16xf32>
+  %reduced_7 = linalg.reduce ins(%expanded_6 : tensor<256x6x16xf32>) outs(%11 : tensor<256x16xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %14 = arith.addf %in, %init : f32
+      linalg.yield %14 : f32
+    }
+  %reduced_8 = linalg.reduce ins(%reduced_7 : tensor<256x16xf32>) outs(%9 : tensor<256xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %14 = arith.addf %in, %init : f32
+      linalg.yield %14 : f32
+    }
+  %extracted_slice_9 = tensor.extract_slice %7[0, 96] [256, 4] [1, 1] : tensor<256x100xf32> to tensor<256x4xf32>
+  %reduced_10 = linalg.reduce ins(%extracted_slice_9 : tensor<256x4xf32>) outs(%reduced_8 : tensor<256xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %14 = arith.addf %in, %init : f32
+      linalg.yield %14 : f32
+    }
+  %12 = tensor.empty() : tensor<256x100xf32>
+  %13 = linalg.generic {indexing_maps = [#map, #map1, #map1, #map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%reduced_10, %7, %arg0, %5 : tensor<256xf32>, tensor<256x100xf32>, tensor<256x100xf32>, tensor<256x100xf32>) outs(%12 : tensor<256x100xf32>) {
+  ^bb0(%in: f32, %in_11: f32, %in_12: f32, %in_13: f32, %out: f32):
+    %14 = arith.cmpf oeq, %in_12, %in_13 : f32
+    %15 = arith.uitofp %14 : i1 to f32
+    %16 = arith.divf %cst, %in : f32
+    %17 = arith.mulf %16, %in_11 : f32
+    %18 = arith.addf %17, %15 : f32
+    linalg.yield %18 : f32
+  } -> tensor<256x100xf32>
+  return %13 : tensor<256x100xf32>
+}
+
+// -----
+
 // Exponentials that a result reads too would be computed both in the loop
 // and outside it: the chain stays unfused, each op over all the rows.
 // CHECK-LABEL: func.func @exponentials_returned
