@@ -124,15 +124,15 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
-def torch_spread_arguments(default_runs):
+def torch_spread_arguments(default_runs, threads="one thread"):
     """KILN_RUN and the calls timed per case (argv[2], else
     `default_runs`) of a spread against PyTorch eager; prints the CPU and
-    how each case is timed."""
+    how each case is timed (on `threads`)."""
     import torch
     kiln_run = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else default_runs
     print(cpu_name())
-    print(f"one thread; median of {runs} calls; PyTorch {torch.__version__} "
+    print(f"{threads}; median of {runs} calls; PyTorch {torch.__version__} "
           "eager")
     return kiln_run, runs
 

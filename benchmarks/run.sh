@@ -8,7 +8,8 @@
 # gathers, reductions and data movement (against PyTorch), of int8 matmuls
 # (against oneDNN and PyTorch), of imported sorts (against numpy and
 # PyTorch) and of thread counts (against PyTorch),
-# and an MLP training step (against PyTorch, 1 and 2 threads): Kiln and its
+# an MLP training step and a transformer block's forward and backward pass
+# (against PyTorch, 1 and 2 threads): Kiln and its
 # peers side by side in one run, one thread each unless said.
 # OpenBLAS 0.3.21 mistakes AVX-512 CPUs with bf16 for Prescott, so its best
 # kernel is chosen explicitly.
@@ -35,4 +36,5 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 /usr/bin/python3 "$root/benchmarks/sort_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/thread_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/mlp_step.py" "$root/build/bin/kiln-run"
+/usr/bin/python3 "$root/benchmarks/transformer_step.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/sharded_step.py" "$root/build/bin/kiln-run"
