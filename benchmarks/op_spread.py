@@ -115,6 +115,8 @@ def cases(rng):
                     lambda a: a.sum((0, 1)))
     yield reduction("reduce_sum", normal(8, 512, 1024), [1],
                     lambda a: a.sum(1))
+    yield reduction("reduce_sum", normal(300, 400, 50), [1],
+                    lambda a: a.sum(1))
     yield reduction("reduce_sum", ints(1024, 4096), [1],
                     lambda a: a.sum(1, dtype=torch.int32))
     for array in (normal(2048, 2048), normal(1000, 1537)):

@@ -373,6 +373,17 @@ BN = rng.standard_normal((3, 5, 17, 19)).astype(np.float32)
 want = BN.astype(np.float64).sum(axis=(0, 2, 3)).astype(np.float32)
 single("reduce_sum NCHW over [0, 2, 3]", f"kiln.reduce_sum %a0, dims = "
        f"[0, 2, 3] : {sig([BN], want)}", [BN], want, rtol=1e-5, atol=1e-5)
+# A reduction over a middle dimension keeps each row's lanes in registers
+# across the loop over it: 50 and 100 lanes as pieces of 32, 16 and 2 and
+# of 64, 32 and 4 (kiln-lower-vectors), 7 lanes in one register.
+for lanes in (50, 100, 7):
+    MID = rng.standard_normal((6, 40, lanes)).astype(np.float32)
+    want = MID.astype(np.float64).sum(axis=1).astype(np.float32)
+    single(f"reduce_sum 6x40x{lanes} over [1]", "kiln.reduce_sum %a0, dims = "
+           f"[1] : {sig([MID], want)}", [MID], want, rtol=1e-5, atol=1e-5)
+    want = MID.max(axis=1)
+    single(f"reduce_max 6x40x{lanes} over [1]", "kiln.reduce_max %a0, dims = "
+           f"[1] : {sig([MID], want)}", [MID], want)
 WI = rng.integers(-100, 100, 1000003).astype(np.int32)
 want = WI.sum(dtype=np.int32)
 check("reduce_sum of a whole 1000003 x i32",

@@ -205,3 +205,35 @@ func.func @write_past_the_slice(%v: vector<2xi64>, %m: memref<1x1xi64, strided<[
   vector.transfer_write %v, %m[%c0, %c0] : vector<2xi64>, memref<1x1xi64, strided<[3, 1], offset: 2>>
   return
 }
+
+// -----
+
+// A loop carries rows of 48 lanes (a sum over a middle dimension) as
+// pieces of 32 and 16: LLVM took a carried vector<48xf32> apart into 48
+// scalars at every step. Rows of 7 lanes fit a register and stay whole.
+// CHECK-LABEL: func.func @carried_rows
+// CHECK: scf.for {{.*}} -> (vector<1x32xf32>, vector<1x16xf32>)
+// CHECK: scf.for {{.*}} -> (vector<7xf32>)
+// CHECK: return
+func.func @carried_rows(%x: memref<400x48xf32>, %y: memref<48xf32>, %u: memref<400x7xf32>, %v: memref<7xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c400 = arith.constant 400 : index
+  %zero = arith.constant dense<0.0> : vector<1x48xf32>
+  %sum = scf.for %i = %c0 to %c400 step %c1 iter_args(%acc = %zero) -> (vector<1x48xf32>) {
+    %row = vector.load %x[%i, %c0] : memref<400x48xf32>, vector<48xf32>
+    %row2 = vector.shape_cast %row : vector<48xf32> to vector<1x48xf32>
+    %next = arith.addf %acc, %row2 : vector<1x48xf32>
+    scf.yield %next : vector<1x48xf32>
+  }
+  %flat = vector.shape_cast %sum : vector<1x48xf32> to vector<48xf32>
+  vector.store %flat, %y[%c0] : memref<48xf32>, vector<48xf32>
+  %zero7 = arith.constant dense<0.0> : vector<7xf32>
+  %sum7 = scf.for %i = %c0 to %c400 step %c1 iter_args(%acc = %zero7) -> (vector<7xf32>) {
+    %row = vector.load %u[%i, %c0] : memref<400x7xf32>, vector<7xf32>
+    %next = arith.addf %acc, %row : vector<7xf32>
+    scf.yield %next : vector<7xf32>
+  }
+  vector.store %sum7, %v[%c0] : memref<7xf32>, vector<7xf32>
+  return
+}
