@@ -4,7 +4,8 @@ tensor and over other dimension sets (a batch norm's N, H, W of NCHW,
 global pooling, column sums, a bias gradient), the same fed by an
 elementwise op (a gradient's norm, max(|x|)), argmax, and data movement
 (transposes, concatenation, padding, reversal, a conversion to bf16, a
-broadcast along columns), at odd sizes as well as round ones. Each case is
+broadcast along columns) and math that has no f32 polynomial (f64 exp and
+log, f32 pow), at odd sizes as well as round ones. Each case is
 timed with kiln-run --bench (median of N calls) against the median of N
 torch calls on the same arrays; prints the CPU and one row per case with
 the ratio torch/kiln (100% = as fast as PyTorch) and the geometric mean.
@@ -26,7 +27,8 @@ set_torch_threads(1)
 
 
 def element_of(array):
-    return {np.float32: "f32", np.int32: "i32"}[array.dtype.type]
+    return {np.float32: "f32", np.float64: "f64",
+            np.int32: "i32"}[array.dtype.type]
 
 
 def program(args, result, body):
@@ -171,6 +173,15 @@ def cases(rng):
     yield unary("convert 2048x2048 f32 to bf16", x,
                 "%y = kiln.convert %a0 : ({x}) -> {y}", t(x.shape, "bf16"),
                 lambda a: a.bfloat16())
+    x = normal(1000, 999).astype(np.float64)
+    yield unary("exp 1000x999 f64", x, "%y = kiln.exp %a0 : {x}",
+                t(x.shape, "f64"), torch.exp)
+    x = np.abs(x) + 1e-3
+    yield unary("log 1000x999 f64", x, "%y = kiln.log %a0 : {x}",
+                t(x.shape, "f64"), torch.log)
+    x, y = np.abs(normal(1000, 999)) + 0.1, normal(1000, 999)
+    yield ("pow 1000x999 f32", program([x, y], t(x.shape), [
+        f"%y = kiln.pow %a0, %a1 : {t(x.shape)}"]), [x, y], torch.pow)
 
 
 def main():

@@ -37,12 +37,15 @@ struct KilnApproximateMathPass
     populateMathF32ExpansionPatterns(expansions, expanded);
     if (failed(applyPatternsGreedily(getOperation(), std::move(expansions))))
       return signalPassFailure();
+    // (f64 exponentials are Kiln's own, which keep NaN themselves.)
     getOperation()->walk([](Operation *op) {
-      if (isa<math::ExpOp, math::ExpM1Op>(op))
+      if (isa<math::ExpOp, math::ExpM1Op>(op) &&
+          !getElementTypeOrSelf(op->getResult(0)).isF64())
         guardNaN(op);
     });
     populateMathPolynomialApproximationPatterns(patterns, approximated);
     kiln::populateSinCosApproximationPatterns(patterns);
+    kiln::populateExpLogApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

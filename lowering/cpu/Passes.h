@@ -36,6 +36,11 @@ namespace kiln {
 /// exact over the whole f32 range (used by kiln-approximate-math).
 void populateSinCosApproximationPatterns(mlir::RewritePatternSet &patterns);
 
+/// f64 math.exp and math.log as fdlibm's algorithms in vector arithmetic,
+/// f64 math.tanh through exp, and math.powf of f32, f16 and bf16 as exp(y
+/// log|x|) in f64 (used by kiln-approximate-math).
+void populateExpLogApproximationPatterns(mlir::RewritePatternSet &patterns);
+
 /// bf16 x bf16 -> f32 register tiles (vector.contract over one or two k
 /// steps) as AVX-512 BF16 dot products of k pairs (x86vector.avx512.dot).
 void populateBf16DotPairPatterns(mlir::RewritePatternSet &patterns);

@@ -10,7 +10,10 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
     Rewrites `math.exp`, `math.tanh`, `math.log`, `math.sin`, ... on f32
     (scalars and vectors) into arithmetic with MLIR's polynomial
     approximations, so that loops over them vectorize instead of calling
-    scalar libm functions. f16 and bf16 math is computed in f32.
+    scalar libm functions. f16 and bf16 math is computed in f32. f32 `sin`
+    and `cos` reduce their argument exactly; f64 `exp`, `log` and `tanh`
+    are Kiln's own (fdlibm's and Cephes' algorithms), and `powf` of f32,
+    f16 and bf16 is computed as exp(y log|x|) in f64.
 
     Example:
 

@@ -9,6 +9,7 @@
 // polynomials for sin and cos on [-pi/4, pi/4] in f32.
 //
 //===----------------------------------------------------------------------===//
+#include "MathEmitter.h"
 #include "Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,44 +36,7 @@ constexpr double kPiOver2Lo = 6.123233995736766e-17;
 /// Below this |x| the Cody-Waite step is exact to well under an f32 ulp.
 constexpr double kCodyWaiteLimit = 1048576.0; // 2^20
 
-/// Emits arithmetic on values shaped like one operand (scalar or vector).
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-  /// The shape of the operand; empty for a scalar.
-  VectorType shape;
-
-  Type typeOf(Type element) const {
-    return shape ? Type(VectorType::get(shape.getShape(), element)) : element;
-  }
-  Value constant(Type element, double value) const {
-    auto attr = b.getFloatAttr(element, value);
-    if (!shape)
-      return arith::ConstantOp::create(b, loc, attr);
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(VectorType::get(shape.getShape(), element), attr));
-  }
-  Value f64(double value) const { return constant(b.getF64Type(), value); }
-  Value f32(double value) const { return constant(b.getF32Type(), value); }
-  Value add(Value x, Value y) const { return arith::AddFOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) const { return arith::SubFOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) const { return arith::MulFOp::create(b, loc, x, y); }
-  Value fma(Value x, Value y, Value z) const {
-    return math::FmaOp::create(b, loc, x, y, z);
-  }
-  Value floor(Value x) const { return math::FloorOp::create(b, loc, x); }
-  Value eq(Value x, double y) const {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
-                                 constant(getElementTypeOrSelf(x), y));
-  }
-  Value select(Value c, Value x, Value y) const {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  /// x mod m for m > 0, in [0, m).
-  Value mod(Value x, double m) const {
-    return sub(x, mul(floor(mul(x, f64(1 / m))), f64(m)));
-  }
-};
+using Emitter = kiln::MathEmitter;
 
 /// The reduction of |x| (f64, integral quadrant first): |x| = q * pi/2 + y
 /// with q in {0, 1, 2, 3} (mod 4) and |y| <= pi/4.

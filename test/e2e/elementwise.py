@@ -70,6 +70,26 @@ with np.errstate(all="ignore"):
                                                       800.0, np.nan]),
           np.expm1, rtol=1e-15)
     unary("exp f64", "exp", RANGE.astype(np.float64), np.exp, rtol=1e-15)
+    # f64 exp and log are fdlibm's (below an ulp) in vector arithmetic: over
+    # their whole range, where exp overflows or turns subnormal (one
+    # subnormal step apart at most) and at the special values.
+    rng = np.random.default_rng(2)
+    wide = np.concatenate([rng.uniform(-746, 710, 512), [
+        0.0, -0.0, 1e-300, 709.78, 709.79, -708.4, -740.0, -745.13, -745.14,
+        np.inf, -np.inf, np.nan]])
+    unary("exp f64 whole range", "exp", wide, np.exp, rtol=1e-15,
+          atol=5e-324)
+    positive = np.concatenate([np.exp(rng.uniform(-745, 709, 512)),
+                               1 + rng.uniform(-1e-6, 1e-6, 64), [
+        5e-324, 1e-310, 2.2250738585072014e-308, 1.0, 2.0, np.sqrt(2),
+        np.sqrt(0.5), 1.7976931348623157e308, 0.0, -0.0, -1.0, np.inf,
+        -np.inf, np.nan]])
+    unary("log f64 whole range", "log", positive, np.log, rtol=1e-15)
+    # f64 tanh: a rational function below 0.625, through exp above.
+    odd = np.concatenate([rng.uniform(-25, 25, 512), [
+        0.0, -0.0, 1e-300, -1e-20, 0.6249999, -0.625, 0.625, 19.0, 20.0,
+        -400.0, np.inf, -np.inf, np.nan]])
+    unary("tanh f64 whole range", "tanh", odd, np.tanh, rtol=1e-15)
     unary("tanh f64", "tanh", RANGE.astype(np.float64), np.tanh, rtol=1e-15)
     half = np.array([0.5, -1.0, 2.0, 0.0], np.float16)
     unary("exp f16", "exp", half, f64(np.exp), rtol=1e-3)
@@ -84,6 +104,33 @@ with np.errstate(all="ignore"):
     binary("max", "max", x, y, np.maximum)
     binary("min", "min", x, y, np.minimum)
     binary("pow", "pow", np.abs(x) + 0.5, y, f64(np.power), rtol=2e-6)
+    # f32 pow is exp(y log|x|) in f64, rounded once: within an ulp of the
+    # f64 power (numpy's f32 power is an ulp off more often), with C99's
+    # special cases; 1 / pow tells the zeros' signs apart. (An exact power
+    # halfway between two f32 subnormals, 2^-150, may round away from 0.)
+    special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0,
+                        -3.0, 2.5, -2.5, np.inf, -np.inf, np.nan, 1e-45,
+                        -1e-45, 3.4e38, -3.4e38, 16777216.0, 16777217.0,
+                        -16777215.0, 0.999999, 1.000001, 88.0, -149.0],
+                       np.float32)
+    px, py = (v.ravel() for v in np.meshgrid(special, special))
+    t = ttype(px.shape, np.float32)
+    power = f64(np.power)(px, py)
+    check("pow special", f"""func.func @f(%x: {t}, %y: {t}) -> ({t}, {t}) {{
+  %p = kiln.pow %x, %y : {t}
+  %one = kiln.constant dense<1.0> : {t}
+  %r = kiln.div %one, %p : {t}
+  return %p, %r : {t}, {t}
+}}
+""", "f", [px, py], [power, np.float32(1) / power], rtol=1.2e-7)
+    bases = (np.exp(rng.uniform(-5, 5, 1024)) *
+             rng.choice([-1, 1], 1024)).astype(np.float32)
+    powers = np.where(rng.random(1024) < 0.5, rng.integers(-15, 15, 1024),
+                      rng.uniform(-15, 15, 1024)).astype(np.float32)
+    binary("pow f32 random", "pow", bases, powers, f64(np.power),
+           rtol=1.2e-7)
+    binary("pow f16", "pow", bases[:64].astype(np.float16),
+           (powers[:64] / 4).astype(np.float16), f64(np.power), rtol=1e-3)
     binary("atan2", "atan2", x, y, f64(np.arctan2), rtol=2e-6, atol=1e-7)
     # Every quadrant and the IEEE special cases: signed zeros, infinities.
     special = [0.0, -0.0, 1.0, -1.0, 2.5, -0.5, np.inf, -np.inf, np.nan]

@@ -34,3 +34,45 @@ func.func @exp_of_nan(%x: vector<8xf32>) -> vector<8xf32> {
   %0 = math.exp %x : vector<8xf32>
   return %0 : vector<8xf32>
 }
+
+// f64 exp, log and tanh are vector arithmetic: exp (fdlibm's) scales
+// by 2^k built from the bits of k in two factors, log reads the exponent
+// and mantissa from the bits; none is left for libm.
+// CHECK-LABEL: func.func @f64_exp_log
+// CHECK-NOT: math.exp
+// CHECK: math.roundeven {{.*}} : vector<8xf64>
+// CHECK: arith.fptosi {{.*}} : vector<8xf64> to vector<8xi64>
+// CHECK: arith.shli
+// CHECK: arith.bitcast {{.*}} : vector<8xi64> to vector<8xf64>
+// CHECK-NOT: math.log
+// CHECK: arith.bitcast {{.*}} : vector<8xf64> to vector<8xi64>
+// CHECK: arith.divf
+// CHECK: arith.sitofp {{.*}} : vector<8xi64> to vector<8xf64>
+// tanh is a rational function below 0.625 and built on exp above.
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.log
+// CHECK-NOT: math.tanh
+// CHECK: %[[TANH:.+]] = math.copysign {{.*}} : vector<8xf64>
+// CHECK: return %{{.+}}, %{{.+}}, %[[TANH]]
+func.func @f64_exp_log(%x: vector<8xf64>) -> (vector<8xf64>, vector<8xf64>, vector<8xf64>) {
+  %0 = math.exp %x : vector<8xf64>
+  %1 = math.log %x : vector<8xf64>
+  %2 = math.tanh %x : vector<8xf64>
+  return %0, %1, %2 : vector<8xf64>, vector<8xf64>, vector<8xf64>
+}
+
+// pow of f32 (and narrower floats) is exp(y log|x|) in f64, rounded once;
+// f64 pow stays with libm.
+// CHECK-LABEL: func.func @pow
+// CHECK-DAG: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
+// CHECK-DAG: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
+// CHECK-NOT: math.powf {{.*}} : vector<16xf32>
+// CHECK: math.copysign {{.*}} : vector<16xf64>
+// CHECK: %[[P:.+]] = arith.truncf {{.*}} : vector<16xf64> to vector<16xf32>
+// CHECK: math.powf {{.*}} : vector<8xf64>
+// CHECK: return %[[P]]
+func.func @pow(%x: vector<16xf32>, %y: vector<16xf32>, %a: vector<8xf64>, %b: vector<8xf64>) -> (vector<16xf32>, vector<8xf64>) {
+  %0 = math.powf %x, %y : vector<16xf32>
+  %1 = math.powf %a, %b : vector<8xf64>
+  return %0, %1 : vector<16xf32>, vector<8xf64>
+}

@@ -1,0 +1,260 @@
+//===- ExpLogApproximation.cpp - f64 exp, log, tanh; pow through them ----===//
+//
+// math.exp, math.log and math.tanh of f64, and math.powf of f32, f16 and bf16
+// (scalars and vectors of any shape) as vectorizable arithmetic: LLVM
+// lowers them to scalar libm calls, one element at a time, and MLIR's
+// polynomial approximations cover f32 only.
+//
+// exp and log are fdlibm's algorithms (e_exp.c, e_log.c: errors below one
+// ulp) with their branches as selects, tanh Cephes' rational function near
+// 0 and exp elsewhere (within an ulp); pow of the narrower floats is
+// exp(y log|x|) in f64, whose error (about 1e-14 relative over the whole
+// f32 range) is far below an f32 ulp, so the result is rounded once, from
+// the f64 value, with C99's special cases as selects.
+//
+//===----------------------------------------------------------------------===//
+#include "MathEmitter.h"
+#include "Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace {
+
+using kiln::MathEmitter;
+using Predicate = arith::CmpFPredicate;
+
+/// ln 2 in two parts: kLn2Hi has 32 significant bits, so k * kLn2Hi is
+/// exact for every exponent k an f64 has.
+constexpr double kLn2Hi = 6.93147180369123816490e-01;
+constexpr double kLn2Lo = 1.90821492927058770002e-10;
+/// fdlibm's minimax coefficients: exp's rational form on |r| <= ln2 / 2
+/// and log's polynomial in s = f / (2 + f) on sqrt(2)/2 <= 1 + f < sqrt(2).
+constexpr double kExpP[] = {
+    1.66666666666666019037e-01, -2.77777777770155933842e-03,
+    6.61375632143793436117e-05, -1.65339022054652515390e-06,
+    4.13813679705723846039e-08};
+constexpr double kLogLg[] = {6.666666666666735130e-01, 3.999999999940941908e-01,
+                             2.857142874366239149e-01, 2.222219843214978396e-01,
+                             1.818357216161805012e-01, 1.531383769920937332e-01,
+                             1.479819860511658591e-01};
+
+/// Integer arithmetic on the i64 bits of f64 values.
+struct Bits {
+  const MathEmitter &e;
+  Type type() const { return e.typeOf(e.b.getI64Type()); }
+  Value of(Value x) const {
+    return arith::BitcastOp::create(e.b, e.loc, type(), x);
+  }
+  Value toF64(Value bits) const {
+    return arith::BitcastOp::create(e.b, e.loc, e.typeOf(e.b.getF64Type()),
+                                    bits);
+  }
+  Value add(Value x, int64_t y) const {
+    return arith::AddIOp::create(e.b, e.loc, x, e.i64(y));
+  }
+  Value sub(Value x, Value y) const {
+    return arith::SubIOp::create(e.b, e.loc, x, y);
+  }
+  Value addi(Value x, Value y) const {
+    return arith::AddIOp::create(e.b, e.loc, x, y);
+  }
+  Value mask(Value x, int64_t y) const {
+    return arith::AndIOp::create(e.b, e.loc, x, e.i64(y));
+  }
+  Value shr(Value x, int64_t y) const {
+    return arith::ShRSIOp::create(e.b, e.loc, x, e.i64(y));
+  }
+  Value shl(Value x, int64_t y) const {
+    return arith::ShLIOp::create(e.b, e.loc, x, e.i64(y));
+  }
+  Value positive(Value x) const {
+    return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::sgt, x,
+                                 e.i64(0));
+  }
+  /// 2^k for integers k in [-1022, 1023].
+  Value powerOfTwo(Value k) const { return toF64(shl(add(k, 1023), 52)); }
+};
+
+/// exp(x) = 2^k exp(r), x = k ln2 + r, |r| <= ln2 / 2.
+Value expF64(const MathEmitter &e, Value x) {
+  Bits bits{e};
+  // Out there exp overflows or rounds to 0 all the same; the clamp keeps
+  // 2^k within two f64 factors, and a NaN, which fptosi would make poison,
+  // is computed as 0 and given back at the end.
+  Value isNaN = e.isNaN(x);
+  Value clamped = arith::MinimumFOp::create(
+      e.b, e.loc, arith::MaximumFOp::create(e.b, e.loc, x, e.f64(-746)),
+      e.f64(710));
+  clamped = e.select(isNaN, e.f64(0), clamped);
+  Value k = math::RoundEvenOp::create(
+      e.b, e.loc, e.mul(clamped, e.f64(1.44269504088896338700)));
+  Value hi = e.fma(e.neg(k), e.f64(kLn2Hi), clamped);
+  Value lo = e.mul(k, e.f64(kLn2Lo));
+  Value r = e.sub(hi, lo);
+  Value t = e.mul(r, r);
+  Value poly = e.f64(kExpP[4]);
+  for (double p : llvm::reverse(ArrayRef(kExpP).drop_back()))
+    poly = e.fma(t, poly, e.f64(p));
+  Value c = e.sub(r, e.mul(t, poly));
+  // y = 1 - ((lo - r c / (2 - c)) - hi)
+  Value y = e.sub(e.f64(1),
+                  e.sub(e.sub(lo, e.div(e.mul(r, c), e.sub(e.f64(2), c))), hi));
+  // 2^k as 2^(k/2) 2^(k - k/2): k reaches -1076 and 1024. The product
+  // rounds once, where it is subnormal.
+  Value ki = arith::FPToSIOp::create(e.b, e.loc, bits.type(), k);
+  Value half = bits.shr(ki, 1);
+  Value scaled = e.mul(e.mul(y, bits.powerOfTwo(half)),
+                       bits.powerOfTwo(bits.sub(ki, half)));
+  return e.select(isNaN, x, scaled);
+}
+
+/// log(x) = k ln2 + log(1 + f), x = 2^k (1 + f), sqrt(2)/2 <= 1 + f < sqrt(2).
+Value logF64(const MathEmitter &e, Value x) {
+  Bits bits{e};
+  // Subnormals are scaled into the normal range first.
+  Value subnormal = e.cmp(Predicate::OLT, x, 0x1p-1022);
+  Value scaledX = e.select(subnormal, e.mul(x, e.f64(0x1p54)), x);
+  Value xBits = bits.of(scaledX);
+  Value k = bits.sub(bits.add(bits.shr(xBits, 52), -1023),
+                     e.select(subnormal, e.i64(54), e.i64(0)));
+  // The top 20 bits of the mantissa; from sqrt(2) on, x is halved.
+  Value top = bits.mask(bits.shr(xBits, 32), 0xfffff);
+  Value halves = bits.mask(bits.add(top, 0x95f64), 0x100000);
+  Value exponent = arith::XOrIOp::create(e.b, e.loc, halves, e.i64(0x3ff00000));
+  Value m = bits.toF64(
+      arith::OrIOp::create(e.b, e.loc, bits.mask(xBits, 0x000fffffffffffff),
+                           bits.shl(exponent, 32)));
+  k = bits.addi(k, bits.shr(halves, 20));
+  Value f = e.sub(m, e.f64(1));
+  Value s = e.div(f, e.add(e.f64(2), f));
+  Value dk = arith::SIToFPOp::create(e.b, e.loc, e.typeOf(e.b.getF64Type()), k);
+  Value z = e.mul(s, s);
+  Value w = e.mul(z, z);
+  Value t1 = e.mul(w, e.fma(w, e.fma(w, e.f64(kLogLg[5]), e.f64(kLogLg[3])),
+                            e.f64(kLogLg[1])));
+  Value t2 =
+      e.mul(z, e.fma(w,
+                     e.fma(w, e.fma(w, e.f64(kLogLg[6]), e.f64(kLogLg[4])),
+                           e.f64(kLogLg[2])),
+                     e.f64(kLogLg[0])));
+  Value rest = e.add(t2, t1);
+  Value kHi = e.mul(dk, e.f64(kLn2Hi));
+  Value kLo = e.mul(dk, e.f64(kLn2Lo));
+  // fdlibm's two forms: with f^2 / 2 apart where the mantissa's top bits
+  // lie in (0x6147a, 0x6b851), near sqrt(2), and without elsewhere.
+  Value hfsq = e.mul(e.mul(e.f64(0.5), f), f);
+  Value withSquare = e.sub(
+      kHi, e.sub(e.sub(hfsq, e.add(e.mul(s, e.add(hfsq, rest)), kLo)), f));
+  Value plain = e.sub(kHi, e.sub(e.sub(e.mul(s, e.sub(f, rest)), kLo), f));
+  Value nearRoot2 = bits.positive(arith::OrIOp::create(
+      e.b, e.loc, bits.add(top, -0x6147a),
+      arith::SubIOp::create(e.b, e.loc, e.i64(0x6b851), top)));
+  Value result = e.select(nearRoot2, withSquare, plain);
+  result = e.select(e.eq(x, INFINITY), x, result);
+  result = e.select(e.eq(x, 0), e.f64(-INFINITY), result);
+  // Negative numbers and NaN.
+  return e.select(e.cmp(Predicate::ULT, x, 0), e.f64(NAN), result);
+}
+
+/// tanh(x) = x + x z P(z) / Q(z), z = x^2, where |x| < 0.625 (Cephes'
+/// rational approximation, within an ulp there), and 1 - 2 / (exp(2|x|) + 1)
+/// with x's sign elsewhere (exp overflows to inf where tanh rounds to 1).
+Value tanhF64(const MathEmitter &e, Value x) {
+  Value ax = math::AbsFOp::create(e.b, e.loc, x);
+  Value z = e.mul(ax, ax);
+  Value p = e.fma(e.fma(z, e.f64(-9.64399179425052238628e-1),
+                        e.f64(-9.92877231001918586564e1)),
+                  z, e.f64(-1.61468768441708447952e3));
+  Value q = e.fma(e.fma(e.add(z, e.f64(1.12811678491632931402e2)), z,
+                        e.f64(2.23548839060100448583e3)),
+                  z, e.f64(4.84406305325125486048e3));
+  Value small = e.fma(e.mul(ax, z), e.div(p, q), ax);
+  Value large = e.sub(
+      e.f64(1),
+      e.div(e.f64(2),
+            e.add(math::ExpOp::create(e.b, e.loc, e.add(ax, ax)), e.f64(1))));
+  Value result = e.select(e.cmp(Predicate::OLT, ax, 0.625), small, large);
+  // NaN stays NaN through the second form; -0 keeps its sign.
+  return math::CopySignOp::create(e.b, e.loc, result, x);
+}
+
+template <typename OpTy, Value (*approximate)(const MathEmitter &, Value)>
+struct F64Approximation : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    auto shape = dyn_cast<VectorType>(type);
+    if (!getElementTypeOrSelf(type).isF64() || (shape && shape.isScalable()))
+      return failure();
+    MathEmitter e{rewriter, op.getLoc(), shape};
+    rewriter.replaceOp(op, approximate(e, op.getOperand()));
+    return success();
+  }
+};
+
+/// pow(x, y) of f32, f16 or bf16 as exp(y log|x|) in f64 (math.exp and
+/// math.log, which the patterns above then approximate), with the special
+/// cases of C99's pow, as numpy has them.
+struct PowThroughF64 : OpRewritePattern<math::PowFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::PowFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    auto shape = dyn_cast<VectorType>(type);
+    Type element = getElementTypeOrSelf(type);
+    if (element.getIntOrFloatBitWidth() > 32 || (shape && shape.isScalable()))
+      return failure();
+    MathEmitter e{rewriter, op.getLoc(), shape};
+    Type f64 = e.typeOf(rewriter.getF64Type());
+    Value x = arith::ExtFOp::create(rewriter, e.loc, f64, op.getLhs());
+    Value y = arith::ExtFOp::create(rewriter, e.loc, f64, op.getRhs());
+    Value ax = math::AbsFOp::create(rewriter, e.loc, x);
+    Value result = math::ExpOp::create(
+        rewriter, e.loc, e.mul(y, math::LogOp::create(rewriter, e.loc, ax)));
+    // A negative x (-0 and -inf included) to an odd integer power is
+    // negative; to a finite power that is not an integer, NaN when x is
+    // finite. Infinities count as even integers.
+    Value integer =
+        arith::CmpFOp::create(rewriter, e.loc, Predicate::OEQ, e.floor(y), y);
+    Value halfY = e.mul(y, e.f64(0.5));
+    Value odd =
+        e.both(integer, arith::CmpFOp::create(rewriter, e.loc, Predicate::ONE,
+                                              e.floor(halfY), halfY));
+    Value signed1 = math::CopySignOp::create(rewriter, e.loc, e.f64(1), x);
+    Value negative = e.cmp(Predicate::OLT, signed1, 0);
+    result = e.select(e.both(negative, odd), e.neg(result), result);
+    Value finiteNegative = e.both(e.cmp(Predicate::OLT, x, 0),
+                                  e.cmp(Predicate::OGT, x, -INFINITY));
+    Value fractional =
+        arith::CmpFOp::create(rewriter, e.loc, Predicate::ONE, e.floor(y), y);
+    result = e.select(e.both(finiteNegative, fractional), e.f64(NAN), result);
+    // (-1)^±inf = 1, 1^y = 1 and x^0 = 1, even for a NaN y or x.
+    Value one = e.either(
+        e.both(e.eq(ax, 1),
+               e.eq(math::AbsFOp::create(rewriter, e.loc, y), INFINITY)),
+        e.either(e.eq(x, 1), e.eq(y, 0)));
+    result = e.select(one, e.f64(1), result);
+    result = arith::TruncFOp::create(rewriter, e.loc,
+                                     e.typeOf(rewriter.getF32Type()), result);
+    if (!element.isF32())
+      result = arith::TruncFOp::create(rewriter, e.loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateExpLogApproximationPatterns(RewritePatternSet &patterns) {
+  patterns.add<F64Approximation<math::ExpOp, expF64>,
+               F64Approximation<math::LogOp, logF64>,
+               F64Approximation<math::TanhOp, tanhF64>, PowThroughF64>(
+      patterns.getContext());
+}
