@@ -49,9 +49,9 @@ CASES = [(f"matmul {m}x{k}x{n}", matmul(m, k, n), torch.matmul,
                          (4096, 256, 10)]]
 CASES += [(f"tanh(2x)*x {n}", chain(n), torch_chain, [(n,)])
           for n in [1 << 18, 1 << 20, 1 << 22]]
-CASES += [(f"softmax {m}x{n}", softmax(m, n), torch_softmax, [(m, n)])
+CASES += [(f"softmax {m}x{n}", softmax((m, n)), torch_softmax, [(m, n)])
           for m, n in [(512, 1000), (2048, 1000)]]
-CASES += [(f"layer norm {m}x{n}", layer_norm(m, n), torch_layer_norm,
+CASES += [(f"layer norm {m}x{n}", layer_norm((m, n)), torch_layer_norm,
            [(m, n), (n,), (n,)]) for m, n in [(1024, 768), (4096, 1024)]]
 
 
