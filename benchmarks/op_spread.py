@@ -4,8 +4,8 @@ tensor and over other dimension sets (a batch norm's N, H, W of NCHW,
 global pooling, column sums, a bias gradient), the same fed by an
 elementwise op (a gradient's norm, max(|x|)), argmax, and data movement
 (transposes, concatenation, padding, reversal, a conversion to bf16, a
-broadcast along columns) and math that has no f32 polynomial (f64 exp and
-log, f32 pow), at odd sizes as well as round ones. Each case is
+broadcast along columns) and math that has no f32 polynomial (f64 exp,
+tanh, sin and log, f32 pow), at odd sizes as well as round ones. Each case is
 timed with kiln-run --bench (median of N calls) against the median of N
 torch calls on the same arrays; prints the CPU and one row per case with
 the ratio torch/kiln (100% = as fast as PyTorch) and the geometric mean.
@@ -176,6 +176,9 @@ def cases(rng):
     x = normal(1000, 999).astype(np.float64)
     yield unary("exp 1000x999 f64", x, "%y = kiln.exp %a0 : {x}",
                 t(x.shape, "f64"), torch.exp)
+    for op, peer in (("tanh", torch.tanh), ("sin", torch.sin)):
+        yield unary(f"{op} 1000x999 f64", x, f"%y = kiln.{op} %a0 : {{x}}",
+                    t(x.shape, "f64"), peer)
     x = np.abs(x) + 1e-3
     yield unary("log 1000x999 f64", x, "%y = kiln.log %a0 : {x}",
                 t(x.shape, "f64"), torch.log)

@@ -189,12 +189,11 @@ struct F64Approximation : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    auto shape = dyn_cast<VectorType>(type);
-    if (!getElementTypeOrSelf(type).isF64() || (shape && shape.isScalable()))
+    std::optional<MathEmitter> e = MathEmitter::forResult(
+        rewriter, op, [](Type element) { return element.isF64(); });
+    if (!e)
       return failure();
-    MathEmitter e{rewriter, op.getLoc(), shape};
-    rewriter.replaceOp(op, approximate(e, op.getOperand()));
+    rewriter.replaceOp(op, approximate(*e, op.getOperand()));
     return success();
   }
 };
@@ -206,12 +205,15 @@ struct PowThroughF64 : OpRewritePattern<math::PowFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::PowFOp op,
                                 PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    auto shape = dyn_cast<VectorType>(type);
-    Type element = getElementTypeOrSelf(type);
-    if (element.getIntOrFloatBitWidth() > 32 || (shape && shape.isScalable()))
+    std::optional<MathEmitter> emitter =
+        MathEmitter::forResult(rewriter, op, [](Type element) {
+          return element.getIntOrFloatBitWidth() <= 32;
+        });
+    if (!emitter)
       return failure();
-    MathEmitter e{rewriter, op.getLoc(), shape};
+    const MathEmitter &e = *emitter;
+    Type type = op.getType();
+    Type element = getElementTypeOrSelf(type);
     Type f64 = e.typeOf(rewriter.getF64Type());
     Value x = arith::ExtFOp::create(rewriter, e.loc, f64, op.getLhs());
     Value y = arith::ExtFOp::create(rewriter, e.loc, f64, op.getRhs());

@@ -13,6 +13,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <optional>
+
 namespace kiln {
 
 struct MathEmitter {
@@ -20,6 +22,19 @@ struct MathEmitter {
   mlir::Location loc;
   /// The shape of the operand; null for a scalar.
   mlir::VectorType shape;
+
+  /// The emitter for rewriting `op` in place, shaped like its result, if
+  /// that is a scalar or fixed-size vector of an element type `accepts`.
+  static std::optional<MathEmitter>
+  forResult(mlir::OpBuilder &b, mlir::Operation *op,
+            llvm::function_ref<bool(mlir::Type)> accepts) {
+    mlir::Type type = op->getResult(0).getType();
+    auto shape = mlir::dyn_cast<mlir::VectorType>(type);
+    if (!accepts(mlir::getElementTypeOrSelf(type)) ||
+        (shape && shape.isScalable()))
+      return std::nullopt;
+    return MathEmitter{b, op->getLoc(), shape};
+  }
 
   /// `element`, or a vector of it of the operand's shape.
   mlir::Type typeOf(mlir::Type element) const {

@@ -11,9 +11,10 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
     (scalars and vectors) into arithmetic with MLIR's polynomial
     approximations, so that loops over them vectorize instead of calling
     scalar libm functions. f16 and bf16 math is computed in f32. f32 `sin`
-    and `cos` reduce their argument exactly; f64 `exp`, `log` and `tanh`
-    are Kiln's own (fdlibm's and Cephes' algorithms), and `powf` of f32,
-    f16 and bf16 is computed as exp(y log|x|) in f64.
+    and `cos` reduce their argument exactly; f64 `exp`, `log`, `tanh`,
+    `sin` and `cos` are Kiln's own (fdlibm's and Cephes' algorithms; `sin`
+    and `cos` from 2^20 on are libm's), and `powf` of f32, f16 and bf16 is
+    computed as exp(y log|x|) in f64.
 
     Example:
 
@@ -24,7 +25,7 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -1,12 +1,14 @@
-//===- SinCosApproximation.cpp - f32 sin and cos over the whole range ----===//
+//===- SinCosApproximation.cpp - sin and cos over the whole range --------===//
 //
-// math.sin and math.cos of f32 (scalars and vectors of any shape) as
-// vectorizable arithmetic that is accurate over the whole f32 range. The
+// math.sin and math.cos of f32 and f64 (scalars and vectors of any shape)
+// as vectorizable arithmetic that is accurate over the whole range. An f32
 // argument is reduced modulo pi/2 in f64: by a two-term Cody-Waite step
 // when every |x| < 2^20, and otherwise by an exact multi-word reduction
 // (Payne-Hanek in f64), guarded by an scf.if so that ordinary inputs never
 // pay for it. The reduced argument goes through the Cephes minimax
-// polynomials for sin and cos on [-pi/4, pi/4] in f32.
+// polynomials for sin and cos on [-pi/4, pi/4] in f32. An f64 argument
+// below 2^20 is reduced by a three-term Cody-Waite step and goes through
+// Cephes' f64 polynomials; larger ones, behind an scf.if, are libm's.
 //
 //===----------------------------------------------------------------------===//
 #include "MathEmitter.h"
@@ -30,11 +32,24 @@ namespace {
 constexpr int64_t kTwoOverPi[] = {0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1,
                                   0xF534DD, 0xC0DB62, 0x95993C, 0x439041,
                                   0xFE5163, 0xABDEBB};
-/// pi/2 as a double and the double nearest to the rest.
-constexpr double kPiOver2Hi = 1.5707963267948966;
-constexpr double kPiOver2Lo = 6.123233995736766e-17;
-/// Below this |x| the Cody-Waite step is exact to well under an f32 ulp.
+/// pi/2 as the double nearest to it, the double nearest to the rest, and
+/// the double nearest to what is left (f32 arguments need the first two).
+constexpr double kPiOver2[] = {1.5707963267948966, 6.123233995736766e-17,
+                               -1.4973849048591698e-33};
+/// Below this |x| the Cody-Waite step is exact to well under an ulp (of
+/// f32 with two parts of pi/2, of f64 with three).
 constexpr double kCodyWaiteLimit = 1048576.0; // 2^20
+/// Cephes' sin and cos of f64 on [-pi/4, pi/4]: polynomials in y^2.
+constexpr double kSinF64[] = {
+    1.58962301576546568060e-10, -2.50507477628578072866e-8,
+    2.75573136213857245213e-6,  -1.98412698295895385996e-4,
+    8.33333333332211858878e-3,  -1.66666666666666307295e-1};
+constexpr double kCosF64[] = {
+    -1.13585365213876817300e-11, 2.08757008419747316778e-9,
+    -2.75573141792967388112e-7,  2.48015872888517045348e-5,
+    -1.38888888888730564116e-3,  4.16666666666665929218e-2};
+/// Marks the f64 sin and cos left to libm for arguments from 2^20 on.
+constexpr llvm::StringLiteral kLibmAttr = "kiln.libm";
 
 using Emitter = kiln::MathEmitter;
 
@@ -44,13 +59,15 @@ struct Reduced {
   Value quadrant, y;
 };
 
-/// Cody-Waite: q = round(|x| * 2/pi), y = |x| - q * pi/2 in two FMA steps.
-Reduced reduceSmall(const Emitter &e, Value ax) {
+/// Cody-Waite: q = round(|x| * 2/pi), y = |x| - q * pi/2 in one FMA step
+/// per part of pi/2 (`parts` of kPiOver2).
+Reduced reduceSmall(const Emitter &e, Value ax, size_t parts) {
   Value k = math::RoundEvenOp::create(e.b, e.loc,
                                       e.mul(ax, e.f64(2 / M_PI)));
   Value negK = arith::NegFOp::create(e.b, e.loc, k);
-  Value y = e.fma(negK, e.f64(kPiOver2Hi), ax);
-  y = e.fma(negK, e.f64(kPiOver2Lo), y);
+  Value y = ax;
+  for (double part : ArrayRef(kPiOver2).take_front(parts))
+    y = e.fma(negK, e.f64(part), y);
   return {e.mod(k, 4), y};
 }
 
@@ -84,7 +101,19 @@ Reduced reduceLarge(const Emitter &e, Value ax) {
   return {e.mod(integer, 4), e.mul(fraction, e.f64(M_PI_2))};
 }
 
-/// sin(|x|) (`isCos` false) or cos(|x|) from the reduced argument.
+/// sin(|x|) (`isCos` false) or cos(|x|) from the sine and cosine of the
+/// reduced argument and its quadrant.
+Value byQuadrant(const Emitter &e, Value quadrant, Value sinY, Value cosY,
+                 bool isCos) {
+  // cos(x) = sin(x + pi/2): one quadrant further.
+  Value q = isCos ? e.mod(e.add(quadrant, e.f64(1)), 4) : quadrant;
+  Value odd = e.either(e.eq(q, 1), e.eq(q, 3));
+  Value negative = e.either(e.eq(q, 2), e.eq(q, 3));
+  Value result = e.select(odd, cosY, sinY);
+  return e.select(negative, e.neg(result), result);
+}
+
+/// sin(|x|) (`isCos` false) or cos(|x|) of f32 from the reduced argument.
 Value evaluate(const Emitter &e, Reduced r, bool isCos) {
   Value y = arith::TruncFOp::create(e.b, e.loc, e.typeOf(e.b.getF32Type()),
                                     r.y);
@@ -98,12 +127,27 @@ Value evaluate(const Emitter &e, Reduced r, bool isCos) {
   cosPoly = e.fma(z, cosPoly, e.f32(4.166664568298827e-2));
   cosPoly = e.fma(e.mul(z, z), cosPoly,
                   e.fma(z, e.f32(-0.5), e.f32(1)));
-  // cos(x) = sin(x + pi/2): one quadrant further.
-  Value q = isCos ? e.mod(e.add(r.quadrant, e.f64(1)), 4) : r.quadrant;
-  Value odd = arith::OrIOp::create(e.b, e.loc, e.eq(q, 1), e.eq(q, 3));
-  Value negative = arith::OrIOp::create(e.b, e.loc, e.eq(q, 2), e.eq(q, 3));
-  Value result = e.select(odd, cosPoly, sinPoly);
-  return e.select(negative, arith::NegFOp::create(e.b, e.loc, result), result);
+  return byQuadrant(e, r.quadrant, sinPoly, cosPoly, isCos);
+}
+
+/// sin(|x|) or cos(|x|) of f64 from the reduced argument (Cephes'
+/// polynomials; cos as fdlibm's kernel sums it, 1 - y^2/2 with the
+/// rounding of that difference added back).
+Value evaluateF64(const Emitter &e, Reduced r, bool isCos) {
+  auto horner = [&](ArrayRef<double> coefficients, Value z) {
+    Value p = e.f64(coefficients.front());
+    for (double c : coefficients.drop_front())
+      p = e.fma(z, p, e.f64(c));
+    return p;
+  };
+  Value y = r.y;
+  Value z = e.mul(y, y);
+  Value sinY = e.fma(e.mul(y, z), horner(kSinF64, z), y);
+  Value halfZ = e.mul(z, e.f64(0.5));
+  Value w = e.sub(e.f64(1), halfZ);
+  Value cosY = e.add(w, e.fma(e.mul(z, z), horner(kCosF64, z),
+                              e.sub(e.sub(e.f64(1), w), halfZ)));
+  return byQuadrant(e, r.quadrant, sinY, cosY, isCos);
 }
 
 /// Whether any element of the i1 scalar or vector `flags` is set. n-D
@@ -140,19 +184,18 @@ struct SinCosApproximation : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    if (!getElementTypeOrSelf(type).isF32())
+    std::optional<Emitter> emitter = Emitter::forResult(
+        rewriter, op, [](Type element) { return element.isF32(); });
+    if (!emitter)
       return failure();
-    auto shape = dyn_cast<VectorType>(type);
-    if (shape && shape.isScalable())
-      return failure();
-    Emitter e{rewriter, op.getLoc(), shape};
+    const Emitter &e = *emitter;
+    VectorType shape = e.shape;
     Value x = op.getOperand();
     Value ax = math::AbsFOp::create(
         rewriter, e.loc,
         arith::ExtFOp::create(rewriter, e.loc, e.typeOf(rewriter.getF64Type()),
                               x));
-    Reduced small = reduceSmall(e, ax);
+    Reduced small = reduceSmall(e, ax, 2);
     Value large = arith::CmpFOp::create(rewriter, e.loc,
                                         arith::CmpFPredicate::UGE, ax,
                                         e.f64(kCodyWaiteLimit));
@@ -183,9 +226,47 @@ struct SinCosApproximation : OpRewritePattern<OpTy> {
   }
 };
 
+/// f64 sin and cos: a three-part Cody-Waite reduction and Cephes'
+/// polynomials where |x| < 2^20; where some element is larger, libm's
+/// (which reduces exactly) gives those elements.
+template <typename OpTy>
+struct SinCosF64Approximation : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<Emitter> emitter = Emitter::forResult(
+        rewriter, op, [](Type element) { return element.isF64(); });
+    if (!emitter || op->hasAttr(kLibmAttr))
+      return failure();
+    const Emitter &e = *emitter;
+    Value x = op.getOperand();
+    Value ax = math::AbsFOp::create(rewriter, e.loc, x);
+    bool isCos = std::is_same_v<OpTy, math::CosOp>;
+    Value result = evaluateF64(e, reduceSmall(e, ax, 3), isCos);
+    // sin is odd (keeping the sign of -0), cos even.
+    if (!isCos)
+      result =
+          e.mul(math::CopySignOp::create(rewriter, e.loc, e.f64(1), x), result);
+    Value large = e.cmp(arith::CmpFPredicate::UGE, ax, kCodyWaiteLimit);
+    auto ifLarge = scf::IfOp::create(rewriter, e.loc, TypeRange{op.getType()},
+                                     any(e, large), /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(ifLarge.thenBlock());
+    auto exact = OpTy::create(rewriter, e.loc, x);
+    exact->setAttr(kLibmAttr, rewriter.getUnitAttr());
+    scf::YieldOp::create(rewriter, e.loc, e.select(large, exact, result));
+    rewriter.setInsertionPointToStart(ifLarge.elseBlock());
+    scf::YieldOp::create(rewriter, e.loc, result);
+    rewriter.replaceOp(op, ifLarge.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateSinCosApproximationPatterns(RewritePatternSet &patterns) {
-  patterns.add<SinCosApproximation<math::SinOp>,
-               SinCosApproximation<math::CosOp>>(patterns.getContext());
+  patterns
+      .add<SinCosApproximation<math::SinOp>, SinCosApproximation<math::CosOp>,
+           SinCosF64Approximation<math::SinOp>,
+           SinCosF64Approximation<math::CosOp>>(patterns.getContext());
 }

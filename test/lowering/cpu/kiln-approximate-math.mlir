@@ -76,3 +76,22 @@ func.func @pow(%x: vector<16xf32>, %y: vector<16xf32>, %a: vector<8xf64>, %b: ve
   %1 = math.powf %a, %b : vector<8xf64>
   return %0, %1 : vector<16xf32>, vector<8xf64>
 }
+
+// f64 sin and cos below 2^20 are a Cody-Waite reduction in three parts of
+// pi/2 and Cephes' polynomials; where some element is larger, libm's op
+// (marked, so it is not rewritten again) gives those elements.
+// CHECK-LABEL: func.func @f64_sin_cos
+// CHECK: math.roundeven
+// CHECK-COUNT-3: math.fma %{{.+}}, %cst{{.*}}, %{{.+}} : vector<8xf64>
+// CHECK: %[[LARGE:.+]] = arith.cmpf uge, %{{.+}}, %{{.+}} : vector<8xf64>
+// CHECK: %[[ANY:.+]] = vector.reduction <or>, %[[LARGE]]
+// CHECK: scf.if %[[ANY]] -> (vector<8xf64>)
+// CHECK:   %[[LIBM:.+]] = math.sin %{{.+}} {kiln.libm} : vector<8xf64>
+// CHECK:   arith.select %[[LARGE]], %[[LIBM]], %{{.+}}
+// CHECK: math.cos %{{.+}} {kiln.libm} : vector<8xf64>
+// CHECK-NOT: math.sin
+func.func @f64_sin_cos(%x: vector<8xf64>) -> (vector<8xf64>, vector<8xf64>) {
+  %0 = math.sin %x : vector<8xf64>
+  %1 = math.cos %x : vector<8xf64>
+  return %0, %1 : vector<8xf64>, vector<8xf64>
+}
