@@ -5,10 +5,11 @@ global pooling, column sums, a bias gradient), the same fed by an
 elementwise op (a gradient's norm, max(|x|)), argmax, and data movement
 (transposes, concatenation, padding, reversal, a conversion to bf16, a
 broadcast along columns) and math that has no f32 polynomial (f64 exp,
-tanh, sin and log, f32 pow), at odd sizes as well as round ones. Each case is
-timed with kiln-run --bench (median of N calls) against the median of N
-torch calls on the same arrays; prints the CPU and one row per case with
-the ratio torch/kiln (100% = as fast as PyTorch) and the geometric mean.
+tanh, sin and log, f32 pow, float rem), at odd sizes as well as round
+ones. Each case is timed with kiln-run --bench (median of N calls)
+against the median of N torch calls on the same arrays; prints the CPU
+and one row per case with the ratio torch/kiln (100% = as fast as
+PyTorch) and the geometric mean.
 
 Usage: op_spread.py KILN_RUN [N]   (default 30)
 """
@@ -185,6 +186,9 @@ def cases(rng):
     x, y = np.abs(normal(1000, 999)) + 0.1, normal(1000, 999)
     yield ("pow 1000x999 f32", program([x, y], t(x.shape), [
         f"%y = kiln.pow %a0, %a1 : {t(x.shape)}"]), [x, y], torch.pow)
+    x = 100 * normal(1000, 999)
+    yield ("rem 1000x999 f32", program([x, y], t(x.shape), [
+        f"%y = kiln.rem %a0, %a1 : {t(x.shape)}"]), [x, y], torch.fmod)
 
 
 def main():

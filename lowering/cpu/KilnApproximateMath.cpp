@@ -46,6 +46,7 @@ struct KilnApproximateMathPass
     populateMathPolynomialApproximationPatterns(patterns, approximated);
     kiln::populateSinCosApproximationPatterns(patterns);
     kiln::populateExpLogApproximationPatterns(patterns);
+    kiln::populateFloatRemainderPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -17,6 +17,10 @@
 
 namespace kiln {
 
+/// Marks a math op a pattern leaves to libm (for the arguments its fast
+/// path does not cover), so that no pattern rewrites it again.
+constexpr llvm::StringLiteral kLibmAttr = "kiln.libm";
+
 struct MathEmitter {
   mlir::OpBuilder &b;
   mlir::Location loc;
@@ -105,6 +109,14 @@ struct MathEmitter {
   mlir::Value either(mlir::Value x, mlir::Value y) const {
     return mlir::arith::OrIOp::create(b, loc, x, y);
   }
+  /// Whether any element of the i1 scalar or vector `flags` is set.
+  mlir::Value any(mlir::Value flags) const;
+  /// `fast`, or where some element of `slow` is set, `exact()` (built in the
+  /// branch that runs only then) at those elements: an scf.if that keeps
+  /// rare slow paths out of the common case.
+  mlir::Value unlessAny(mlir::Value slow, mlir::Value fast,
+                        llvm::function_ref<mlir::Value()> exact) const;
+
   /// x mod m for an f64 `x` and m > 0, in [0, m).
   mlir::Value mod(mlir::Value x, double m) const {
     return sub(x, mul(floor(mul(x, f64(1 / m))), f64(m)));

@@ -41,6 +41,11 @@ void populateSinCosApproximationPatterns(mlir::RewritePatternSet &patterns);
 /// log|x|) in f64 (used by kiln-approximate-math).
 void populateExpLogApproximationPatterns(mlir::RewritePatternSet &patterns);
 
+/// arith.remf of f64, f32, f16 and bf16 as exact arithmetic in f64 where
+/// |x / y| < 2^52 and y is finite, libm's fmod elsewhere (used by
+/// kiln-approximate-math).
+void populateFloatRemainderPatterns(mlir::RewritePatternSet &patterns);
+
 /// bf16 x bf16 -> f32 register tiles (vector.contract over one or two k
 /// steps) as AVX-512 BF16 dot products of k pairs (x86vector.avx512.dot).
 void populateBf16DotPairPatterns(mlir::RewritePatternSet &patterns);

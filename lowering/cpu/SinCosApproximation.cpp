@@ -48,8 +48,6 @@ constexpr double kCosF64[] = {
     -1.13585365213876817300e-11, 2.08757008419747316778e-9,
     -2.75573141792967388112e-7,  2.48015872888517045348e-5,
     -1.38888888888730564116e-3,  4.16666666666665929218e-2};
-/// Marks the f64 sin and cos left to libm for arguments from 2^20 on.
-constexpr llvm::StringLiteral kLibmAttr = "kiln.libm";
 
 using Emitter = kiln::MathEmitter;
 
@@ -150,35 +148,6 @@ Value evaluateF64(const Emitter &e, Reduced r, bool isCos) {
   return byQuadrant(e, r.quadrant, sinY, cosY, isCos);
 }
 
-/// Whether any element of the i1 scalar or vector `flags` is set. n-D
-/// vectors are reduced a row at a time: this runs after the vector lowering
-/// that would handle shape casts and multi-reductions.
-Value any(const Emitter &e, Value flags) {
-  if (!e.shape)
-    return flags;
-  ArrayRef<int64_t> shape = e.shape.getShape();
-  int64_t rows = 1;
-  for (int64_t size : shape.drop_back())
-    rows *= size;
-  Value result;
-  for (int64_t row = 0; row < rows; ++row) {
-    SmallVector<int64_t> position(shape.size() - 1);
-    for (int64_t d = int64_t(position.size()) - 1, rest = row; d >= 0; --d) {
-      position[d] = rest % shape[d];
-      rest /= shape[d];
-    }
-    Value line = position.empty()
-                     ? flags
-                     : vector::ExtractOp::create(e.b, e.loc, flags, position)
-                           .getResult();
-    Value rowAny = vector::ReductionOp::create(
-        e.b, e.loc, vector::CombiningKind::OR, line);
-    result = result ? arith::OrIOp::create(e.b, e.loc, result, rowAny)
-                    : rowAny;
-  }
-  return result;
-}
-
 template <typename OpTy>
 struct SinCosApproximation : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
@@ -201,7 +170,7 @@ struct SinCosApproximation : OpRewritePattern<OpTy> {
                                         e.f64(kCodyWaiteLimit));
     // The exact reduction runs only when some element needs it.
     auto ifLarge = scf::IfOp::create(
-        rewriter, e.loc, any(e, large),
+        rewriter, e.loc, e.any(large),
         [&](OpBuilder &b, Location loc) {
           Emitter inner{b, loc, shape};
           Reduced exact = reduceLarge(inner, ax);
@@ -236,7 +205,7 @@ struct SinCosF64Approximation : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     std::optional<Emitter> emitter = Emitter::forResult(
         rewriter, op, [](Type element) { return element.isF64(); });
-    if (!emitter || op->hasAttr(kLibmAttr))
+    if (!emitter || op->hasAttr(kiln::kLibmAttr))
       return failure();
     const Emitter &e = *emitter;
     Value x = op.getOperand();
@@ -248,16 +217,12 @@ struct SinCosF64Approximation : OpRewritePattern<OpTy> {
       result =
           e.mul(math::CopySignOp::create(rewriter, e.loc, e.f64(1), x), result);
     Value large = e.cmp(arith::CmpFPredicate::UGE, ax, kCodyWaiteLimit);
-    auto ifLarge = scf::IfOp::create(rewriter, e.loc, TypeRange{op.getType()},
-                                     any(e, large), /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(ifLarge.thenBlock());
-    auto exact = OpTy::create(rewriter, e.loc, x);
-    exact->setAttr(kLibmAttr, rewriter.getUnitAttr());
-    scf::YieldOp::create(rewriter, e.loc, e.select(large, exact, result));
-    rewriter.setInsertionPointToStart(ifLarge.elseBlock());
-    scf::YieldOp::create(rewriter, e.loc, result);
-    rewriter.replaceOp(op, ifLarge.getResults());
+    result = e.unlessAny(large, result, [&] {
+      auto exact = OpTy::create(rewriter, e.loc, x);
+      exact->setAttr(kiln::kLibmAttr, rewriter.getUnitAttr());
+      return exact.getResult();
+    });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -122,6 +122,39 @@ with np.errstate(all="ignore"):
     binary("max", "max", x, y, np.maximum)
     binary("min", "min", x, y, np.minimum)
     binary("pow", "pow", np.abs(x) + 0.5, y, f64(np.power), rtol=2e-6)
+    # Float rem (fmod) is exact: x - trunc(x / y) y by one FMA in f64, one y
+    # back where x / y rounded up to an integer; libm's fmod where
+    # |x / y| >= 2^52, y is infinite or 0, or x is not finite (a vector of
+    # both takes each element from its own). 1 / rem shows zeros' signs.
+    def rem_case(name, a, b):
+        t = ttype(a.shape, a.dtype)
+        with np.errstate(divide="ignore"):
+            want = np.fmod(a, b)
+            check(name, f"""func.func @f(%x: {t}, %y: {t}) -> ({t}, {t}) {{
+  %r = kiln.rem %x, %y : {t}
+  %one = kiln.constant dense<1.0> : {t}
+  %s = kiln.div %one, %r : {t}
+  return %r, %s : {t}, {t}
+}}
+""", "f", [a, b], [want, a.dtype.type(1) / want])
+    divisors = rng.uniform(0.1, 10, 512) * rng.choice([-1, 1], 512)
+    multiples = rng.integers(-10**6, 10**6, 512) * divisors
+    for dtype in (np.float64, np.float32):
+        d = divisors.astype(dtype)
+        near = np.concatenate([
+            rng.uniform(-1e4, 1e4, 512), multiples,
+            np.nextafter(multiples, np.inf), np.nextafter(multiples, -np.inf),
+            [0.0, -0.0, 6.0, -6.0]]).astype(dtype)
+        rem_case(f"rem {dtype.__name__}", near,
+                 np.resize(np.append(d, [3.0, 3.0, 3.0, 3.0]), near.size)
+                 .astype(dtype))
+        mixed = np.append(near[:64], [1e30, -1e30, 5.0, np.inf, np.nan, 7.0,
+                                      -0.0]).astype(dtype)
+        rem_case(f"rem {dtype.__name__} with libm's cases", mixed,
+                 np.append(d[:64], [3.0, 7e-3, 0.0, 2.0, 2.0, np.inf,
+                                    np.inf]).astype(dtype))
+    rem_case("rem f16", (multiples[:64] / 1e4).astype(np.float16),
+             divisors[:64].astype(np.float16))
     # f32 pow is exp(y log|x|) in f64, rounded once: within an ulp of the
     # f64 power (numpy's f32 power is an ulp off more often), with C99's
     # special cases; 1 / pow tells the zeros' signs apart. (An exact power

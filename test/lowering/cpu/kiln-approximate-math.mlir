@@ -95,3 +95,20 @@ func.func @f64_sin_cos(%x: vector<8xf64>) -> (vector<8xf64>, vector<8xf64>) {
   %1 = math.cos %x : vector<8xf64>
   return %0, %1 : vector<8xf64>, vector<8xf64>
 }
+
+// Float rem is exact arithmetic in f64: one FMA, one y back where x / y
+// rounded up to an integer; libm's fmod (marked) where some |x / y| reaches
+// 2^52 or y is infinite.
+// CHECK-LABEL: func.func @remainder
+// CHECK: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
+// CHECK: %[[Q:.+]] = arith.divf
+// CHECK: %[[N:.+]] = math.trunc %[[Q]]
+// CHECK: math.fma
+// CHECK: arith.truncf %{{.*}} : vector<16xf64> to vector<16xf32>
+// CHECK: scf.if
+// CHECK:   arith.remf %{{.+}}, %{{.+}} {kiln.libm} : vector<16xf32>
+// CHECK-NOT: arith.remf
+func.func @remainder(%x: vector<16xf32>, %y: vector<16xf32>) -> vector<16xf32> {
+  %0 = arith.remf %x, %y : vector<16xf32>
+  return %0 : vector<16xf32>
+}
