@@ -5,7 +5,7 @@ global pooling, column sums, a bias gradient), the same fed by an
 elementwise op (a gradient's norm, max(|x|)), argmax, and data movement
 (transposes, concatenation, padding, reversal, a conversion to bf16, a
 broadcast along columns) and math that has no f32 polynomial (f64 exp,
-tanh, sin and log, f32 pow, float rem), at odd sizes as well as round
+tanh, sin, log and atan2, f32 pow, float rem), at odd sizes as well as round
 ones. Each case is timed with kiln-run --bench (median of N calls)
 against the median of N torch calls on the same arrays; prints the CPU
 and one row per case with the ratio torch/kiln (100% = as fast as
@@ -183,6 +183,10 @@ def cases(rng):
     x = np.abs(x) + 1e-3
     yield unary("log 1000x999 f64", x, "%y = kiln.log %a0 : {x}",
                 t(x.shape, "f64"), torch.log)
+    x, y = (normal(1000, 999).astype(np.float64) for _ in range(2))
+    yield ("atan2 1000x999 f64", program([x, y], t(x.shape, "f64"), [
+        f"%y = kiln.atan2 %a0, %a1 : {t(x.shape, 'f64')}"]), [x, y],
+        torch.atan2)
     x, y = np.abs(normal(1000, 999)) + 0.1, normal(1000, 999)
     yield ("pow 1000x999 f32", program([x, y], t(x.shape), [
         f"%y = kiln.pow %a0, %a1 : {t(x.shape)}"]), [x, y], torch.pow)

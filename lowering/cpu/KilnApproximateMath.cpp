@@ -45,7 +45,7 @@ struct KilnApproximateMathPass
     });
     populateMathPolynomialApproximationPatterns(patterns, approximated);
     kiln::populateSinCosApproximationPatterns(patterns);
-    kiln::populateExpLogApproximationPatterns(patterns);
+    kiln::populateF64MathApproximationPatterns(patterns);
     kiln::populateFloatRemainderPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

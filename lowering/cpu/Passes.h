@@ -36,10 +36,10 @@ namespace kiln {
 /// exact over the whole f32 range (used by kiln-approximate-math).
 void populateSinCosApproximationPatterns(mlir::RewritePatternSet &patterns);
 
-/// f64 math.exp and math.log as fdlibm's algorithms in vector arithmetic,
-/// f64 math.tanh through exp, and math.powf of f32, f16 and bf16 as exp(y
-/// log|x|) in f64 (used by kiln-approximate-math).
-void populateExpLogApproximationPatterns(mlir::RewritePatternSet &patterns);
+/// f64 math.exp, math.log and math.atan as fdlibm's algorithms in vector
+/// arithmetic, f64 math.tanh through exp, and math.powf of f32, f16 and bf16 as
+/// exp(y log|x|) in f64 (used by kiln-approximate-math).
+void populateF64MathApproximationPatterns(mlir::RewritePatternSet &patterns);
 
 /// arith.remf of f64, f32, f16 and bf16 as exact arithmetic in f64 where
 /// |x / y| < 2^52 and y is finite, libm's fmod elsewhere (used by

@@ -191,6 +191,21 @@ with np.errstate(all="ignore"):
            rtol=2e-6, atol=1e-7)
     binary("atan2 f64", "atan2", RANGE.astype(np.float64),
            RANGE[::-1].astype(np.float64), np.arctan2, rtol=1e-14)
+    # f64 atan is fdlibm's (below an ulp; atan2 within about an ulp): each
+    # of its intervals of |y / x|,
+    # their bounds and neighbours, huge, tiny and special ratios, in every
+    # quadrant. Python's math.atan2 (libm) is the reference.
+    bounds = np.array([7 / 16, 11 / 16, 19 / 16, 39 / 16])
+    ratios = np.concatenate([
+        rng.uniform(0, 3, 512), np.exp(rng.uniform(-700, 700, 256)), bounds,
+        np.nextafter(bounds, 0), np.nextafter(bounds, 9), [
+            0.0, 5e-324, 1e-300, 1e-20, 1.0, 2.0**60, 1e20, 1e300, np.inf]])
+    signs = rng.choice([-1.0, 1.0], (2, ratios.size))
+    ys, xs = signs[0] * ratios, signs[1] * np.ones_like(ratios)
+    ys, xs = np.append(ys, [np.nan, 1.0, -0.0]), np.append(xs, [1.0, np.nan,
+                                                               1.0])
+    binary("atan2 f64 over atan's intervals", "atan2", ys, xs,
+           np.vectorize(math.atan2), rtol=2.3e-16, atol=5e-324)
 
     a = np.array([7, -7, 7, -7, 0, 2**31 - 1, -2**31, -2**31, 5], np.int32)
     b = np.array([2, 2, -2, -2, 3, 1, -1, 0, 0], np.int32)

@@ -61,6 +61,23 @@ func.func @f64_exp_log(%x: vector<8xf64>) -> (vector<8xf64>, vector<8xf64>, vect
   return %0, %1, %2 : vector<8xf64>, vector<8xf64>, vector<8xf64>
 }
 
+// f64 atan is fdlibm's: |x| clamped, reduced by one division with the
+// interval's (s, t) chosen by selects, a polynomial; no libm call.
+// CHECK-LABEL: func.func @f64_atan
+// CHECK-NOT: math.atan
+// CHECK: %[[ABS:.+]] = math.absf %[[X:.+]] : vector<8xf64>
+// CHECK: %[[CLAMPED:.+]] = arith.minimumf %[[ABS]]
+// CHECK-COUNT-4: arith.cmpf oge, %[[CLAMPED]]
+// CHECK: arith.divf
+// CHECK-NOT: arith.divf
+// CHECK-NOT: math.atan
+// CHECK: %[[ATAN:.+]] = math.copysign %{{.+}}, %[[X]] : vector<8xf64>
+// CHECK: return %[[ATAN]]
+func.func @f64_atan(%x: vector<8xf64>) -> vector<8xf64> {
+  %0 = math.atan %x : vector<8xf64>
+  return %0 : vector<8xf64>
+}
+
 // pow of f32 (and narrower floats) is exp(y log|x|) in f64, rounded once;
 // f64 pow stays with libm.
 // CHECK-LABEL: func.func @pow

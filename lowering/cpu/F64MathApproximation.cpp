@@ -1,13 +1,14 @@
-//===- ExpLogApproximation.cpp - f64 exp, log, tanh; pow through them ----===//
+//===- F64MathApproximation.cpp - f64 exp, log, tanh, atan; narrow pow ---===//
 //
-// math.exp, math.log and math.tanh of f64, and math.powf of f32, f16 and bf16
-// (scalars and vectors of any shape) as vectorizable arithmetic: LLVM
-// lowers them to scalar libm calls, one element at a time, and MLIR's
-// polynomial approximations cover f32 only.
+// math.exp, math.log, math.tanh and math.atan of f64, and math.powf of f32,
+// f16 and bf16 (scalars and vectors of any shape) as vectorizable
+// arithmetic: LLVM lowers them to scalar libm calls, one element at a time,
+// and MLIR's polynomial approximations cover f32 only.
 //
-// exp and log are fdlibm's algorithms (e_exp.c, e_log.c: errors below one
-// ulp) with their branches as selects, tanh Cephes' rational function near
-// 0 and exp elsewhere (within an ulp); pow of the narrower floats is
+// exp, log and atan are fdlibm's algorithms (e_exp.c, e_log.c, s_atan.c:
+// errors below one ulp) with their branches as selects, tanh Cephes'
+// rational function near 0 and exp elsewhere (within an ulp); pow of the
+// narrower floats is
 // exp(y log|x|) in f64, whose error (about 1e-14 relative over the whole
 // f32 range) is far below an f32 ulp, so the result is rounded once, from
 // the f64 value, with C99's special cases as selects.
@@ -43,6 +44,27 @@ constexpr double kLogLg[] = {6.666666666666735130e-01, 3.999999999940941908e-01,
                              2.857142874366239149e-01, 2.222219843214978396e-01,
                              1.818357216161805012e-01, 1.531383769920937332e-01,
                              1.479819860511658591e-01};
+/// fdlibm's atan: the bounds of its intervals of |x|, and for |x| below the
+/// first and in each interval from there, the reduction's (s, t) and atan
+/// of the interval's centre c in two parts; the polynomial in x'^2 on
+/// |x'| <= 7/16.
+constexpr double kAtanBounds[] = {7.0 / 16, 11.0 / 16, 19.0 / 16, 39.0 / 16};
+constexpr double kAtanS[] = {1, 2, 1, 1, 0};
+constexpr double kAtanT[] = {0, 1, 1, 1.5, 1};
+constexpr double kAtanHi[] = {
+    0, 4.63647609000806093515e-01, 7.85398163397448278999e-01,
+    9.82793723247329054082e-01, 1.57079632679489655800e+00};
+constexpr double kAtanLo[] = {
+    0, 2.26987774529616870924e-17, 3.06161699786838301793e-17,
+    1.39033110312309984516e-17, 6.12323399573676603587e-17};
+constexpr double kAtanOdd[] = {
+    3.33333333333329318027e-01, 1.42857142725034663711e-01,
+    9.09088713343650656196e-02, 6.66107313738753120669e-02,
+    4.97687799461593236017e-02, 1.62858201153657823623e-02};
+constexpr double kAtanEven[] = {
+    -1.99999999998764832476e-01, -1.11111104054623557880e-01,
+    -7.69187620504482999495e-02, -5.83357013379057348645e-02,
+    -3.65315727442169155270e-02};
 
 /// Integer arithmetic on the i64 bits of f64 values.
 struct Bits {
@@ -184,6 +206,43 @@ Value tanhF64(const MathEmitter &e, Value x) {
   return math::CopySignOp::create(e.b, e.loc, result, x);
 }
 
+/// atan(x) = atan(c) + atan(x') with x' = (|x| s - t) / (s + |x| t) by the
+/// interval |x| lies in (c = t / s: 0, 1/2, 1, 3/2, infinity), |x'| <= 7/16,
+/// and atan(x') = x' - x' P(x'^2). |x| is clamped at 2^60, beyond which the
+/// result is pi/2 all the same: infinity times the last interval's s = 0
+/// would be NaN.
+Value atanF64(const MathEmitter &e, Value x) {
+  Value ax = arith::MinimumFOp::create(
+      e.b, e.loc, math::AbsFOp::create(e.b, e.loc, x), e.f64(0x1p60));
+  SmallVector<Value> above;
+  for (double bound : kAtanBounds)
+    above.push_back(e.cmp(Predicate::OGE, ax, bound));
+  auto byInterval = [&](ArrayRef<double> values) {
+    Value v = e.f64(values.front());
+    for (auto [isAbove, value] : llvm::zip(above, values.drop_front()))
+      v = e.select(isAbove, e.f64(value), v);
+    return v;
+  };
+  Value s = byInterval(kAtanS), t = byInterval(kAtanT);
+  Value reduced = e.div(e.fma(ax, s, e.neg(t)), e.fma(ax, t, s));
+  Value z = e.mul(reduced, reduced);
+  Value w = e.mul(z, z);
+  auto horner = [&](ArrayRef<double> coefficients) {
+    Value p = e.f64(coefficients.back());
+    for (double c : llvm::reverse(coefficients.drop_back()))
+      p = e.fma(w, p, e.f64(c));
+    return p;
+  };
+  // P's odd and even powers of w apart, as fdlibm sums them.
+  Value poly = e.add(e.mul(z, horner(kAtanOdd)), e.mul(w, horner(kAtanEven)));
+  // atan(c) - ((x' P - atan(c)'s low part) - x')
+  Value result =
+      e.sub(byInterval(kAtanHi),
+            e.sub(e.sub(e.mul(reduced, poly), byInterval(kAtanLo)), reduced));
+  // NaN stays NaN through the first interval; -0 keeps its sign.
+  return math::CopySignOp::create(e.b, e.loc, result, x);
+}
+
 template <typename OpTy, Value (*approximate)(const MathEmitter &, Value)>
 struct F64Approximation : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
@@ -254,9 +313,10 @@ struct PowThroughF64 : OpRewritePattern<math::PowFOp> {
 
 } // namespace
 
-void kiln::populateExpLogApproximationPatterns(RewritePatternSet &patterns) {
+void kiln::populateF64MathApproximationPatterns(RewritePatternSet &patterns) {
   patterns.add<F64Approximation<math::ExpOp, expF64>,
                F64Approximation<math::LogOp, logF64>,
-               F64Approximation<math::TanhOp, tanhF64>, PowThroughF64>(
+               F64Approximation<math::TanhOp, tanhF64>,
+               F64Approximation<math::AtanOp, atanF64>, PowThroughF64>(
       patterns.getContext());
 }
