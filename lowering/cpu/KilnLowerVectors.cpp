@@ -54,6 +54,38 @@ struct WidenedTranspose : OpRewritePattern<vector::TransposeOp> {
   }
 };
 
+/// A transpose of 4 or 8 rows of 16 elements of 8 to 32 bits (a block of
+/// a transpose whose innermost loop is that short, kiln-tile-and-vectorize)
+/// as the 16 x 16 transpose of the rows padded with zeros, which
+/// transposes with shuffles, and the columns that are the rows: an
+/// extract and an insert per element otherwise.
+struct PaddedTranspose : OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = transpose.getSourceVectorType();
+    Type element = type.getElementType();
+    if (type.getRank() != 2 || type.getDimSize(1) != 16 ||
+        (type.getDimSize(0) != 4 && type.getDimSize(0) != 8) ||
+        !element.isIntOrFloat() ||
+        !llvm::is_contained({8u, 16u, 32u}, element.getIntOrFloatBitWidth()))
+      return failure();
+    Location loc = transpose.getLoc();
+    auto square = VectorType::get({16, 16}, element);
+    Value zeros = arith::ConstantOp::create(rewriter, loc, square,
+                                            rewriter.getZeroAttr(square));
+    Value padded = vector::InsertStridedSliceOp::create(
+        rewriter, loc, transpose.getVector(), zeros, ArrayRef<int64_t>{0, 0},
+        ArrayRef<int64_t>{1, 1});
+    Value swapped = vector::TransposeOp::create(rewriter, loc, padded,
+                                                ArrayRef<int64_t>{1, 0});
+    rewriter.replaceOpWithNewOp<vector::ExtractStridedSliceOp>(
+        transpose, swapped, ArrayRef<int64_t>{0, 0},
+        ArrayRef<int64_t>{16, type.getDimSize(0)}, ArrayRef<int64_t>{1, 1});
+    return success();
+  }
+};
+
 struct KilnLowerVectorsPass
     : kiln::impl::KilnLowerVectorsBase<KilnLowerVectorsPass> {
   using KilnLowerVectorsBase::KilnLowerVectorsBase;
@@ -102,9 +134,9 @@ struct KilnLowerVectorsPass
         lowering, vector::VectorMultiReductionLowering::InnerParallel);
     vector::populateVectorBroadcastLoweringPatterns(lowering);
     // 16 x 16 blocks of 32-bit elements (a transpose's tiles) transpose
-    // with shuffles, those of narrower ones widened to 32 bits first; other
-    // shapes element by element.
-    lowering.add<WidenedTranspose>(context, /*benefit=*/3);
+    // with shuffles, those of narrower ones widened to 32 bits first, 4 or
+    // 8 rows of 16 padded to 16; other shapes element by element.
+    lowering.add<WidenedTranspose, PaddedTranspose>(context, /*benefit=*/3);
     vector::populateVectorTransposeLoweringPatterns(
         lowering, vector::VectorTransposeLowering::Shuffle16x16,
         /*benefit=*/2);

@@ -395,7 +395,10 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
 /// transposed in registers (kiln-lower-vectors: 16 x 16 shuffles of 32-bit
 /// words, narrower elements widened), instead of gathering an element per
 /// lane; rows and columns past the last whole block are split off and
-/// tiled as rows. Returns whether it did.
+/// tiled as rows. An innermost loop of 4 or 8 (a batch of 8 moved last:
+/// NHWC to CHWN, as a convolution's weight gradient reads its input) takes
+/// blocks of 16 x 4 or 16 x 8, padded to 16 x 16 in registers. Returns
+/// whether it did.
 bool tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
   constexpr int64_t kBlock = 16;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -419,11 +422,13 @@ bool tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
         llvm::is_contained({8u, 16u, 32u}, type.getElementTypeBitWidth()))
       across = dim.getPosition();
   }
-  if (!across || ranges[*across] < kBlock || ranges[innermost] < kBlock)
+  bool narrow = ranges[innermost] == 4 || ranges[innermost] == 8;
+  if (!across || ranges[*across] < kBlock ||
+      (ranges[innermost] < kBlock && !narrow))
     return false;
   // Rows or columns past the last whole block run on their own, as rows.
   for (unsigned loop : {*across, innermost})
-    if (ranges[loop] % kBlock != 0) {
+    if (ranges[loop] % kBlock != 0 && !(loop == innermost && narrow)) {
       auto [whole, rest] =
           split(rewriter, op, loop, ranges[loop] - ranges[loop] % kBlock);
       tileElementwise(rewriter, whole, kBlock);
@@ -431,7 +436,8 @@ bool tileTranspose(RewriterBase &rewriter, linalg::LinalgOp op) {
       return true;
     }
   SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes[*across] = sizes[innermost] = kBlock;
+  sizes[*across] = kBlock;
+  sizes[innermost] = std::min(kBlock, ranges[innermost]);
   if (Operation *tiled = tile(rewriter, op, sizes)) {
     vectorize(rewriter, tiled);
     return true;
@@ -790,11 +796,17 @@ unsigned outputSpatialDims(linalg::LinalgOp op) {
   return (op.getNumLoops() - 3) / 2;
 }
 
-/// The stride of a line window product's input expression `expr`
-/// along its output loop `output` and window loop `window` (of `loops`),
-/// where it is exactly stride * output + dilation * window; else 0.
-int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
-                   unsigned window) {
+/// The steps of a line window product's input expression along one
+/// spatial dimension: stride * output + dilation * window.
+struct LineSteps {
+  int64_t stride, dilation;
+};
+
+/// The steps of a line window product's input expression `expr` along its
+/// output loop `output` and window loop `window` (of `loops`), where it is
+/// exactly stride * output + dilation * window with a positive stride.
+std::optional<LineSteps> lineSteps(AffineExpr expr, unsigned loops,
+                                   unsigned output, unsigned window) {
   MLIRContext *context = expr.getContext();
   // The coefficient of loop `one`: expr at 1 there and 0 elsewhere.
   auto coefficient = [&](unsigned one) -> std::optional<int64_t> {
@@ -808,17 +820,18 @@ int64_t lineStride(AffineExpr expr, unsigned loops, unsigned output,
                          dilation = coefficient(window);
   // Affine expressions are uniqued: equal to the rebuilt one, expr reads
   // no other loop and no constant.
-  bool linear = stride && dilation && *stride >= 1 && *dilation >= 0 &&
-                expr == getAffineDimExpr(output, context) * *stride +
-                            getAffineDimExpr(window, context) * *dilation;
-  return linear ? *stride : 0;
+  if (!stride || !dilation || *stride < 1 || *dilation < 0 ||
+      expr != getAffineDimExpr(output, context) * *stride +
+                  getAffineDimExpr(window, context) * *dilation)
+    return std::nullopt;
+  return LineSteps{*stride, *dilation};
 }
 
 /// Whether `op` is a line window product (convert-kiln-to-linalg's
 /// window-products): a contraction over (batch, output spatial..., output,
 /// window..., feature) into [batch, output spatial..., outputs] of the
 /// input [batch, spatial..., features] read at stride * output + dilation
-/// * window (lineStride), and a kernel [window..., features, outputs].
+/// * window (lineSteps), and a kernel [window..., features, outputs].
 bool isLineWindowProduct(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   unsigned loops = op.getNumLoops();
@@ -847,7 +860,7 @@ bool isLineWindowProduct(linalg::LinalgOp op) {
       input.getResults().back() != dims.back())
     return false;
   for (unsigned d = 0; d < spatial; ++d)
-    if (!lineStride(input.getResult(1 + d), loops, 1 + d, spatial + 2 + d))
+    if (!lineSteps(input.getResult(1 + d), loops, 1 + d, spatial + 2 + d))
       return false;
   return linalg::detail::isContractionBody(
       *op.getBlock(), [](Operation *multiply, Operation *add) {
@@ -1179,8 +1192,9 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
   Value line = tile.getDpsInitOperand(0)->get();
   auto pixelsType = cast<RankedTensorType>(pixels.getType());
   auto lineType = cast<RankedTensorType>(line.getType());
-  int64_t stride = lineStride(tile.getIndexingMapsArray()[0].getResult(spatial),
-                              loops, spatial, 2 * spatial + 1);
+  int64_t stride = lineSteps(tile.getIndexingMapsArray()[0].getResult(spatial),
+                             loops, spatial, 2 * spatial + 1)
+                       ->stride;
   int64_t width = lineType.getDimSize(spatial);
   unsigned rank = pixelsType.getRank();
   MLIRContext *context = rewriter.getContext();
@@ -1206,6 +1220,61 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
   rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
       tile, matmul.getResult(0), line, getAsIndexOpFoldResult(context, zeros),
       getAsIndexOpFoldResult(context, lineType.getShape()),
+      getAsIndexOpFoldResult(context, ones));
+  return cast<linalg::LinalgOp>(matmul.getOperation());
+}
+
+/// Whether a line window product runs faster by output pixels
+/// (pixelTileAsMatmul) than by output lines: with more batch elements than
+/// an output line, shorter than two register tiles, has pixels, and the
+/// last window dimension read contiguously (dilation 1). JAX's weight
+/// gradients are such products: the input features are the batch, the
+/// kernel's taps the pixels, the images the window and their batch the
+/// features (a 3 x 3 layer's of 8 x 56 x 56 x 64: lines of 3 pixels
+/// summing 3136 window positions of 8 features).
+bool runsByPixels(linalg::LinalgOp op, const MatmulTiles &tiles) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned spatial = outputSpatialDims(op);
+  std::optional<LineSteps> steps =
+      lineSteps(op.getIndexingMapsArray()[0].getResult(spatial),
+                op.getNumLoops(), spatial, 2 * spatial + 1);
+  return steps && steps->dilation == 1 && ranges[0] > ranges[spatial] &&
+         ranges[spatial] < 2 * tiles.registerM;
+}
+
+/// One output pixel and window row (every window dimension but the last at
+/// one position) of a line window product as the matmul it is: the input's
+/// rows there, [batch, window width * features] (each contiguous in the
+/// input), times the kernel's [window width * features, outputs] there,
+/// into the pixel's [batch, outputs].
+linalg::LinalgOp pixelTileAsMatmul(RewriterBase &rewriter,
+                                   linalg::LinalgOp tile) {
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  Value pixels = tile.getDpsInputOperand(0)->get();
+  Value kernel = tile.getDpsInputOperand(1)->get();
+  Value out = tile.getDpsInitOperand(0)->get();
+  unsigned rank = cast<RankedTensorType>(pixels.getType()).getRank();
+  unsigned kernelRank = cast<RankedTensorType>(kernel.getType()).getRank();
+  auto outType = cast<RankedTensorType>(out.getType());
+  // [batch, width, features] and [width, features, outputs], with the
+  // width and features as one dimension.
+  auto merged = [&](Value value, ArrayRef<unsigned> dims,
+                    ArrayRef<ReassociationIndices> groups) -> Value {
+    return tensor::CollapseShapeOp::create(
+        rewriter, loc, kiln::keepingDims(rewriter, loc, value, dims), groups);
+  };
+  Value rows = merged(pixels, {0, rank - 2, rank - 1}, {{0}, {1, 2}});
+  Value taps = merged(kernel, {kernelRank - 3, kernelRank - 2, kernelRank - 1},
+                      {{0, 1}, {2}});
+  auto matmul = linalg::MatmulOp::create(
+      rewriter, loc, ValueRange{rows, taps},
+      ValueRange{kiln::asMatrix(rewriter, loc, out, 0, rank - 1)});
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+      tile, matmul.getResult(0), out, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, outType.getShape()),
       getAsIndexOpFoldResult(context, ones));
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
@@ -1252,7 +1321,9 @@ void tileLineInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 /// matmul of its pixels with the kernel there (lineTileAsMatmul), tiled
 /// like any matmul; of fewer than kiln::kWindowProductMinFeatures
 /// features, in register tiles that sum the whole window
-/// (tileLineInRegisters). Threads share the batch (or, of one image, its
+/// (tileLineInRegisters); where runsByPixels, by output pixels, each
+/// summing the matmuls of the whole batch's window rows
+/// (pixelTileAsMatmul). Threads share the batch (or, of one image, its
 /// first output dimension) when the product is estimated at `minNs` or
 /// more. The zeros it accumulates in are computed by each chunk or line,
 /// in rows of `width`, just before it accumulates there.
@@ -1263,18 +1334,40 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   unsigned loops = op.getNumLoops(), spatial = outputSpatialDims(op);
   double ns = estimatedNs(op);
   unsigned shared = ranges[0] == 1 && spatial > 1 ? 1 : 0;
-  if (minNs > 0 && ns >= minNs && ranges[shared] >= 2) {
-    // The fewest chunks, at least the target, that divide the loop.
-    int64_t chunks = std::min(chunkTarget(ns, minNs), ranges[shared]);
+  bool byPixels = runsByPixels(op, tiles);
+  // By pixels, the batch is each matmul's rows: chunks keep at least two
+  // register tiles of them.
+  int64_t mostChunks =
+      byPixels ? ranges[0] / (2 * tiles.registerM) : ranges[shared];
+  if (minNs > 0 && ns >= minNs && mostChunks >= 2) {
+    // The fewest chunks, at least the target, that divide the loop (by
+    // pixels, the most up to the target).
+    int64_t chunks = std::min(chunkTarget(ns, minNs), mostChunks);
     while (ranges[shared] % chunks != 0)
-      ++chunks;
+      chunks += byPixels ? -1 : 1;
     SmallVector<int64_t> sizes(loops, 0);
     sizes[shared] = ranges[shared] / chunks;
-    Operation *chunk = tile(rewriter, op, sizes, /*order=*/{},
-                            scf::SCFTilingOptions::LoopType::ForallOp, width);
+    Operation *chunk =
+        chunks < 2 ? op.getOperation()
+                   : tile(rewriter, op, sizes, /*order=*/{},
+                          scf::SCFTilingOptions::LoopType::ForallOp, width);
     if (!chunk)
       return;
     op = cast<linalg::LinalgOp>(chunk);
+  }
+  if (byPixels) {
+    // Each output pixel, window row by window row.
+    SmallVector<int64_t> rows(loops, 0);
+    for (unsigned d = 1; d + 2 < loops; ++d)
+      rows[d] = d != spatial + 1;
+    auto row = dyn_cast_or_null<linalg::LinalgOp>(
+        tile(rewriter, op, rows, /*order=*/{},
+             scf::SCFTilingOptions::LoopType::ForOp, width));
+    if (!row)
+      return;
+    linalg::LinalgOp matmul = pixelTileAsMatmul(rewriter, row);
+    tileMatmul(rewriter, matmul, registerTilesOf(matmul, tiles));
+    return;
   }
   SmallVector<int64_t> lines(loops, 0);
   for (unsigned d = 0; d < spatial; ++d)

@@ -183,14 +183,15 @@ bool isMultipleOf(OpFoldResult offset, int64_t width) {
 }
 } // namespace
 
-Value kiln::asMatrix(OpBuilder &b, Location loc, Value value, unsigned rows,
-                     unsigned columns) {
+Value kiln::keepingDims(OpBuilder &b, Location loc, Value value,
+                        ArrayRef<unsigned> dims) {
   auto type = cast<RankedTensorType>(value.getType());
   MLIRContext *context = b.getContext();
-  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1), kept;
+  for (unsigned d : dims)
+    kept.push_back(type.getDimSize(d));
   return tensor::ExtractSliceOp::create(
-      b, loc, type.clone({type.getDimSize(rows), type.getDimSize(columns)}),
-      value, getAsIndexOpFoldResult(context, zeros),
+      b, loc, type.clone(kept), value, getAsIndexOpFoldResult(context, zeros),
       getAsIndexOpFoldResult(context, type.getShape()),
       getAsIndexOpFoldResult(context, ones));
 }

@@ -199,10 +199,17 @@ inline int64_t storageBytes(mlir::ShapedType type) {
 /// kiln-tile-and-vectorize computes no larger part of an input per chunk.
 constexpr int64_t kThreadBufferBytes = 1 << 20;
 
-/// The statically shaped `value` as a matrix: a rank-reducing slice of all
-/// of it keeping dimensions `rows` and `columns` (the others are 1).
-mlir::Value asMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
-                     unsigned rows, unsigned columns);
+/// The statically shaped `value` as a tensor of its dimensions `dims`
+/// (ascending): a rank-reducing slice of all of it (the others are 1).
+mlir::Value keepingDims(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value value, llvm::ArrayRef<unsigned> dims);
+
+/// `value` as a matrix: keepingDims of `rows` and `columns`.
+inline mlir::Value asMatrix(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value value, unsigned rows,
+                            unsigned columns) {
+  return keepingDims(b, loc, value, {rows, columns});
+}
 
 /// Replaces `tile`, a register tile of an f32 panel product (one panel,
 /// unit batch), by a linalg.matmul of its rows of A by the panel's rows;

@@ -64,6 +64,17 @@ func.func @f(%a: tensor<6xf32>) -> tensor<6x4xf32> {
 single("transpose", f"  %r = kiln.transpose %a0, permutation = [2, 0, 1] : "
        f"({tx}) -> tensor<4x2x3xf32>", [x], x.transpose(2, 0, 1),
        "tensor<4x2x3xf32>")
+# A batch of 8 or 4 moved last (NHWC to CHWN) transposes in blocks of 16
+# x 8 or 16 x 4 padded to 16 x 16 in registers; features past the last
+# whole block (40 = 32 + 8) as rows; 8- and 16-bit elements widened.
+for shape, dtype in [((8, 3, 5, 40), np.float32), ((4, 2, 3, 16), np.float32),
+                     ((8, 2, 2, 48), np.int8), ((4, 3, 2, 32), np.float16)]:
+    a = (np.arange(np.prod(shape)) % 251).astype(dtype).reshape(shape)
+    moved = a.transpose(3, 1, 2, 0)
+    single(f"transpose {shape} {dtype.__name__}, batch last",
+           f"  %r = kiln.transpose %a0, permutation = [3, 1, 2, 0] : "
+           f"({ttype(shape, dtype)}) -> {ttype(moved.shape, dtype)}", [a],
+           moved, ttype(moved.shape, dtype))
 single("slice", f"  %r = kiln.slice %a0 [0:2, 1:3, 0:4:3] : ({tx}) -> "
        "tensor<2x2x2xf32>", [x], x[0:2, 1:3, 0:4:3], "tensor<2x2x2xf32>")
 

@@ -227,6 +227,48 @@ conv_case("conv 3x3 of RGB into 64, images shared by threads",
           (4, 48, 48, 3), (3, 3, 3, 64), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv 7x7 stride 2 of RGB into 32 (a stem), one image on threads",
           (1, 96, 90, 3), (7, 7, 3, 32), NHWC, [2, 2], [(3, 3), (3, 2)])
+# A dilated input (a transposed convolution; JAX's input gradient of a
+# strided one) runs as one convolution per phase of the output, each with
+# the window positions that meet input elements: output counts that the
+# dilation does not divide, phases no position meets (a 1x1 window, as a
+# strided 1x1 layer's input gradient), dilations of 3 and mixed, negative
+# padding, feature groups, one spatial dimension, many features.
+conv_case("input gradient of a 3x3 stride 2 conv of 16 features",
+          (2, 5, 5, 16), (3, 3, 16, 8), NHWC, [1, 1], [(1, 2), (1, 2)],
+          lhs_dil=[2, 2])
+conv_case("input gradient of a 1x1 stride 2 conv (empty phases)",
+          (2, 4, 4, 32), (1, 1, 32, 16), NHWC, [1, 1], [(0, 1), (0, 1)],
+          lhs_dil=[2, 2])
+conv_case("transposed conv, dilations 3 and 2, odd and negative padding",
+          (1, 4, 5, 6), (4, 3, 6, 5), NHWC, [1, 1], [(2, 3), (-1, 1)],
+          lhs_dil=[3, 2])
+conv_case("transposed depthwise conv (groups = features)", (2, 4, 4, 8),
+          (3, 3, 1, 8), NHWC, [1, 1], [(2, 2), (1, 1)], lhs_dil=[2, 2],
+          groups=8)
+conv_case("transposed conv 1-D, NCW / OIW, dilation 4", (2, 3, 6),
+          (4, 3, 5), ("bf0", "oi0", "bf0"), [1], [(3, 0)], lhs_dil=[4])
+conv_case("transposed conv f64 of 16 features", (1, 6, 5, 16),
+          (3, 3, 16, 4), NHWC, [1, 1], [(2, 2), (1, 2)], lhs_dil=[2, 2],
+          dtype=np.float64)
+# Kernel gradients as JAX's transpose rule writes them: the input's
+# features are the batch, its images' batch the features, the output
+# gradient the kernel ("i01o") and the kernel's taps the output pixels.
+# With more batch than output pixels in a line, they run by output pixels
+# (the batch a matmul's rows, a window row of pixels and features its
+# steps; threads share the batch in chunks of 16 rows or more); dilated
+# windows (a strided convolution's gradient) stay by lines.
+DW = ("f01b", "i01o", "01bf")
+conv_case("kernel gradient of a 3x3 SAME conv (by output pixels)",
+          (4, 12, 12, 32), (4, 12, 12, 16), DW, [1, 1], [(1, 1), (1, 1)])
+conv_case("kernel gradient of a 1x1 conv, 64 features on threads",
+          (4, 32, 32, 64), (4, 32, 32, 32), DW, [1, 1], [(0, 0), (0, 0)])
+conv_case("kernel gradient of a 5x3 VALID conv, 20 features into 24",
+          (16, 9, 11, 20), (16, 5, 9, 24), DW, [1, 1], [(0, 0), (0, 0)])
+conv_case("kernel gradient of a 3x3 stride 2 conv (dilated window)",
+          (2, 9, 9, 32), (2, 5, 5, 16), DW, [1, 1], [(1, 1), (1, 1)],
+          rhs_dil=[2, 2])
+conv_case("kernel gradient f64 (by output pixels)", (2, 8, 8, 24),
+          (2, 8, 8, 16), DW, [1, 1], [(1, 1), (1, 1)], dtype=np.float64)
 # Batch groups: the kernel gradient of a depthwise convolution, as JAX's
 # transpose rule writes it (features as the batch, 4 groups).
 conv_case("conv with batch groups (depthwise kernel gradient)", (3, 6, 6, 4),

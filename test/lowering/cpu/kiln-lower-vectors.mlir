@@ -193,6 +193,24 @@ func.func @narrow_transpose_blocks(%b: vector<16x16xi8>, %h: vector<16x16xbf16>)
 
 // -----
 
+// 8 (or 4) rows of 16 transpose as the 16 x 16 block they pad with zeros,
+// with the same shuffles, and the 16 rows of 8 taken from its columns (an
+// extract and an insert per element before); bytes widened as above.
+// CHECK-LABEL: func.func @padded_transpose_blocks
+// CHECK: vector.extract %arg0[7] : vector<16xf32> from vector<8x16xf32>
+// CHECK: vector.shuffle
+// CHECK-NOT: vector.extract %{{.*}}[{{[0-9]+}}, {{[0-9]+}}] : f32
+// CHECK: arith.extui %{{.*}} : vector<16x16xi8> to vector<16x16xi32>
+// CHECK-NOT: vector.extract %{{.*}}[{{[0-9]+}}, {{[0-9]+}}] : i8
+// CHECK: return
+func.func @padded_transpose_blocks(%v: vector<8x16xf32>, %b: vector<4x16xi8>) -> (vector<16x8xf32>, vector<16x4xi8>) {
+  %t = vector.transpose %v, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+  %tb = vector.transpose %b, [1, 0] : vector<4x16xi8> to vector<16x4xi8>
+  return %t, %tb : vector<16x8xf32>, vector<16x4xi8>
+}
+
+// -----
+
 // A 1-D write that may run past its buffer (a vector<2> into a 1 x 1 slice,
 // as canonicalization folded it) becomes a masked store of the lanes that
 // fit (it was left unlowered; scripts/fuzz.py, seed 8035439).

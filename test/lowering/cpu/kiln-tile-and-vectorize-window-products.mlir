@@ -76,3 +76,41 @@ func.func @few_features(%x: tensor<2x4x22x3xf32>, %k: tensor<2x3x3x48xf32>) -> t
   } -> tensor<2x3x20x48xf32>
   return %y : tensor<2x3x20x48xf32>
 }
+
+// -----
+
+// A kernel gradient as JAX writes it (the input's 64 features as the
+// batch, an 8 x 8 output gradient as the window, the kernel's 3 x 3 taps
+// as the output pixels): more batch than pixels in a line, so by output
+// pixels, each summing window row by window row the matmul of the whole
+// batch's input rows [64, 8 pixels x 8 features] with the window row's
+// [64, 32] kernel into the pixel's [64, 32]. With threads, the batch is
+// shared in chunks of at least two register tiles of rows.
+#pixels = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>
+#taps = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @kernel_gradient
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c1
+// CHECK: tensor.extract_slice %{{.*}} [64, 1, 8, 8] [1, 1, 1, 1] : tensor<64x1x8x8xf32> to tensor<64x8x8xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<64x8x8xf32> into tensor<64x64xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<8x8x32xf32> into tensor<64x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-NOT: linalg.generic
+// THREADS-LABEL: func.func @kernel_gradient
+// THREADS: scf.forall (%{{.*}}) = (0) to (64) step (16)
+// THREADS: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<16x8x8xf32> into tensor<16x64xf32>
+func.func @kernel_gradient(%x: tensor<64x10x10x8xf32>, %g: tensor<8x8x8x32xf32>) -> tensor<64x3x3x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x3x3x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x3x3x32xf32>) -> tensor<64x3x3x32xf32>
+  %y = linalg.generic {indexing_maps = [#pixels, #taps, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %g : tensor<64x10x10x8xf32>, tensor<8x8x8x32xf32>) outs(%init : tensor<64x3x3x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64x3x3x32xf32>
+  return %y : tensor<64x3x3x32xf32>
+}

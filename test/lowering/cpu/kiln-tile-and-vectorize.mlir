@@ -288,6 +288,22 @@ func.func @byte_transpose_blocks(%x: tensor<48x32xi8>) -> tensor<32x48xi8> {
 
 // -----
 
+// A batch of 8 moved last (NHWC to CHWN, as a kernel gradient reads its
+// input) transposes in blocks of 16 features x 8, each read as a
+// transposed vector<16x8>; the features past the last whole block (40 =
+// 32 + 8) run as rows.
+// CHECK-LABEL: func.func @batch_last_blocks
+// CHECK: scf.for {{.*}} to %c32 step %c16
+// CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : tensor<8x1x1x16xf32>, vector<16x1x1x8xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 32] [8, 3, 5, 8] [1, 1, 1, 1]
+func.func @batch_last_blocks(%x: tensor<8x3x5x40xf32>) -> tensor<40x3x5x8xf32> {
+  %e = tensor.empty() : tensor<40x3x5x8xf32>
+  %t = linalg.transpose ins(%x : tensor<8x3x5x40xf32>) outs(%e : tensor<40x3x5x8xf32>) permutation = [3, 1, 2, 0]
+  return %t : tensor<40x3x5x8xf32>
+}
+
+// -----
+
 // Ten columns with 64 rows: B's and C's columns are padded with zeros to 16
 // and computed as one tile of 8 x 16, and the 10 columns sliced back (with
 // fewer than 32 rows they would split into widths 8 and 2 instead).
