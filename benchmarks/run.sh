@@ -4,7 +4,7 @@
 # plotted to build/matmul_spread.png), of dense layers with epilogues (against
 # PyTorch and numpy), of dot_general layouts (against numpy), of
 # normalizations (against PyTorch), of imported convolutions and poolings
-# (against PyTorch), of attention shapes (against PyTorch), of everyday
+# and of JAX's convolution gradients (against PyTorch), of attention shapes (against PyTorch), of everyday
 # gathers, reductions and data movement (against PyTorch), of int8 matmuls
 # (against oneDNN and PyTorch), of imported sorts (against numpy and
 # PyTorch) and of thread counts (against PyTorch),
@@ -30,6 +30,7 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 /usr/bin/python3 "$root/benchmarks/dot_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/norm_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/conv_spread.py" "$root/build/bin/kiln-run"
+/usr/bin/python3 "$root/benchmarks/conv_grad_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/attention_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/op_spread.py" "$root/build/bin/kiln-run"
 /usr/bin/python3 "$root/benchmarks/int8_spread.py" "$root/build/bin/kiln-run"

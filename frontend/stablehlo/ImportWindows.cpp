@@ -8,7 +8,8 @@
 // interior padding), and each position of the window is one strided
 // kiln.slice of it, a "tap". A windowed reduction combines its taps
 // elementwise; a convolution stacks them (im2col) and contracts them with
-// the kernel in one kiln.dot_general, grouped by feature_group_count.
+// the kernel in one kiln.dot_general, grouped by feature_group_count (one
+// per phase of its output where it dilates its input, byPhases).
 // Everything stays differentiable and batchable by kiln's own rules.
 //
 //===----------------------------------------------------------------------===//
@@ -484,13 +485,14 @@ Value toResultLayout(OpBuilder &b, Location loc, Value result,
 /// A depthwise convolution (one input feature per group, `multiplier`
 /// outputs each): the sum over the window of each tap times its kernel
 /// row, elementwise (a contraction of 1 feature per group would be a
-/// product of tiny matrices), then the result's layout. The features stay
+/// product of tiny matrices), in [batch, output spatial..., outputs]
+/// order. The features stay
 /// the innermost dimension, which the loops vectorize along: the sum is
 /// [batch, output spatial..., features] for one output per feature (the
 /// common case), else [batch, output spatial..., multiplier, features],
 /// transposed to put each feature's outputs together at the end.
-Value depthwise(OpBuilder &b, Location loc, const ConvLayouts &l,
-                ArrayRef<Value> taps, Value kernel) {
+Value depthwise(OpBuilder &b, Location loc, ArrayRef<Value> taps,
+                Value kernel) {
   auto tapType = cast<RankedTensorType>(taps.front().getType());
   int64_t rank = tapType.getRank();
   int64_t features = tapType.getShape().back();
@@ -543,7 +545,7 @@ Value depthwise(OpBuilder &b, Location loc, const ConvLayouts &l,
     flat.back() = features * multiplier;
     sum = reshape(b, loc, transpose(b, loc, sum, perm), flat);
   }
-  return toResultLayout(b, loc, sum, l);
+  return sum;
 }
 
 /// Input features fewer than this would copy into [..., window, feature]
@@ -620,10 +622,226 @@ Value featureMajor(OpBuilder &b, Location loc, Value x, Value kernel,
   return transpose(b, loc, product, outputLast);
 }
 
-/// The input in [batch, spatial..., feature] order goes through the window
-/// into taps of [batch, output spatial..., feature], stacked into patches
-/// [batch, output spatial..., window, feature]; the kernel in [window,
-/// input feature, output feature] order contracts them, per group.
+/// A convolution's groups: of its features or of its batch (not both).
+struct ConvGroups {
+  int64_t features, batch;
+};
+
+/// The convolution of `x` [batch, spatial..., feature] with the kernel `k`
+/// [spatial..., input feature, output feature] through the window `w`, in
+/// [batch, output spatial..., output feature] order: the taps of [batch,
+/// output spatial..., feature] are stacked into patches [batch, output
+/// spatial..., window, feature], which the kernel in [window, input
+/// feature, output feature] order contracts, per group (depthwise and of
+/// few features, see above).
+Value convolve(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
+               ConvGroups groups, kiln::PrecisionAttr precision) {
+  auto inputType = cast<RankedTensorType>(x.getType());
+  auto kernelType = cast<RankedTensorType>(k.getType());
+  int64_t spatial = inputType.getRank() - 2;
+  SmallVector<int64_t> counts = *windowCounts(w, inputType.getShape());
+  Value zero = kiln::ConstantOp::create(
+      b, loc,
+      cast<ElementsAttr>(b.getZeroAttr(inputType.clone(ArrayRef<int64_t>{}))));
+  ArrayRef<int64_t> kernelShape = kernelType.getShape();
+  int64_t perGroupIn = kernelShape[spatial];
+  int64_t outputs = kernelShape[spatial + 1];
+  if (groups.features > 1 && perGroupIn == 1)
+    return depthwise(b, loc, windowTaps(b, loc, x, zero, w, counts), k);
+  if (groups.features == 1 && groups.batch == 1 &&
+      (perGroupIn < kFewFeatures ||
+       (perGroupIn < kNarrowFeatures && outputs < kFewOutputs)) &&
+      !readsInputInPlace(w, perGroupIn, outputs))
+    return featureMajor(b, loc, x, k, w, zero, precision);
+  // Patches [batch, output spatial..., window, feature].
+  SmallVector<int64_t> tapShape(counts);
+  tapShape.insert(tapShape.end() - 1, 1);
+  SmallVector<Value> taps;
+  for (Value tap : windowTaps(b, loc, x, zero, w, counts))
+    taps.push_back(reshape(b, loc, tap, tapShape));
+  int64_t window = int64_t(taps.size());
+  SmallVector<int64_t> patchShape(tapShape);
+  patchShape[spatial + 1] = window;
+  Value patches = taps.size() == 1
+                      ? taps.front()
+                      : Value(kiln::ConcatenateOp::create(
+                            b, loc, inputType.clone(patchShape), taps,
+                            b.getI64IntegerAttr(spatial + 1)));
+  bool byBatch = groups.batch > 1;
+  int64_t count = byBatch ? groups.batch : groups.features;
+  SmallVector<int64_t> resultShape(counts);
+  resultShape.back() = outputs;
+  if (byBatch)
+    resultShape.front() /= count;
+  auto contract = [&](Value lhs, Value rhs, ArrayRef<int64_t> lhsBatch,
+                      ArrayRef<int64_t> rhsBatch, ArrayRef<int64_t> lhsContract,
+                      ArrayRef<int64_t> rhsContract,
+                      ArrayRef<int64_t> shape) -> Value {
+    return kiln::DotGeneralOp::create(b, loc, inputType.clone(shape), lhs, rhs,
+                                      lhsBatch, rhsBatch, lhsContract,
+                                      rhsContract, precision);
+  };
+  if (count == 1)
+    return contract(patches, reshape(b, loc, k, {window, perGroupIn, outputs}),
+                    {}, {}, {spatial + 1, spatial + 2}, {0, 1}, resultShape);
+  // Feature groups split the features into [groups, per group], batch
+  // groups the batch (the kernel gradient of a grouped convolution); the
+  // kernel's outputs split the same way, and the groups are a batch
+  // dimension of the product, [groups, batch, output spatial..., per
+  // group], moved next to the per group outputs.
+  SmallVector<int64_t> groupedPatches(patchShape);
+  int64_t groupDim;
+  SmallVector<int64_t> contracted;
+  if (byBatch) {
+    groupedPatches.front() /= count;
+    groupedPatches.insert(groupedPatches.begin(), count);
+    groupDim = 0;
+    contracted = {spatial + 2, spatial + 3};
+  } else {
+    groupedPatches.back() = perGroupIn;
+    groupedPatches.insert(groupedPatches.end() - 1, count);
+    groupDim = spatial + 2;
+    contracted = {spatial + 1, spatial + 3};
+  }
+  patches = reshape(b, loc, patches, groupedPatches);
+  k = reshape(b, loc, k, {window, perGroupIn, count, outputs / count});
+  SmallVector<int64_t> productShape = {count};
+  productShape.append(resultShape.begin(), resultShape.end() - 1);
+  productShape.push_back(outputs / count);
+  Value product =
+      contract(patches, k, {groupDim}, {2}, contracted, {0, 1}, productShape);
+  SmallVector<int64_t> groupsLast;
+  for (int64_t d = 1; d <= spatial + 1; ++d)
+    groupsLast.push_back(d);
+  groupsLast.push_back(0);
+  groupsLast.push_back(spatial + 2);
+  return reshape(b, loc, transpose(b, loc, product, groupsLast), resultShape);
+}
+
+/// Whether `w` dilates its input (a transposed convolution; JAX's input
+/// gradient of a strided one) at unit strides and window dilations, which
+/// byPhases decomposes.
+bool dilatesInputOnly(const Window &w) {
+  return llvm::any_of(w.interior, [](int64_t i) { return i > 0; }) &&
+         llvm::all_of(w.strides, [](int64_t s) { return s == 1; }) &&
+         llvm::all_of(w.dilations, [](int64_t d) { return d == 1; });
+}
+
+/// A convolution (as convolve) whose input `w` dilates by s (dilatesInputOnly)
+/// as the convolutions of the undilated input that its output's phases
+/// are: along each spatial dimension, the outputs y = s q + r of one phase
+/// r read only the window positions j = (low - r) mod s, that + s, ...,
+/// which meet consecutive input elements, so each phase is an ordinary
+/// convolution with those positions of the kernel (a strided slice), and
+/// the phases are interleaved. The dilated input's zeros, all but one in
+/// s^n of its elements, are never multiplied (a 3 x 3 stride 2 layer's
+/// input gradient computed 4 times its products).
+Value byPhases(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
+               ConvGroups groups, kiln::PrecisionAttr precision) {
+  auto inputType = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> input = inputType.getShape();
+  int64_t rank = inputType.getRank(), spatial = rank - 2;
+  ArrayRef<int64_t> kernelShape =
+      cast<RankedTensorType>(k.getType()).getShape();
+  int64_t outputs = kernelShape.back();
+  SmallVector<int64_t> counts = *windowCounts(w, input);
+  counts.front() /= groups.batch;
+  // Each phase's outputs, padded to as many as the first phase's
+  // (ceil(count / s)), in [batch, q1, 1, q2, 1, ..., output] order.
+  SmallVector<int64_t> most = {counts.front()}, interleaved = most;
+  for (int64_t d = 1; d <= spatial; ++d) {
+    int64_t s = w.interior[d] + 1;
+    most.push_back((counts[d] + s - 1) / s);
+    interleaved.append({most.back(), 1});
+  }
+  most.push_back(outputs);
+  interleaved.push_back(outputs);
+  SmallVector<Value> phases;
+  SmallVector<int64_t> phase(rank, 0);
+  do {
+    Window sub{SmallVector<int64_t>(rank, 1), SmallVector<int64_t>(rank, 1),
+               SmallVector<int64_t>(rank, 1), SmallVector<int64_t>(rank, 0),
+               SmallVector<int64_t>(rank, 0), SmallVector<int64_t>(rank, 0)};
+    SmallVector<int64_t> start(kernelShape.size(), 0), limit(kernelShape),
+        steps(kernelShape.size(), 1), shape = most;
+    bool empty = false;
+    for (int64_t d = 1; d <= spatial; ++d) {
+      int64_t s = w.interior[d] + 1, r = phase[d];
+      int64_t first = ((w.low[d] - r) % s + s) % s;
+      int64_t taps = first < w.sizes[d] ? (w.sizes[d] - first + s - 1) / s : 0;
+      int64_t outs = r < counts[d] ? (counts[d] - r + s - 1) / s : 0;
+      // The first position meets input element offset + q.
+      int64_t offset = (r + first - w.low[d]) / s;
+      empty |= taps == 0 || outs == 0;
+      sub.sizes[d] = taps;
+      sub.low[d] = -offset;
+      sub.high[d] = outs + offset + taps - 1 - input[d];
+      start[d - 1] = first;
+      limit[d - 1] = first + (taps - 1) * s + 1;
+      steps[d - 1] = s;
+      shape[d] = outs;
+    }
+    Value result;
+    if (empty) {
+      result = kiln::ConstantOp::create(
+          b, loc, cast<ElementsAttr>(b.getZeroAttr(inputType.clone(most))));
+    } else {
+      Value taps = kiln::SliceOp::create(
+          b, loc, k, b.getDenseI64ArrayAttr(start),
+          b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(steps));
+      result = convolve(b, loc, x, taps, sub, groups, precision);
+      SmallVector<int64_t> zeros(rank, 0), high(rank, 0);
+      for (int64_t d = 1; d <= spatial; ++d)
+        high[d] = most[d] - shape[d];
+      if (high != zeros)
+        result = kiln::PadOp::create(
+            b, loc, result,
+            kiln::ConstantOp::create(
+                b, loc,
+                cast<ElementsAttr>(
+                    b.getZeroAttr(inputType.clone(ArrayRef<int64_t>{})))),
+            b.getDenseI64ArrayAttr(zeros), b.getDenseI64ArrayAttr(high),
+            b.getDenseI64ArrayAttr(zeros));
+    }
+    phases.push_back(reshape(b, loc, result, interleaved));
+    // The next phase, the last dimension's fastest.
+    int64_t d = spatial;
+    while (d >= 1 && ++phase[d] == w.interior[d] + 1)
+      phase[d--] = 0;
+    if (d < 1)
+      break;
+  } while (true);
+  // Interleave: the phases of the last dimension side by side, then those
+  // of the one before, ...
+  for (int64_t d = spatial; d >= 1; --d) {
+    int64_t s = w.interior[d] + 1;
+    interleaved[2 * d] = s;
+    SmallVector<Value> joined;
+    for (size_t i = 0; i < phases.size(); i += s)
+      joined.push_back(kiln::ConcatenateOp::create(
+          b, loc, inputType.clone(interleaved),
+          ArrayRef<Value>(phases).slice(i, s), b.getI64IntegerAttr(2 * d)));
+    phases = joined;
+  }
+  SmallVector<int64_t> whole = {counts.front()};
+  for (int64_t d = 1; d <= spatial; ++d)
+    whole.push_back(most[d] * (w.interior[d] + 1));
+  whole.push_back(outputs);
+  Value result = reshape(b, loc, phases.front(), whole);
+  SmallVector<int64_t> limit(counts);
+  limit.back() = outputs;
+  if (limit == whole)
+    return result;
+  return kiln::SliceOp::create(
+      b, loc, result, b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 0)),
+      b.getDenseI64ArrayAttr(limit),
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)));
+}
+
+/// A convolution in kiln's ops: its operands in [batch, spatial...,
+/// feature] and [spatial..., input feature, output feature] order
+/// (transposes), the kernel reversed where the window is, then convolve
+/// (byPhases where the input is dilated), and the result's layout.
 struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -647,110 +865,13 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
         k = kiln::ReverseOp::create(rewriter, loc, k,
                                     rewriter.getDenseI64ArrayAttr(reversed));
     }
-    auto inputType = cast<RankedTensorType>(x.getType());
-    SmallVector<int64_t> counts = *windowCounts(w, inputType.getShape());
-    Value zero = kiln::ConstantOp::create(
-        rewriter, loc,
-        cast<ElementsAttr>(
-            rewriter.getZeroAttr(inputType.clone(ArrayRef<int64_t>{}))));
-    ArrayRef<int64_t> kernelDims = kernelType.getShape();
-    if (op.getFeatureGroupCount() > 1 && kernelDims[spatial] == 1) {
-      rewriter.replaceOp(op, depthwise(rewriter, loc, l,
-                                       windowTaps(rewriter, loc, x, zero, w,
-                                                  counts),
-                                       k));
-      return success();
-    }
+    ConvGroups groups{int64_t(op.getFeatureGroupCount()),
+                      int64_t(op.getBatchGroupCount())};
     kiln::PrecisionAttr precision =
         precisionOf(getContext(), op.getPrecisionConfig(), 0);
-    int64_t inputFeatures = kernelDims[spatial];
-    if (op.getFeatureGroupCount() == 1 && op.getBatchGroupCount() == 1 &&
-        (inputFeatures < kFewFeatures ||
-         (inputFeatures < kNarrowFeatures &&
-          kernelDims[spatial + 1] < kFewOutputs)) &&
-        !readsInputInPlace(w, inputFeatures, kernelDims[spatial + 1])) {
-      rewriter.replaceOp(
-          op, toResultLayout(rewriter, loc,
-                             featureMajor(rewriter, loc, x, k, w, zero,
-                                          precision),
-                             l));
-      return success();
-    }
-    // Patches [batch, output spatial..., window, feature].
-    SmallVector<int64_t> tapShape(counts);
-    tapShape.insert(tapShape.end() - 1, 1);
-    SmallVector<Value> taps;
-    for (Value tap : windowTaps(rewriter, loc, x, zero, w, counts))
-      taps.push_back(reshape(rewriter, loc, tap, tapShape));
-    int64_t window = int64_t(taps.size());
-    SmallVector<int64_t> patchShape(tapShape);
-    patchShape[spatial + 1] = window;
-    Value patches =
-        taps.size() == 1
-            ? taps.front()
-            : Value(kiln::ConcatenateOp::create(
-                  rewriter, loc, inputType.clone(patchShape), taps,
-                  rewriter.getI64IntegerAttr(spatial + 1)));
-    ArrayRef<int64_t> kernelShape = kernelType.getShape();
-    bool byBatch = op.getBatchGroupCount() > 1;
-    int64_t groups = byBatch ? op.getBatchGroupCount() : op.getFeatureGroupCount();
-    int64_t perGroupIn = kernelShape[spatial];
-    int64_t outputs = kernelShape[spatial + 1];
-    SmallVector<int64_t> resultShape(counts);
-    resultShape.back() = outputs;
-    if (byBatch)
-      resultShape.front() /= groups;
-    auto contract = [&](Value lhs, Value rhs, ArrayRef<int64_t> lhsBatch,
-                        ArrayRef<int64_t> rhsBatch,
-                        ArrayRef<int64_t> lhsContract,
-                        ArrayRef<int64_t> rhsContract,
-                        ArrayRef<int64_t> shape) -> Value {
-      return kiln::DotGeneralOp::create(rewriter, loc, inputType.clone(shape),
-                                        lhs, rhs, lhsBatch, rhsBatch,
-                                        lhsContract, rhsContract, precision);
-    };
-    Value result;
-    if (groups == 1) {
-      k = reshape(rewriter, loc, k, {window, perGroupIn, outputs});
-      result = contract(patches, k, {}, {}, {spatial + 1, spatial + 2},
-                        {0, 1}, resultShape);
-    } else {
-      // Feature groups split the features into [groups, per group], batch
-      // groups the batch (the kernel gradient of a grouped convolution);
-      // the kernel's outputs split the same way, and the groups are a
-      // batch dimension of the product, [groups, batch, output spatial...,
-      // per group], moved next to the per group outputs.
-      SmallVector<int64_t> groupedPatches(patchShape);
-      int64_t groupDim;
-      SmallVector<int64_t> contracted;
-      if (byBatch) {
-        groupedPatches.front() /= groups;
-        groupedPatches.insert(groupedPatches.begin(), groups);
-        groupDim = 0;
-        contracted = {spatial + 2, spatial + 3};
-      } else {
-        groupedPatches.back() = perGroupIn;
-        groupedPatches.insert(groupedPatches.end() - 1, groups);
-        groupDim = spatial + 2;
-        contracted = {spatial + 1, spatial + 3};
-      }
-      patches = reshape(rewriter, loc, patches, groupedPatches);
-      k = reshape(rewriter, loc, k,
-                  {window, perGroupIn, groups, outputs / groups});
-      SmallVector<int64_t> productShape = {groups};
-      productShape.append(resultShape.begin(), resultShape.end() - 1);
-      productShape.push_back(outputs / groups);
-      Value product = contract(patches, k, {groupDim}, {2}, contracted,
-                               {0, 1}, productShape);
-      SmallVector<int64_t> groupsLast;
-      for (int64_t d = 1; d <= spatial + 1; ++d)
-        groupsLast.push_back(d);
-      groupsLast.push_back(0);
-      groupsLast.push_back(spatial + 2);
-      result = reshape(rewriter, loc,
-                       transpose(rewriter, loc, product, groupsLast),
-                       resultShape);
-    }
+    Value result = dilatesInputOnly(w)
+                       ? byPhases(rewriter, loc, x, k, w, groups, precision)
+                       : convolve(rewriter, loc, x, k, w, groups, precision);
     rewriter.replaceOp(op, toResultLayout(rewriter, loc, result, l));
     return success();
   }

@@ -1224,21 +1224,27 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
 
-/// Whether a line window product runs faster by output pixels
-/// (pixelTileAsMatmul) than by output lines: with more batch elements than
-/// an output line, shorter than two register tiles, has pixels, and the
-/// last window dimension read contiguously (dilation 1). JAX's weight
-/// gradients are such products: the input features are the batch, the
-/// kernel's taps the pixels, the images the window and their batch the
-/// features (a 3 x 3 layer's of 8 x 56 x 56 x 64: lines of 3 pixels
-/// summing 3136 window positions of 8 features).
+/// The dilation of a line window product's last window dimension.
+int64_t lastWindowDilation(linalg::LinalgOp op) {
+  unsigned spatial = outputSpatialDims(op);
+  return lineSteps(op.getIndexingMapsArray()[0].getResult(spatial),
+                   op.getNumLoops(), spatial, 2 * spatial + 1)
+      ->dilation;
+}
+
+/// Whether a line window product runs faster by output pixels than by
+/// output lines: with more batch elements than an output line, shorter
+/// than two register tiles, has pixels, and at least two register tiles
+/// of them (which threads can share: 8 x 7 x 7 x 512 on two threads took
+/// 9.7 ms by pixels, 5.2 by lines). JAX's kernel gradients are such
+/// products: the input features are the batch, the kernel's taps the
+/// pixels, the images the window and their batch the features (a 3 x 3
+/// layer's of 8 x 56 x 56 x 64: lines of 3 pixels summing 3136 window
+/// positions of 8 features).
 bool runsByPixels(linalg::LinalgOp op, const MatmulTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned spatial = outputSpatialDims(op);
-  std::optional<LineSteps> steps =
-      lineSteps(op.getIndexingMapsArray()[0].getResult(spatial),
-                op.getNumLoops(), spatial, 2 * spatial + 1);
-  return steps && steps->dilation == 1 && ranges[0] > ranges[spatial] &&
+  return ranges[0] > ranges[spatial] && ranges[0] >= 2 * tiles.registerM &&
          ranges[spatial] < 2 * tiles.registerM;
 }
 
@@ -1246,7 +1252,8 @@ bool runsByPixels(linalg::LinalgOp op, const MatmulTiles &tiles) {
 /// one position) of a line window product as the matmul it is: the input's
 /// rows there, [batch, window width * features] (each contiguous in the
 /// input), times the kernel's [window width * features, outputs] there,
-/// into the pixel's [batch, outputs].
+/// into the pixel's [batch, outputs]; of a tile at one window position
+/// (tileInRegisters), the width is 1.
 linalg::LinalgOp pixelTileAsMatmul(RewriterBase &rewriter,
                                    linalg::LinalgOp tile) {
   Location loc = tile.getLoc();
@@ -1280,19 +1287,23 @@ linalg::LinalgOp pixelTileAsMatmul(RewriterBase &rewriter,
 }
 
 /// A line of a line window product (isLineWindowProduct) of fewer than
-/// kiln::kWindowProductMinFeatures features in register tiles of its
-/// pixels and outputs, each summing every window position and feature (all
-/// of them its matmul's steps, lineTileAsMatmul) before its accumulators
-/// are stored: a position's matmul of its own would load and store them
-/// every 1 to 15 steps. Pixels or outputs past the last whole register
-/// tile are a tile of their own.
-void tileLineInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
-                         const MatmulTiles &tiles) {
+/// kiln::kWindowProductMinFeatures features, or (`byPixels`) a product by
+/// output pixels whose window is dilated, in register tiles of its rows
+/// (the line's pixels; by pixels, the batch) and outputs, each summing
+/// every window position and feature (all of them its matmul's steps,
+/// lineTileAsMatmul or pixelTileAsMatmul) before its accumulators are
+/// stored: a position's matmul of its own would load and store them
+/// every 1 to 15 steps (by pixels, every step of a feature). Rows and
+/// outputs past the last whole register tile are a tile of their own.
+void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
+                     const MatmulTiles &tiles, bool byPixels) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned pixels = outputSpatialDims(op);
+  unsigned outputs = outputSpatialDims(op) + 1;
+  unsigned rows = byPixels ? 0 : outputs - 1;
+  unsigned tiled[] = {rows, outputs};
   int64_t registerTile[] = {tiles.registerM, tiles.registerN};
-  for (unsigned loop : {pixels, pixels + 1}) {
-    int64_t size = ranges[loop], step = registerTile[loop - pixels];
+  for (auto [loop, step] : llvm::zip(tiled, registerTile)) {
+    int64_t size = ranges[loop];
     if (size <= step || size % step == 0)
       continue;
     rewriter.setInsertionPoint(op);
@@ -1300,19 +1311,20 @@ void tileLineInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
         linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
                         loop, rewriter.getIndexAttr(size - size % step));
     for (TilingInterface part : {whole, rest})
-      tileLineInRegisters(rewriter, cast<linalg::LinalgOp>(part.getOperation()),
-                          tiles);
+      tileInRegisters(rewriter, cast<linalg::LinalgOp>(part.getOperation()),
+                      tiles, byPixels);
     return;
   }
-  // Pixels, outputs, then each window position with all features (the
-  // loops before the pixels are one iteration each).
+  // Rows, outputs, then each window position with all features (the
+  // other loops one iteration each).
   SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes[pixels] = std::min(ranges[pixels], tiles.registerM);
-  sizes[pixels + 1] = std::min(ranges[pixels + 1], tiles.registerN);
+  sizes[rows] = std::min(ranges[rows], tiles.registerM);
+  sizes[outputs] = std::min(ranges[outputs], tiles.registerN);
   sizes.back() = 0;
-  if (auto position =
-          dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
-    ::vectorize(rewriter, lineTileAsMatmul(rewriter, position));
+  auto position = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes));
+  if (position)
+    ::vectorize(rewriter, byPixels ? pixelTileAsMatmul(rewriter, position)
+                                   : lineTileAsMatmul(rewriter, position));
 }
 
 /// A line window product (isLineWindowProduct) by output lines (one
@@ -1321,12 +1333,13 @@ void tileLineInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 /// matmul of its pixels with the kernel there (lineTileAsMatmul), tiled
 /// like any matmul; of fewer than kiln::kWindowProductMinFeatures
 /// features, in register tiles that sum the whole window
-/// (tileLineInRegisters); where runsByPixels, by output pixels, each
-/// summing the matmuls of the whole batch's window rows
-/// (pixelTileAsMatmul). Threads share the batch (or, of one image, its
-/// first output dimension) when the product is estimated at `minNs` or
-/// more. The zeros it accumulates in are computed by each chunk or line,
-/// in rows of `width`, just before it accumulates there.
+/// (tileInRegisters); where runsByPixels, by output pixels, each summing
+/// the matmuls of the whole batch's window rows (pixelTileAsMatmul), or
+/// where the window is dilated (a strided layer's kernel gradient) in
+/// register tiles of the batch that sum the whole window. Threads share the
+/// batch (or, of one image, its first output dimension) when the product is
+/// estimated at `minNs` or more. The zeros it accumulates in are computed by
+/// each chunk or line, in rows of `width`, just before it accumulates there.
 void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                                MatmulTiles tiles, int64_t minNs,
                                int64_t width) {
@@ -1355,6 +1368,10 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
       return;
     op = cast<linalg::LinalgOp>(chunk);
   }
+  if (byPixels && lastWindowDilation(op) != 1) {
+    tileInRegisters(rewriter, op, registerTilesOf(op, tiles), true);
+    return;
+  }
   if (byPixels) {
     // Each output pixel, window row by window row.
     SmallVector<int64_t> rows(loops, 0);
@@ -1378,7 +1395,7 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!line)
     return;
   if (ranges.back() < kiln::kWindowProductMinFeatures) {
-    tileLineInRegisters(rewriter, line, registerTilesOf(line, tiles));
+    tileInRegisters(rewriter, line, registerTilesOf(line, tiles), false);
     return;
   }
   SmallVector<int64_t> positions(loops, 0);

@@ -531,6 +531,34 @@ func.func @conv_narrow(%x: tensor<1x6x6x6xf32>, %k10: tensor<2x2x6x10xf32>, %k32
 
 // -----
 
+// A dilated input (a transposed convolution) is one convolution per phase
+// of the output: along each dimension, outputs 2q read kernel position 1
+// only, outputs 2q + 1 positions 0 and 2, from consecutive inputs. The
+// phases' outputs (3 and 2 per dimension, padded to 3) are interleaved by
+// concatenation and a reshape, then sliced to the 5 x 5 asked for; no
+// product meets the dilation's zeros.
+// CHECK-LABEL: func.func @conv_transposed
+// CHECK-NOT: interior = [0, 1, 1, 0]
+// CHECK: kiln.slice %arg1 [1:2:2, 1:2:2, 0:16, 0:8] : (tensor<3x3x16x8xf32>) -> tensor<1x1x16x8xf32>
+// CHECK: kiln.dot_general {{.*}} -> tensor<1x3x3x8xf32>
+// CHECK: kiln.slice %arg1 [1:2:2, 0:3:2, 0:16, 0:8] : (tensor<3x3x16x8xf32>) -> tensor<1x2x16x8xf32>
+// CHECK: kiln.dot_general {{.*}} : (tensor<1x3x2x2x16xf32>, tensor<2x16x8xf32>) -> tensor<1x3x2x8xf32>
+// CHECK: kiln.pad {{.*}} high = [0, 0, 1, 0]
+// CHECK: kiln.slice %arg1 [0:3:2, 1:2:2, 0:16, 0:8]
+// CHECK: kiln.slice %arg1 [0:3:2, 0:3:2, 0:16, 0:8]
+// CHECK: kiln.dot_general {{.*}} : (tensor<1x2x2x4x16xf32>, tensor<4x16x8xf32>) -> tensor<1x2x2x8xf32>
+// CHECK: kiln.concatenate {{.*}} dim = 4 : {{.*}} -> tensor<1x3x1x3x2x8xf32>
+// CHECK: kiln.concatenate {{.*}} dim = 4
+// CHECK: kiln.concatenate {{.*}} dim = 2 : {{.*}} -> tensor<1x3x2x3x2x8xf32>
+// CHECK: %[[R:.*]] = kiln.reshape {{.*}} -> tensor<1x6x6x8xf32>
+// CHECK: kiln.slice %[[R]] [0:1, 0:5, 0:5, 0:8] : (tensor<1x6x6x8xf32>) -> tensor<1x5x5x8xf32>
+func.func @conv_transposed(%x: tensor<1x3x3x16xf32>, %k: tensor<3x3x16x8xf32>) -> tensor<1x5x5x8xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x3x16xf32>, tensor<3x3x16x8xf32>) -> tensor<1x5x5x8xf32>
+  return %0 : tensor<1x5x5x8xf32>
+}
+
+// -----
+
 // A convolution of few features whose product CPUs compute from the
 // padded input in place (a window product: 16 outputs) keeps its taps
 // pixel-major, on any image (two 4 x 4 images too); the same into 10

@@ -114,3 +114,35 @@ func.func @kernel_gradient(%x: tensor<64x10x10x8xf32>, %g: tensor<8x8x8x32xf32>)
   } -> tensor<64x3x3x32xf32>
   return %y : tensor<64x3x3x32xf32>
 }
+
+// -----
+
+// A kernel gradient of a stride 2 layer: its window is dilated by 2, so a
+// window row is no contiguous run of the input; by output pixels in
+// register tiles of 8 batch rows x 32 outputs, each summing every window
+// position's [8, 8] x [8, 32] before its accumulators are stored.
+#dilated = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4 * 2, d2 + d5 * 2, d6)>
+#taps = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @dilated_kernel_gradient
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step %c32
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c5{{.*}} step %c1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c5{{.*}} step %c1
+// CHECK: vector.contract {{.*}} : vector<8x8xf32>, vector<8x32xf32> into vector<8x32xf32>
+// CHECK-NOT: linalg.generic
+func.func @dilated_kernel_gradient(%x: tensor<32x11x11x8xf32>, %g: tensor<5x5x8x64xf32>) -> tensor<32x3x3x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x3x3x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x3x3x64xf32>) -> tensor<32x3x3x64xf32>
+  %y = linalg.generic {indexing_maps = [#dilated, #taps, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %g : tensor<32x11x11x8xf32>, tensor<5x5x8x64xf32>) outs(%init : tensor<32x3x3x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<32x3x3x64xf32>
+  return %y : tensor<32x3x3x64xf32>
+}
