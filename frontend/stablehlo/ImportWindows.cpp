@@ -640,9 +640,8 @@ Value convolve(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
   auto kernelType = cast<RankedTensorType>(k.getType());
   int64_t spatial = inputType.getRank() - 2;
   SmallVector<int64_t> counts = *windowCounts(w, inputType.getShape());
-  Value zero = kiln::ConstantOp::create(
-      b, loc,
-      cast<ElementsAttr>(b.getZeroAttr(inputType.clone(ArrayRef<int64_t>{}))));
+  Value zero = splat(b, loc, inputType.clone(ArrayRef<int64_t>{}),
+                     b.getZeroAttr(inputType.getElementType()));
   ArrayRef<int64_t> kernelShape = kernelType.getShape();
   int64_t perGroupIn = kernelShape[spatial];
   int64_t outputs = kernelShape[spatial + 1];
@@ -783,8 +782,8 @@ Value byPhases(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
     }
     Value result;
     if (empty) {
-      result = kiln::ConstantOp::create(
-          b, loc, cast<ElementsAttr>(b.getZeroAttr(inputType.clone(most))));
+      result = splat(b, loc, inputType.clone(most),
+                     b.getZeroAttr(inputType.getElementType()));
     } else {
       Value taps = kiln::SliceOp::create(
           b, loc, k, b.getDenseI64ArrayAttr(start),
@@ -796,10 +795,8 @@ Value byPhases(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
       if (high != zeros)
         result = kiln::PadOp::create(
             b, loc, result,
-            kiln::ConstantOp::create(
-                b, loc,
-                cast<ElementsAttr>(
-                    b.getZeroAttr(inputType.clone(ArrayRef<int64_t>{})))),
+            splat(b, loc, inputType.clone(ArrayRef<int64_t>{}),
+                  b.getZeroAttr(inputType.getElementType())),
             b.getDenseI64ArrayAttr(zeros), b.getDenseI64ArrayAttr(high),
             b.getDenseI64ArrayAttr(zeros));
     }

@@ -120,10 +120,7 @@ Value expF64(const MathEmitter &e, Value x) {
   Value lo = e.mul(k, e.f64(kLn2Lo));
   Value r = e.sub(hi, lo);
   Value t = e.mul(r, r);
-  Value poly = e.f64(kExpP[4]);
-  for (double p : llvm::reverse(ArrayRef(kExpP).drop_back()))
-    poly = e.fma(t, poly, e.f64(p));
-  Value c = e.sub(r, e.mul(t, poly));
+  Value c = e.sub(r, e.mul(t, e.polynomial(t, kExpP)));
   // y = 1 - ((lo - r c / (2 - c)) - hi)
   Value y = e.sub(e.f64(1),
                   e.sub(e.sub(lo, e.div(e.mul(r, c), e.sub(e.f64(2), c))), hi));
@@ -158,13 +155,9 @@ Value logF64(const MathEmitter &e, Value x) {
   Value dk = arith::SIToFPOp::create(e.b, e.loc, e.typeOf(e.b.getF64Type()), k);
   Value z = e.mul(s, s);
   Value w = e.mul(z, z);
-  Value t1 = e.mul(w, e.fma(w, e.fma(w, e.f64(kLogLg[5]), e.f64(kLogLg[3])),
-                            e.f64(kLogLg[1])));
+  Value t1 = e.mul(w, e.polynomial(w, {kLogLg[1], kLogLg[3], kLogLg[5]}));
   Value t2 =
-      e.mul(z, e.fma(w,
-                     e.fma(w, e.fma(w, e.f64(kLogLg[6]), e.f64(kLogLg[4])),
-                           e.f64(kLogLg[2])),
-                     e.f64(kLogLg[0])));
+      e.mul(z, e.polynomial(w, {kLogLg[0], kLogLg[2], kLogLg[4], kLogLg[6]}));
   Value rest = e.add(t2, t1);
   Value kHi = e.mul(dk, e.f64(kLn2Hi));
   Value kLo = e.mul(dk, e.f64(kLn2Lo));
@@ -227,14 +220,9 @@ Value atanF64(const MathEmitter &e, Value x) {
   Value reduced = e.div(e.fma(ax, s, e.neg(t)), e.fma(ax, t, s));
   Value z = e.mul(reduced, reduced);
   Value w = e.mul(z, z);
-  auto horner = [&](ArrayRef<double> coefficients) {
-    Value p = e.f64(coefficients.back());
-    for (double c : llvm::reverse(coefficients.drop_back()))
-      p = e.fma(w, p, e.f64(c));
-    return p;
-  };
   // P's odd and even powers of w apart, as fdlibm sums them.
-  Value poly = e.add(e.mul(z, horner(kAtanOdd)), e.mul(w, horner(kAtanEven)));
+  Value poly = e.add(e.mul(z, e.polynomial(w, kAtanOdd)),
+                     e.mul(w, e.polynomial(w, kAtanEven)));
   // atan(c) - ((x' P - atan(c)'s low part) - x')
   Value result =
       e.sub(byInterval(kAtanHi),
@@ -272,7 +260,6 @@ struct PowThroughF64 : OpRewritePattern<math::PowFOp> {
       return failure();
     const MathEmitter &e = *emitter;
     Type type = op.getType();
-    Type element = getElementTypeOrSelf(type);
     Type f64 = e.typeOf(rewriter.getF64Type());
     Value x = arith::ExtFOp::create(rewriter, e.loc, f64, op.getLhs());
     Value y = arith::ExtFOp::create(rewriter, e.loc, f64, op.getRhs());
@@ -302,11 +289,7 @@ struct PowThroughF64 : OpRewritePattern<math::PowFOp> {
                e.eq(math::AbsFOp::create(rewriter, e.loc, y), INFINITY)),
         e.either(e.eq(x, 1), e.eq(y, 0)));
     result = e.select(one, e.f64(1), result);
-    result = arith::TruncFOp::create(rewriter, e.loc,
-                                     e.typeOf(rewriter.getF32Type()), result);
-    if (!element.isF32())
-      result = arith::TruncFOp::create(rewriter, e.loc, type, result);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, e.narrowed(result, type));
     return success();
   }
 };

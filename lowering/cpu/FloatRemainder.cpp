@@ -64,7 +64,9 @@ struct ExactRemainder : OpRewritePattern<arith::RemFOp> {
                  e.add(r, math::CopySignOp::create(rewriter, e.loc, y, x)), r);
     // A zero remainder has x's sign.
     Value result = math::CopySignOp::create(rewriter, e.loc, r, x);
-    result = narrow(rewriter, e, result, type);
+    // Through f32 for narrower floats, every step exact: the remainder of
+    // two such floats is one of them.
+    result = e.narrowed(result, type);
     Value slow =
         e.either(e.cmp(Predicate::UGE,
                        math::AbsFOp::create(rewriter, e.loc, quotient), 0x1p52),
@@ -77,19 +79,6 @@ struct ExactRemainder : OpRewritePattern<arith::RemFOp> {
     });
     rewriter.replaceOp(op, result);
     return success();
-  }
-
-  /// `value` (f64) as `type`, through f32 for narrower floats: every step
-  /// is exact, as the remainder of two such floats is one of them.
-  static Value narrow(OpBuilder &b, const kiln::MathEmitter &e, Value value,
-                      Type type) {
-    Type element = getElementTypeOrSelf(type);
-    if (element.isF64())
-      return value;
-    value = arith::TruncFOp::create(b, e.loc, e.typeOf(b.getF32Type()), value);
-    if (element.isF32())
-      return value;
-    return arith::TruncFOp::create(b, e.loc, type, value);
   }
 };
 

@@ -827,6 +827,14 @@ std::optional<LineSteps> lineSteps(AffineExpr expr, unsigned loops,
   return LineSteps{*stride, *dilation};
 }
 
+/// The steps of a line window product's (or its tile's) innermost output
+/// and window dimensions.
+LineSteps lastLineSteps(linalg::LinalgOp op) {
+  unsigned spatial = outputSpatialDims(op);
+  return *lineSteps(op.getIndexingMapsArray()[0].getResult(spatial),
+                    op.getNumLoops(), spatial, 2 * spatial + 1);
+}
+
 /// Whether `op` is a line window product (convert-kiln-to-linalg's
 /// window-products): a contraction over (batch, output spatial..., output,
 /// window..., feature) into [batch, output spatial..., outputs] of the
@@ -1178,6 +1186,23 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   return parts;
 }
 
+/// Replaces `tile`, a tile of a line window product, by the matmul of
+/// `rows` and `taps` into `acc`, a matrix of `tile`'s output `out`
+/// (keepingDims), inserted back into `out`; returns the matmul.
+linalg::LinalgOp replaceByMatmul(RewriterBase &rewriter, linalg::LinalgOp tile,
+                                 Value rows, Value taps, Value acc, Value out) {
+  auto matmul = linalg::MatmulOp::create(
+      rewriter, tile.getLoc(), ValueRange{rows, taps}, ValueRange{acc});
+  auto outType = cast<RankedTensorType>(out.getType());
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> zeros(outType.getRank(), 0), ones(outType.getRank(), 1);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+      tile, matmul.getResult(0), out, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, outType.getShape()),
+      getAsIndexOpFoldResult(context, ones));
+  return cast<linalg::LinalgOp>(matmul.getOperation());
+}
+
 /// A window position of one output line of a line window product
 /// (isLineWindowProduct) as the matmul it is: the line's pixels, every
 /// stride-th [X, features], times the kernel's [features, outputs] there,
@@ -1186,15 +1211,13 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
                                   linalg::LinalgOp tile) {
   Location loc = tile.getLoc();
   rewriter.setInsertionPoint(tile);
-  unsigned loops = tile.getNumLoops(), spatial = outputSpatialDims(tile);
+  unsigned spatial = outputSpatialDims(tile);
   Value pixels = tile.getDpsInputOperand(0)->get();
   Value kernel = tile.getDpsInputOperand(1)->get();
   Value line = tile.getDpsInitOperand(0)->get();
   auto pixelsType = cast<RankedTensorType>(pixels.getType());
   auto lineType = cast<RankedTensorType>(line.getType());
-  int64_t stride = lineSteps(tile.getIndexingMapsArray()[0].getResult(spatial),
-                             loops, spatial, 2 * spatial + 1)
-                       ->stride;
+  int64_t stride = lastLineSteps(tile).stride;
   int64_t width = lineType.getDimSize(spatial);
   unsigned rank = pixelsType.getRank();
   MLIRContext *context = rewriter.getContext();
@@ -1211,25 +1234,10 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
       getAsIndexOpFoldResult(context, sizes),
       getAsIndexOpFoldResult(context, strides));
   unsigned kernelRank = cast<RankedTensorType>(kernel.getType()).getRank();
-  Value lineRows = kiln::asMatrix(rewriter, loc, line, rank - 2, rank - 1);
-  auto matmul = linalg::MatmulOp::create(
-      rewriter, loc,
-      ValueRange{rows, kiln::asMatrix(rewriter, loc, kernel, kernelRank - 2,
-                                      kernelRank - 1)},
-      ValueRange{lineRows});
-  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-      tile, matmul.getResult(0), line, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, lineType.getShape()),
-      getAsIndexOpFoldResult(context, ones));
-  return cast<linalg::LinalgOp>(matmul.getOperation());
-}
-
-/// The dilation of a line window product's last window dimension.
-int64_t lastWindowDilation(linalg::LinalgOp op) {
-  unsigned spatial = outputSpatialDims(op);
-  return lineSteps(op.getIndexingMapsArray()[0].getResult(spatial),
-                   op.getNumLoops(), spatial, 2 * spatial + 1)
-      ->dilation;
+  return replaceByMatmul(
+      rewriter, tile, rows,
+      kiln::asMatrix(rewriter, loc, kernel, kernelRank - 2, kernelRank - 1),
+      kiln::asMatrix(rewriter, loc, line, rank - 2, rank - 1), line);
 }
 
 /// Whether a line window product runs faster by output pixels than by
@@ -1263,7 +1271,6 @@ linalg::LinalgOp pixelTileAsMatmul(RewriterBase &rewriter,
   Value out = tile.getDpsInitOperand(0)->get();
   unsigned rank = cast<RankedTensorType>(pixels.getType()).getRank();
   unsigned kernelRank = cast<RankedTensorType>(kernel.getType()).getRank();
-  auto outType = cast<RankedTensorType>(out.getType());
   // [batch, width, features] and [width, features, outputs], with the
   // width and features as one dimension.
   auto merged = [&](Value value, ArrayRef<unsigned> dims,
@@ -1274,16 +1281,8 @@ linalg::LinalgOp pixelTileAsMatmul(RewriterBase &rewriter,
   Value rows = merged(pixels, {0, rank - 2, rank - 1}, {{0}, {1, 2}});
   Value taps = merged(kernel, {kernelRank - 3, kernelRank - 2, kernelRank - 1},
                       {{0, 1}, {2}});
-  auto matmul = linalg::MatmulOp::create(
-      rewriter, loc, ValueRange{rows, taps},
-      ValueRange{kiln::asMatrix(rewriter, loc, out, 0, rank - 1)});
-  MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1);
-  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-      tile, matmul.getResult(0), out, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, outType.getShape()),
-      getAsIndexOpFoldResult(context, ones));
-  return cast<linalg::LinalgOp>(matmul.getOperation());
+  return replaceByMatmul(rewriter, tile, rows, taps,
+                         kiln::asMatrix(rewriter, loc, out, 0, rank - 1), out);
 }
 
 /// A line of a line window product (isLineWindowProduct) of fewer than
@@ -1368,7 +1367,7 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
       return;
     op = cast<linalg::LinalgOp>(chunk);
   }
-  if (byPixels && lastWindowDilation(op) != 1) {
+  if (byPixels && lastLineSteps(op).dilation != 1) {
     tileInRegisters(rewriter, op, registerTilesOf(op, tiles), true);
     return;
   }

@@ -117,6 +117,29 @@ struct MathEmitter {
   mlir::Value unlessAny(mlir::Value slow, mlir::Value fast,
                         llvm::function_ref<mlir::Value()> exact) const;
 
+  /// The f64 polynomial with `coefficients` (of x^0, x^1, ...) at `x`, by
+  /// Horner's rule in FMAs.
+  mlir::Value polynomial(mlir::Value x,
+                         llvm::ArrayRef<double> coefficients) const {
+    mlir::Value p = f64(coefficients.back());
+    for (double c : llvm::reverse(coefficients.drop_back()))
+      p = fma(x, p, f64(c));
+    return p;
+  }
+
+  /// The f64 `value` as `type` (a float type of the operand's shape),
+  /// through f32 where `type` is narrower than that.
+  mlir::Value narrowed(mlir::Value value, mlir::Type type) const {
+    mlir::Type element = mlir::getElementTypeOrSelf(type);
+    if (element.isF64())
+      return value;
+    value =
+        mlir::arith::TruncFOp::create(b, loc, typeOf(b.getF32Type()), value);
+    if (element.isF32())
+      return value;
+    return mlir::arith::TruncFOp::create(b, loc, type, value);
+  }
+
   /// x mod m for an f64 `x` and m > 0, in [0, m).
   mlir::Value mod(mlir::Value x, double m) const {
     return sub(x, mul(floor(mul(x, f64(1 / m))), f64(m)));

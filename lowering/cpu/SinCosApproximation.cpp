@@ -39,15 +39,16 @@ constexpr double kPiOver2[] = {1.5707963267948966, 6.123233995736766e-17,
 /// Below this |x| the Cody-Waite step is exact to well under an ulp (of
 /// f32 with two parts of pi/2, of f64 with three).
 constexpr double kCodyWaiteLimit = 1048576.0; // 2^20
-/// Cephes' sin and cos of f64 on [-pi/4, pi/4]: polynomials in y^2.
+/// Cephes' sin and cos of f64 on [-pi/4, pi/4]: polynomials in y^2,
+/// constant term first.
 constexpr double kSinF64[] = {
-    1.58962301576546568060e-10, -2.50507477628578072866e-8,
-    2.75573136213857245213e-6,  -1.98412698295895385996e-4,
-    8.33333333332211858878e-3,  -1.66666666666666307295e-1};
+    -1.66666666666666307295e-1, 8.33333333332211858878e-3,
+    -1.98412698295895385996e-4, 2.75573136213857245213e-6,
+    -2.50507477628578072866e-8, 1.58962301576546568060e-10};
 constexpr double kCosF64[] = {
-    -1.13585365213876817300e-11, 2.08757008419747316778e-9,
-    -2.75573141792967388112e-7,  2.48015872888517045348e-5,
-    -1.38888888888730564116e-3,  4.16666666666665929218e-2};
+    4.16666666666665929218e-2, -1.38888888888730564116e-3,
+    2.48015872888517045348e-5, -2.75573141792967388112e-7,
+    2.08757008419747316778e-9, -1.13585365213876817300e-11};
 
 using Emitter = kiln::MathEmitter;
 
@@ -132,18 +133,12 @@ Value evaluate(const Emitter &e, Reduced r, bool isCos) {
 /// polynomials; cos as fdlibm's kernel sums it, 1 - y^2/2 with the
 /// rounding of that difference added back).
 Value evaluateF64(const Emitter &e, Reduced r, bool isCos) {
-  auto horner = [&](ArrayRef<double> coefficients, Value z) {
-    Value p = e.f64(coefficients.front());
-    for (double c : coefficients.drop_front())
-      p = e.fma(z, p, e.f64(c));
-    return p;
-  };
   Value y = r.y;
   Value z = e.mul(y, y);
-  Value sinY = e.fma(e.mul(y, z), horner(kSinF64, z), y);
+  Value sinY = e.fma(e.mul(y, z), e.polynomial(z, kSinF64), y);
   Value halfZ = e.mul(z, e.f64(0.5));
   Value w = e.sub(e.f64(1), halfZ);
-  Value cosY = e.add(w, e.fma(e.mul(z, z), horner(kCosF64, z),
+  Value cosY = e.add(w, e.fma(e.mul(z, z), e.polynomial(z, kCosF64),
                               e.sub(e.sub(e.f64(1), w), halfZ)));
   return byQuadrant(e, r.quadrant, sinY, cosY, isCos);
 }
