@@ -185,20 +185,6 @@ Value correctedStart(OpBuilder &b, Location loc, Value init,
 /// interleaving B's quads in registers for 16 rows of A.
 constexpr int64_t kPackedMinRows = 32;
 
-/// Elements [offset, offset + size) of `value` along `dim`.
-Value sliceAlong(OpBuilder &b, Location loc, Value value, unsigned dim,
-                 int64_t offset, int64_t size) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
-      sizes, strides(type.getRank(), b.getIndexAttr(1));
-  for (int64_t extent : type.getShape())
-    sizes.push_back(b.getIndexAttr(extent));
-  offsets[dim] = b.getIndexAttr(offset);
-  sizes[dim] = b.getIndexAttr(size);
-  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes,
-                                        strides);
-}
-
 /// `value` with dimension `dim` (a multiple of 4) split into its k quads.
 Value splitQuads(OpBuilder &b, Location loc, Value value, unsigned dim) {
   return kiln::splitDim(b, loc, value, dim, 4);
@@ -481,10 +467,11 @@ void matrixVectorQuads(RewriterBase &rewriter, linalg::LinalgOp matmul) {
     return RankedTensorType::get(
         shape, cast<RankedTensorType>(of.getType()).getElementType());
   };
-  Value lanes = kiln::splitDim(
-      rewriter, loc, sliceAlong(rewriter, loc, a, 1, 0, whole), 1, kQuadLanes);
+  Value lanes = kiln::splitDim(rewriter, loc,
+                               kiln::sliceAlong(rewriter, loc, a, 1, 0, whole),
+                               1, kQuadLanes);
   Value vector = kiln::reshapeTensor(
-      rewriter, loc, sliceAlong(rewriter, loc, x, 0, 0, whole),
+      rewriter, loc, kiln::sliceAlong(rewriter, loc, x, 0, 0, whole),
       tensorOf({whole / kQuadLanes, kQuadLanes}, x));
   Value sums = laneQuadSums(rewriter, loc, lanes, vector,
                             kiln::reshapeTensor(rewriter, loc, init,
@@ -492,12 +479,12 @@ void matrixVectorQuads(RewriterBase &rewriter, linalg::LinalgOp matmul) {
   Value result = kiln::reshapeTensor(rewriter, loc, sums,
                                      cast<RankedTensorType>(init.getType()));
   if (whole != k) {
-    Value rest = sliceAlong(rewriter, loc, a, 1, whole, k - whole);
-    result = biasedProduct(
-        rewriter, loc, matmul, rest,
-        sliceAlong(rewriter, loc, x, 0, whole, k - whole),
-        correctedStart(rewriter, loc, result,
-                       scaledRowSums(rewriter, loc, rest)));
+    Value rest = kiln::sliceAlong(rewriter, loc, a, 1, whole, k - whole);
+    result =
+        biasedProduct(rewriter, loc, matmul, rest,
+                      kiln::sliceAlong(rewriter, loc, x, 0, whole, k - whole),
+                      correctedStart(rewriter, loc, result,
+                                     scaledRowSums(rewriter, loc, rest)));
   }
   rewriter.replaceOp(matmul, result);
 }

@@ -105,6 +105,18 @@ Value splitDim(OpBuilder &b, Location loc, Value value, unsigned dim,
                                        groups);
 }
 
+Value sliceAlong(OpBuilder &b, Location loc, Value value, unsigned dim,
+                 int64_t offset, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+      strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t extent : type.getShape())
+    sizes.push_back(b.getIndexAttr(extent));
+  offsets[dim] = b.getIndexAttr(offset);
+  sizes[dim] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+}
+
 Value zeroPadded(OpBuilder &b, Location loc, Value value, unsigned dim,
                  int64_t size) {
   auto type = cast<RankedTensorType>(value.getType());

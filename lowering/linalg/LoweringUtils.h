@@ -70,6 +70,11 @@ mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value splitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                      unsigned dim, int64_t inner);
 
+/// Elements [offset, offset + size) of `value` along `dim`.
+mlir::Value sliceAlong(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, unsigned dim, int64_t offset,
+                       int64_t size);
+
 /// The tensor `value` widened with zeros along `dim` to `size`.
 mlir::Value zeroPadded(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value value, unsigned dim, int64_t size);

@@ -74,6 +74,39 @@ for name, lhs, rhs, dims, subscripts in [
           f" -> {rt} {{\n  %r = kiln.dot_general %a, %b, {dims} : "
           f"{sig([PA, PB], want)}\n  return %r : {rt}\n}}\n", "f", [PA, PB],
           [want], rtol=1e-4, atol=1e-4, interpret=False)
+# Thin products (2 to 8 columns, K long enough) sum in vector lanes along
+# K: K with and without a last part group (300 = 18 x 16 + 12), rows past
+# the last register tile (16 / N rows), B read straight (transposed first)
+# and transposed (x W^T), f64 (8 lanes), a bias and ReLU after it, and one
+# estimated long enough for two threads' chunks (9000 x 512 x 5). Compiled
+# only where the interpreter would take long.
+for lhs, rhs, lc, rc, subscripts, dtype in [
+        ((256, 784), (784, 2), [1], [0], "mk,kn->mn", np.float32),
+        ((37, 300), (300, 3), [1], [0], "mk,kn->mn", np.float32),
+        ((29, 301), (5, 301), [1], [1], "mk,nk->mn", np.float32),
+        ((11, 257), (257, 8), [1], [0], "mk,kn->mn", np.float32),
+        ((7, 160), (160, 1), [1], [0], "mk,kn->mn", np.float32),
+        ((30, 203), (203, 3), [1], [0], "mk,kn->mn", np.float64),
+        ((9000, 512), (5, 512), [1], [1], "mk,nk->mn", np.float32)]:
+    TA = rng.standard_normal(lhs).astype(dtype)
+    TB = rng.standard_normal(rhs).astype(dtype)
+    want = np.einsum(subscripts, TA.astype(np.float64), TB).astype(dtype)
+    single(f"thin product {subscripts} {lhs} {rhs} {np.dtype(dtype).name}",
+           f"kiln.dot_general %a0, %a1, contracting = {lc} x {rc} : "
+           f"{sig([TA, TB], want)}", [TA, TB], want, rtol=1e-5, atol=1e-5)
+TA = rng.standard_normal((64, 400)).astype(np.float32)
+TB = rng.standard_normal((400, 6)).astype(np.float32)
+TC = rng.standard_normal(6).astype(np.float32)
+want = np.maximum(TA.astype(np.float64) @ TB + TC, 0).astype(np.float32)
+check("thin product with bias and ReLU", """
+func.func @f(%a: tensor<64x400xf32>, %b: tensor<400x6xf32>, %c: tensor<6xf32>) -> tensor<64x6xf32> {
+  %p = kiln.dot_general %a, %b, contracting = [1] x [0] : (tensor<64x400xf32>, tensor<400x6xf32>) -> tensor<64x6xf32>
+  %cb = kiln.broadcast_in_dim %c, dims = [1] : (tensor<6xf32>) -> tensor<64x6xf32>
+  %s = kiln.add %p, %cb : tensor<64x6xf32>
+  %z = kiln.constant dense<0.0> : tensor<64x6xf32>
+  %r = kiln.max %s, %z : tensor<64x6xf32>
+  return %r : tensor<64x6xf32>
+}""", "f", [TA, TB, TC], [want], rtol=1e-5, atol=1e-5)
 BA = rng.standard_normal((3, 5, 7)).astype(np.float32)
 BB = rng.standard_normal((3, 7, 4)).astype(np.float32)
 want = np.einsum("bmk,bkn->bmn", BA.astype(np.float64), BB).astype(np.float32)

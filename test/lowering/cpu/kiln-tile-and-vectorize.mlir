@@ -159,6 +159,38 @@ func.func @batch_matmul(%a: tensor<2x16x40xf32>, %b: tensor<2x40x64xf32>, %c: te
 
 // -----
 
+// A thin product (3 columns, K = 300) sums in vector lanes along K:
+// B transposed to [3, 300] (rows along K, as A's), register tiles of 5
+// rows x 3 columns (15 vectors of 16 lanes) carried over K's 18 groups, the
+// 12 steps past them added into their first lanes, then each vector's
+// lanes summed. Rows of 8 where the columns are 2; B read transposed (x
+// W^T) is read as the transpose's input, not transposed back.
+// CHECK-LABEL: func.func @thin_product
+// CHECK: tensor.empty() : tensor<3x300xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c40 step %c5
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c18 step %{{.*}} -> (tensor<5x3x16xf32>)
+// CHECK: arith.mulf {{.*}} : vector<5x3x1x16xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 288] [3, 12]
+// CHECK: arith.mulf {{.*}} : vector<5x3x12xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [2] : vector<5x3x16xf32> to vector<5x3xf32>
+// CHECK-LABEL: func.func @thin_product_nt
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c40 step %c8
+// CHECK: arith.mulf {{.*}} : vector<8x2x1x16xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [2] : vector<8x2x16xf32> to vector<8x2xf32>
+func.func @thin_product(%a: tensor<40x300xf32>, %b: tensor<300x3xf32>, %c: tensor<40x3xf32>) -> tensor<40x3xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<40x300xf32>, tensor<300x3xf32>) outs(%c : tensor<40x3xf32>) -> tensor<40x3xf32>
+  return %0 : tensor<40x3xf32>
+}
+func.func @thin_product_nt(%a: tensor<40x256xf32>, %w: tensor<2x256xf32>, %c: tensor<40x2xf32>) -> tensor<40x2xf32> {
+  %e = tensor.empty() : tensor<256x2xf32>
+  %t = linalg.transpose ins(%w : tensor<2x256xf32>) outs(%e : tensor<256x2xf32>) permutation = [1, 0]
+  %0 = linalg.matmul ins(%a, %t : tensor<40x256xf32>, tensor<256x2xf32>) outs(%c : tensor<40x2xf32>) -> tensor<40x2xf32>
+  return %0 : tensor<40x2xf32>
+}
+
+// -----
+
 // Where M does not divide into register tiles, the rows below the last
 // multiple of 8 run with whole tiles and the last row on its own; N = 9,
 // smaller than a tile, runs as power-of-two widths (8, then 1): LLVM
