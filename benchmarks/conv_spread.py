@@ -3,7 +3,8 @@ NHWC/HWIO, stablehlo.reduce_window), imported by kiln-run, against PyTorch
 eager's conv2d and pooling in its own NCHW layout (one thread), at a spread
 of shapes: LeNet's, ResNet's stem (7x7 stride 2 on RGB), 3x3 and 1x1
 layers, first layers on RGB (64 x 64, CIFAR's) and grayscale (MNIST's)
-images, a strided one, a depthwise one, odd sizes. Kiln is timed with
+images, a strided one, a depthwise one, output layers of few features (an
+image's 3, a mask's 1), odd sizes. Kiln is timed with
 kiln-run --bench (median of N calls), PyTorch by the median of N calls on
 the same values; prints the CPU, one row per case with the ratio
 torch/kiln (100% = as fast as PyTorch) and the relative difference of the
@@ -74,6 +75,8 @@ CONVS = [
     ("3x3 stride 2", (8, 56, 56, 64), (3, 3, 64, 128), 2, 1, 1),
     ("1x1, 256 to 64", (8, 28, 28, 256), (1, 1, 256, 64), 1, 0, 1),
     ("depthwise 3x3", (8, 56, 56, 64), (3, 3, 1, 64), 1, 1, 64),
+    ("output layer 3x3, 64 to 3", (8, 64, 64, 64), (3, 3, 64, 3), 1, 1, 1),
+    ("mask 3x3, 32 to 1", (4, 128, 128, 32), (3, 3, 32, 1), 1, 1, 1),
     ("odd sizes", (3, 17, 23, 5), (3, 3, 5, 7), 1, 1, 1),
 ]
 # name, input NHWC, window, stride, padding, body

@@ -652,19 +652,24 @@ bool lanesPay(int64_t columns, int64_t steps, int64_t lanes) {
          steps * (lanes - columns) >= sumSteps * columns * lanes;
 }
 
+/// The element type of every operand of `op` where it is f32 or f64 (which
+/// products sum in lanes), else null.
+Type laneElement(linalg::LinalgOp op) {
+  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+  bool same = llvm::all_of(op->getOperandTypes(), [&](Type type) {
+    return getElementTypeOrSelf(type) == element;
+  });
+  return same && (element.isF32() || element.isF64()) ? element : Type();
+}
+
 /// Whether `op` is a thin product: a matmul of f32 or f64, without batch,
 /// of at most kThinProductMaxColumns columns, whose register tiles would be
 /// rows of N lanes (of 16) broadcasting an element of A a step (256 x 784 x
 /// 2: 0.034 ms, as long as 8 columns; numpy 0.009), and with K long enough
 /// for vectors of lanes along it to pay for their sums (lanesPay).
 bool isThinProduct(linalg::LinalgOp op) {
-  if (!isa<linalg::MatmulOp>(op.getOperation()))
-    return false;
-  Type element = getElementTypeOrSelf(op->getOperand(2).getType());
-  if ((!element.isF32() && !element.isF64()) ||
-      llvm::any_of(op->getOperandTypes(), [&](Type type) {
-        return getElementTypeOrSelf(type) != element;
-      }))
+  Type element = laneElement(op);
+  if (!isa<linalg::MatmulOp>(op.getOperation()) || !element)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   return lanesPay(ranges[1], ranges[2], thinProductLanes(element));
@@ -675,6 +680,19 @@ void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
   Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
   linalg::YieldOp::create(
       b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
+}
+
+/// `out` plus the sums of `lanes`' last dimension (out's shape and the
+/// lanes).
+linalg::ReduceOp addLanes(OpBuilder &b, Location loc, Value lanes, Value out) {
+  int64_t last = cast<RankedTensorType>(lanes.getType()).getRank() - 1;
+  return linalg::ReduceOp::create(
+      b, loc, lanes, out, ArrayRef<int64_t>{last},
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{arith::AddFOp::create(b, loc, args[0], args[1])});
+      });
 }
 
 /// A register tile [R, N, K] of a thin product (A [R, K] times B^T [N, K],
@@ -732,13 +750,7 @@ void sumInLanes(RewriterBase &rewriter, linalg::LinalgOp tile) {
         rewriter, loc, rest->getResult(0), lanesDone, first.getMixedOffsets(),
         first.getMixedSizes(), first.getMixedStrides());
   }
-  auto sum = linalg::ReduceOp::create(
-      rewriter, loc, lanesDone, c, ArrayRef<int64_t>{2},
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        linalg::YieldOp::create(
-            b, loc,
-            ValueRange{arith::AddFOp::create(b, loc, args[0], args[1])});
-      });
+  linalg::ReduceOp sum = addLanes(rewriter, loc, lanesDone, c);
   rewriter.replaceOp(tile, sum->getResults());
   ::vectorize(rewriter, zeros.getDefiningOp());
   // A step per group, the accumulators carried from one to the next.
@@ -1391,20 +1403,34 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
 }
 
 /// Replaces `tile`, a tile of a line window product, by the matmul of
-/// `rows` and `taps` into `acc`, a matrix of `tile`'s output `out`
-/// (keepingDims), inserted back into `out`; returns the matmul.
+/// `rows` and `taps` into `acc`, a matrix of `tile`'s output (keepingDims),
+/// inserted back into it; returns the matmul.
 linalg::LinalgOp replaceByMatmul(RewriterBase &rewriter, linalg::LinalgOp tile,
-                                 Value rows, Value taps, Value acc, Value out) {
+                                 Value rows, Value taps, Value acc) {
   auto matmul = linalg::MatmulOp::create(
       rewriter, tile.getLoc(), ValueRange{rows, taps}, ValueRange{acc});
-  auto outType = cast<RankedTensorType>(out.getType());
-  MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> zeros(outType.getRank(), 0), ones(outType.getRank(), 1);
-  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-      tile, matmul.getResult(0), out, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, outType.getShape()),
-      getAsIndexOpFoldResult(context, ones));
+  kiln::replaceTile(rewriter, tile, matmul.getResult(0));
   return cast<linalg::LinalgOp>(matmul.getOperation());
+}
+
+/// `count` rows of `value` (a tile of a window product's input, every
+/// dimension but `dim` and the last one long), `stride` apart along `dim`,
+/// as a matrix [count, last dimension].
+Value stridedRows(RewriterBase &rewriter, Location loc, Value value,
+                  unsigned dim, int64_t count, int64_t stride) {
+  auto type = cast<RankedTensorType>(value.getType());
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> zeros(rank, 0), sizes(rank, 1), strides(rank, 1);
+  sizes[dim] = count;
+  sizes.back() = type.getShape().back();
+  strides[dim] = stride;
+  MLIRContext *context = rewriter.getContext();
+  return tensor::ExtractSliceOp::create(
+      rewriter, loc,
+      RankedTensorType::get({count, sizes.back()}, type.getElementType()),
+      value, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, sizes),
+      getAsIndexOpFoldResult(context, strides));
 }
 
 /// A window position of one output line of a line window product
@@ -1419,29 +1445,16 @@ linalg::LinalgOp lineTileAsMatmul(RewriterBase &rewriter,
   Value pixels = tile.getDpsInputOperand(0)->get();
   Value kernel = tile.getDpsInputOperand(1)->get();
   Value line = tile.getDpsInitOperand(0)->get();
-  auto pixelsType = cast<RankedTensorType>(pixels.getType());
-  auto lineType = cast<RankedTensorType>(line.getType());
-  int64_t stride = lastLineSteps(tile).stride;
-  int64_t width = lineType.getDimSize(spatial);
-  unsigned rank = pixelsType.getRank();
-  MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1), sizes(ones),
-      strides(ones);
-  sizes[rank - 2] = width;
-  sizes[rank - 1] = pixelsType.getShape().back();
-  strides[rank - 2] = stride;
-  Value rows = tensor::ExtractSliceOp::create(
-      rewriter, loc,
-      RankedTensorType::get({width, sizes[rank - 1]},
-                            pixelsType.getElementType()),
-      pixels, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, sizes),
-      getAsIndexOpFoldResult(context, strides));
+  unsigned rank = cast<RankedTensorType>(pixels.getType()).getRank();
+  Value rows =
+      stridedRows(rewriter, loc, pixels, rank - 2,
+                  cast<RankedTensorType>(line.getType()).getDimSize(spatial),
+                  lastLineSteps(tile).stride);
   unsigned kernelRank = cast<RankedTensorType>(kernel.getType()).getRank();
   return replaceByMatmul(
       rewriter, tile, rows,
       kiln::asMatrix(rewriter, loc, kernel, kernelRank - 2, kernelRank - 1),
-      kiln::asMatrix(rewriter, loc, line, rank - 2, rank - 1), line);
+      kiln::asMatrix(rewriter, loc, line, rank - 2, rank - 1));
 }
 
 /// Whether a line window product runs faster by output pixels than by
@@ -1486,7 +1499,7 @@ linalg::LinalgOp pixelTileAsMatmul(RewriterBase &rewriter,
   Value taps = merged(kernel, {kernelRank - 3, kernelRank - 2, kernelRank - 1},
                       {{0, 1}, {2}});
   return replaceByMatmul(rewriter, tile, rows, taps,
-                         kiln::asMatrix(rewriter, loc, out, 0, rank - 1), out);
+                         kiln::asMatrix(rewriter, loc, out, 0, rank - 1));
 }
 
 /// A line of a line window product (isLineWindowProduct) of fewer than
@@ -1530,6 +1543,159 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
                                    : lineTileAsMatmul(rewriter, position));
 }
 
+/// Whether the line window product `op` (or its chunk) has thin outputs: f32
+/// or f64, outputs that a window's products (its positions times its
+/// features, whole vectors of lanes) pay to sum in lanes for (lanesPay):
+/// an output layer's 3 from 64 features of 3 x 3 pixels, a mask's 1, LeNet's
+/// input gradient's 6 from 16 features of 5 x 5 (matmuls of 3 or 6 columns
+/// would fill 3 or 6 lanes of 16 a step).
+bool isThinWindowProduct(linalg::LinalgOp op) {
+  Type element = laneElement(op);
+  if (!element)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned spatial = outputSpatialDims(op);
+  int64_t lanes = thinProductLanes(element), steps = 1;
+  for (int64_t size : ArrayRef(ranges).drop_front(spatial + 2))
+    steps *= size;
+  return ranges.back() % lanes == 0 &&
+         lanesPay(ranges[spatial + 1], steps, lanes);
+}
+
+/// The kernel [window..., features, outputs] of a line window product
+/// transposed to [window..., outputs, features], each output's features
+/// along a row as the input's are.
+linalg::TransposeOp outputsFirst(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value kernel = op.getDpsInputOperand(1)->get();
+  auto type = cast<RankedTensorType>(kernel.getType());
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  std::swap(permutation[type.getRank() - 2], permutation[type.getRank() - 1]);
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, applyPermutation(type.getShape(), permutation),
+      type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, kernel, empty, permutation);
+}
+
+/// A register tile of a window product in lanes (windowInLanes: one window
+/// position and group of lanes, `rows` loop `rows` long, the outputs and
+/// lanes whole) as the generic it is on its operands' rows: partial[r, o,
+/// l] += input[r, l] kernel[o, l], the input's rows `stride` apart.
+void laneTileOnRows(RewriterBase &rewriter, linalg::LinalgOp tile,
+                    unsigned rows, int64_t stride) {
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  MLIRContext *context = rewriter.getContext();
+  Value input = tile.getDpsInputOperand(0)->get();
+  Value kernel = tile.getDpsInputOperand(1)->get();
+  Value partial = tile.getDpsInitOperand(0)->get();
+  Value inputRows = stridedRows(rewriter, loc, input, rows,
+                                tile.getStaticLoopRanges()[rows], stride);
+  unsigned kernelRank = cast<RankedTensorType>(kernel.getType()).getRank();
+  unsigned partialRank = cast<RankedTensorType>(partial.getType()).getRank();
+  Value kernelRows = kiln::keepingDims(rewriter, loc, kernel,
+                                       {kernelRank - 3, kernelRank - 1});
+  Value acc = kiln::keepingDims(rewriter, loc, partial,
+                                {rows, partialRank - 2, partialRank - 1});
+  AffineExpr r, o, l;
+  bindDims(context, r, o, l);
+  using utils::IteratorType;
+  auto product = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{acc.getType()},
+      ValueRange{inputRows, kernelRows}, ValueRange{acc},
+      AffineMap::inferFromExprList(
+          ArrayRef<ArrayRef<AffineExpr>>{{r, l}, {o, l}, {r, o, l}}, context),
+      SmallVector<IteratorType>(3, IteratorType::parallel), multiplyAdd);
+  kiln::replaceTile(rewriter, tile, product->getResult(0));
+  ::vectorize(rewriter, product);
+}
+
+/// A window product in lanes (windowInLanes) in register tiles of R
+/// (along its loop `rows`) x all outputs x a vector of lanes, R x outputs
+/// <= kThinProductAccumulators (at most `most`), each carried over every
+/// window position and group of lanes; rows past the last whole tile as a
+/// tile of their own.
+void tileLaneRows(RewriterBase &rewriter, linalg::LinalgOp op, unsigned rows,
+                  int64_t stride, int64_t most) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned loops = ranges.size(), outputs = outputSpatialDims(op) + 1;
+  int64_t count =
+      std::clamp<int64_t>(kThinProductAccumulators / ranges[outputs], 1, most);
+  if (ranges[rows] > count && ranges[rows] % count != 0) {
+    // linalg's split, which slices the input's windows (split() slices only
+    // operands indexed by the loop itself).
+    rewriter.setInsertionPoint(op);
+    auto [whole, rest] = linalg::splitOp(
+        rewriter, cast<TilingInterface>(op.getOperation()), rows,
+        rewriter.getIndexAttr(ranges[rows] - ranges[rows] % count));
+    for (TilingInterface part : {whole, rest})
+      tileLaneRows(rewriter, cast<linalg::LinalgOp>(part.getOperation()), rows,
+                   stride, most);
+    return;
+  }
+  // The window positions and groups (loops outputs + 1 to loops - 2).
+  SmallVector<int64_t> sizes(loops, 0);
+  sizes[rows] = std::min(ranges[rows], count);
+  for (unsigned d = outputs + 1; d + 1 < loops; ++d)
+    sizes[d] = 1;
+  if (auto step = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
+    laneTileOnRows(rewriter, step, rows, stride);
+}
+
+/// `op`, a part of a line window product with thin outputs
+/// (isThinWindowProduct; an output line, or pixel by pixels) whose kernel
+/// is `kernelT` (outputsFirst), as sums in lanes along its window:
+/// partial[..., o, l] = sum over the window and groups g of input[...,
+/// g L + l] kernelT[..., o, g L + l] in register tiles along its loop
+/// `rows` (the line's pixels, `stride` apart in the input, or the batch;
+/// tileLaneRows), then each vector's lanes summed into the output.
+void windowInLanes(RewriterBase &rewriter, linalg::LinalgOp op, Value kernelT,
+                   unsigned rows, int64_t stride, int64_t most, int64_t width) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  MLIRContext *context = rewriter.getContext();
+  unsigned loops = op.getNumLoops(), outputs = outputSpatialDims(op) + 1;
+  Value input = op.getDpsInputOperand(0)->get();
+  Value out = op.getDpsInitOperand(0)->get();
+  auto outType = cast<RankedTensorType>(out.getType());
+  Type element = outType.getElementType();
+  int64_t lanes = thinProductLanes(element);
+  unsigned inputRank = cast<RankedTensorType>(input.getType()).getRank();
+  unsigned kernelRank = cast<RankedTensorType>(kernelT.getType()).getRank();
+  // The loops, the features' as its groups, then the lanes.
+  SmallVector<AffineExpr> dims = kiln::loopDims(context, loops + 1);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto withTail = [&](AffineMap map, unsigned kept, ArrayRef<AffineExpr> tail) {
+    SmallVector<AffineExpr> results(map.getResults().take_front(kept));
+    llvm::append_range(results, tail);
+    return AffineMap::get(loops + 1, 0, results, context);
+  };
+  AffineExpr group = dims[loops - 1], lane = dims[loops];
+  SmallVector<AffineMap> laneMaps = {
+      withTail(maps[0], inputRank - 1, {group, lane}),
+      withTail(maps[1], kernelRank - 2, {dims[outputs], group, lane}),
+      withTail(maps[2], outType.getRank(), {lane})};
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  iterators.push_back(utils::IteratorType::parallel);
+  SmallVector<int64_t> shape(outType.getShape());
+  shape.push_back(lanes);
+  Value zeros =
+      kiln::filledTensor(rewriter, loc, RankedTensorType::get(shape, element),
+                         kiln::scalarConstant(rewriter, loc, element, 0));
+  auto partial = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{zeros.getType()},
+      ValueRange{kiln::splitDim(rewriter, loc, input, inputRank - 1, lanes),
+                 kiln::splitDim(rewriter, loc, kernelT, kernelRank - 1, lanes)},
+      ValueRange{zeros}, laneMaps, iterators, multiplyAdd);
+  linalg::ReduceOp sum = addLanes(rewriter, loc, partial->getResult(0), out);
+  rewriter.replaceOp(op, sum->getResults());
+  tileElementwise(rewriter, zeros.getDefiningOp<linalg::LinalgOp>(), width);
+  tileLaneRows(rewriter, partial, rows, stride, most);
+  tileElementwise(rewriter, sum, width);
+}
+
 /// A line window product (isLineWindowProduct) by output lines (one
 /// batch element and outer output row at a time, the innermost output
 /// dimension whole), each summing, window position by window position, the
@@ -1570,6 +1736,21 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
     if (!chunk)
       return;
     op = cast<linalg::LinalgOp>(chunk);
+  }
+  if (isThinWindowProduct(op)) {
+    // Each output line (by pixels, each output pixel of the whole batch).
+    linalg::TransposeOp kernelT = outputsFirst(rewriter, op);
+    int64_t stride = byPixels ? 1 : lastLineSteps(op).stride;
+    SmallVector<int64_t> sizes(loops, 0);
+    for (unsigned d = byPixels ? 1 : 0; d < spatial + (byPixels ? 1 : 0); ++d)
+      sizes[d] = 1;
+    if (auto part = dyn_cast_or_null<linalg::LinalgOp>(
+            tile(rewriter, op, sizes, /*order=*/{},
+                 scf::SCFTilingOptions::LoopType::ForOp, width)))
+      windowInLanes(rewriter, part, kernelT->getResult(0),
+                    byPixels ? 0 : spatial, stride, tiles.registerM, width);
+    tileElementwise(rewriter, kernelT, width);
+    return;
   }
   if (byPixels && lastLineSteps(op).dilation != 1) {
     tileInRegisters(rewriter, op, registerTilesOf(op, tiles), true);

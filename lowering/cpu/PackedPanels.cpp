@@ -123,19 +123,6 @@ Value packPanels(OpBuilder &b, Location loc, Value source, int64_t width,
       [](OpBuilder &, Location, ValueRange args) { return args[0]; });
 }
 
-/// `tile` replaced by the rank-reduced `result` of its computation,
-/// inserted into all of its init.
-void replaceTile(RewriterBase &rewriter, linalg::LinalgOp tile, Value result) {
-  Value init = tile.getDpsInitOperand(0)->get();
-  auto type = cast<RankedTensorType>(init.getType());
-  MLIRContext *context = rewriter.getContext();
-  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
-  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-      tile, result, init, getAsIndexOpFoldResult(context, zeros),
-      getAsIndexOpFoldResult(context, type.getShape()),
-      getAsIndexOpFoldResult(context, ones));
-}
-
 /// The k steps per group of panels for a product of `lhs` by `rhs` into
 /// `acc` of M rows, K steps and B rows of `n` (kiln::panelGroup).
 int64_t groupFor(Type lhs, Type rhs, Type acc, int64_t m, int64_t n, int64_t k,
@@ -182,6 +169,18 @@ bool isMultipleOf(OpFoldResult offset, int64_t width) {
   return false;
 }
 } // namespace
+
+void kiln::replaceTile(RewriterBase &rewriter, linalg::LinalgOp tile,
+                       Value result) {
+  Value init = tile.getDpsInitOperand(0)->get();
+  auto type = cast<RankedTensorType>(init.getType());
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+      tile, result, init, getAsIndexOpFoldResult(context, zeros),
+      getAsIndexOpFoldResult(context, type.getShape()),
+      getAsIndexOpFoldResult(context, ones));
+}
 
 Value kiln::keepingDims(OpBuilder &b, Location loc, Value value,
                         ArrayRef<unsigned> dims) {
@@ -353,7 +352,7 @@ linalg::LinalgOp kiln::panelTileAsMatmul(RewriterBase &rewriter,
       ValueRange{kiln::asMatrix(rewriter, loc, a, rank - 3, rank - 2),
                  kiln::asMatrix(rewriter, loc, panels, rank - 2, rank - 1)},
       acc);
-  replaceTile(rewriter, tile, matmul.getResult(0));
+  kiln::replaceTile(rewriter, tile, matmul.getResult(0));
   return cast<linalg::LinalgOp>(matmul.getOperation());
 }
 
@@ -386,7 +385,8 @@ void kiln::vectorizePanelPairs(RewriterBase &rewriter, linalg::LinalgOp tile) {
       ArrayRef<vector::IteratorType>{vector::IteratorType::parallel,
                                      vector::IteratorType::parallel,
                                      vector::IteratorType::reduction});
-  replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, sum, accTile));
+  kiln::replaceTile(rewriter, tile,
+                    kiln::writeAll(rewriter, loc, sum, accTile));
 }
 
 int64_t kiln::panelPackGroup(linalg::LinalgOp op) {
@@ -438,5 +438,5 @@ void kiln::vectorizePairPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
           VectorType::get({2 * width}, rowsType.getElementType()),
           kiln::interleaveRows(rewriter, loc, steps)));
   Value out = kiln::asMatrix(rewriter, loc, init, rank - 2, rank - 1);
-  replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, pairs, out));
+  kiln::replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, pairs, out));
 }

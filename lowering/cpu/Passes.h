@@ -204,6 +204,11 @@ constexpr int64_t kThreadBufferBytes = 1 << 20;
 mlir::Value keepingDims(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value value, llvm::ArrayRef<unsigned> dims);
 
+/// `tile` replaced by the rank-reduced `result` of its computation (its
+/// init as keepingDims views it), inserted into all of its init.
+void replaceTile(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp tile,
+                 mlir::Value result);
+
 /// `value` as a matrix: keepingDims of `rows` and `columns`.
 inline mlir::Value asMatrix(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value value, unsigned rows,

@@ -206,6 +206,24 @@ conv_case("conv 3-D stride (2, 1, 3) of 16 features", (1, 7, 6, 9, 16),
           [(0, 0), (1, 0), (0, 1)])
 conv_case("conv 3x3 stride 2, 64 to 64 features, one image, rows on threads",
           (1, 48, 48, 64), (3, 3, 64, 64), NHWC, [2, 2], [(1, 1), (1, 1)])
+# Few outputs (1 to 8) of whole vectors of features: each output line's
+# register tiles (R pixels x all outputs x 16 lanes of features) sum every
+# window position and group of lanes, then each vector's lanes: lines past
+# the last whole tile (23 = 4 x 5 + 3 pixels of 3 outputs), strided,
+# dilated, by output pixels (a batch of 32 over lines of 10: LeNet's input
+# gradient's form), f64 (8 lanes), images shared by threads.
+conv_case("conv 3x3, 64 features to 3, SAME (an output layer)",
+          (2, 11, 23, 64), (3, 3, 64, 3), NHWC, [1, 1], [(1, 1), (1, 1)])
+conv_case("conv 3x3 stride 2, 32 features to 1", (2, 17, 16, 32),
+          (3, 3, 32, 1), NHWC, [2, 2], [(1, 1), (1, 1)])
+conv_case("conv 3x3 of 16 features to 2, dilated", (1, 20, 19, 16),
+          (3, 3, 16, 2), NHWC, [1, 1], [(2, 2), (2, 2)], rhs_dil=[2, 2])
+conv_case("conv 5x5, 16 features to 6, batch 32 by output pixels",
+          (32, 10, 10, 16), (5, 5, 16, 6), NHWC, [1, 1], [(4, 4), (4, 4)])
+conv_case("conv f64 3x3, 32 features to 3", (1, 13, 12, 32), (3, 3, 32, 3),
+          NHWC, [1, 1], [(1, 1), (1, 1)], dtype=np.float64)
+conv_case("conv 3x3, 64 features to 3, images shared by threads",
+          (4, 64, 64, 64), (3, 3, 64, 3), NHWC, [1, 1], [(1, 1), (1, 1)])
 # Fewer than 16 features into a multiple of 16 outputs: contracted from the
 # padded input too, each register tile summing every window position and
 # feature before it is stored; pixels and outputs past the last whole

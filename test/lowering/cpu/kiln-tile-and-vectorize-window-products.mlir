@@ -146,3 +146,36 @@ func.func @dilated_kernel_gradient(%x: tensor<32x11x11x8xf32>, %g: tensor<5x5x8x
   } -> tensor<32x3x3x64xf32>
   return %y : tensor<32x3x3x64xf32>
 }
+
+// -----
+
+// Few outputs (3) of whole vectors of features (32 = 2 x 16 lanes): the
+// kernel transposed to [window..., outputs, features], then by output
+// lines, each line's register tiles (5 pixels, every second one of the
+// input row, x 3 outputs x 16 lanes; 11 = 10 + 1 pixels) carried over the
+// 3 x 3 window positions and 2 groups of lanes, then each vector's 16
+// lanes summed into the line, instead of matmuls filling 3 lanes of 16.
+#strided = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)>
+#window = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @thin_outputs
+// CHECK: tensor.empty() : tensor<3x3x3x32xf32>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c10{{.*}} step %c5{{.*}} -> (tensor<1x1x10x3x16xf32>)
+// CHECK: tensor.extract_slice %{{.*}} [1, 1, 5, 1, 16] [1, 1, 2, 1, 1] : tensor<1x1x9x1x16xf32> to tensor<5x16xf32>
+// CHECK: arith.mulf {{.*}} : vector<5x3x16xf32>
+// CHECK: arith.mulf {{.*}} : vector<1x3x16xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [4] : vector<1x1x1x1x16xf32> to vector<1x1x1x1xf32>
+// CHECK-NOT: vector.contract
+func.func @thin_outputs(%x: tensor<2x9x23x32xf32>, %k: tensor<3x3x32x3xf32>) -> tensor<2x4x11x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x11x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x11x3xf32>) -> tensor<2x4x11x3xf32>
+  %y = linalg.generic {indexing_maps = [#strided, #window, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %k : tensor<2x9x23x32xf32>, tensor<3x3x32x3xf32>) outs(%init : tensor<2x4x11x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x11x3xf32>
+  return %y : tensor<2x4x11x3xf32>
+}
