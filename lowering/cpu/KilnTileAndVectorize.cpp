@@ -627,6 +627,12 @@ constexpr int64_t kThinProductMaxColumns = 8;
 /// rows times its columns.
 constexpr int64_t kThinProductAccumulators = 16;
 
+/// Rows of a register tile in lanes of `columns` columns (or outputs):
+/// rows x columns <= kThinProductAccumulators, at most `most`.
+int64_t laneTileRows(int64_t columns, int64_t most) {
+  return std::clamp<int64_t>(kThinProductAccumulators / columns, 1, most);
+}
+
 /// Elements of `element` in a vector of a thin product's lanes.
 int64_t thinProductLanes(Type element) {
   return kThinProductLaneBytes / (element.getIntOrFloatBitWidth() / 8);
@@ -769,17 +775,20 @@ linalg::LinalgOp withTransposedB(RewriterBase &rewriter, linalg::LinalgOp op,
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value b = op->getOperand(1);
-  linalg::TransposeOp transpose = transposeReadOnce(b);
-  Value bt = transpose ? transpose.getInput() : Value();
-  if (!transpose) {
+  linalg::TransposeOp created;
+  Value bt;
+  if (linalg::TransposeOp readOnce = transposeReadOnce(b)) {
+    // Left unread, erased with the unread ops.
+    bt = readOnce.getInput();
+  } else {
     auto type = cast<RankedTensorType>(b.getType());
     Value empty = tensor::EmptyOp::create(
         rewriter, loc,
         ArrayRef<int64_t>{type.getDimSize(1), type.getDimSize(0)},
         type.getElementType());
-    transpose = linalg::TransposeOp::create(rewriter, loc, b, empty,
-                                            ArrayRef<int64_t>{1, 0});
-    bt = transpose->getResult(0);
+    created = linalg::TransposeOp::create(rewriter, loc, b, empty,
+                                          ArrayRef<int64_t>{1, 0});
+    bt = created->getResult(0);
   }
   MLIRContext *context = rewriter.getContext();
   AffineExpr m, n, k;
@@ -794,21 +803,19 @@ linalg::LinalgOp withTransposedB(RewriterBase &rewriter, linalg::LinalgOp op,
                              IteratorType::reduction},
       multiplyAdd);
   rewriter.replaceOp(op, product->getResults());
-  // A transpose `op` read is left unread, erased with the unread ops.
-  if (bt == transpose->getResult(0))
-    tileElementwise(rewriter, transpose, width);
+  if (created)
+    tileElementwise(rewriter, created, width);
   return product;
 }
 
 /// A thin product (withTransposedB) in register tiles of R rows and all its
-/// columns, R x N <= kThinProductAccumulators (at most `most` rows), each
+/// columns (laneTileRows, at most `most` rows), each
 /// summing in lanes (sumInLanes); rows past the last whole tile as a tile
 /// of their own.
 void tileThinRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t most,
                   int64_t width) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t rows =
-      std::clamp<int64_t>(kThinProductAccumulators / ranges[1], 1, most);
+  int64_t rows = laneTileRows(ranges[1], most);
   if (ranges[0] > rows && ranges[0] % rows != 0) {
     auto [whole, rest] = split(rewriter, op, 0, ranges[0] - ranges[0] % rows);
     tileThinRows(rewriter, whole, most, width);
@@ -1613,16 +1620,15 @@ void laneTileOnRows(RewriterBase &rewriter, linalg::LinalgOp tile,
 }
 
 /// A window product in lanes (windowInLanes) in register tiles of R
-/// (along its loop `rows`) x all outputs x a vector of lanes, R x outputs
-/// <= kThinProductAccumulators (at most `most`), each carried over every
+/// (along its loop `rows`; laneTileRows, at most `most`) x all outputs x a
+/// vector of lanes, each carried over every
 /// window position and group of lanes; rows past the last whole tile as a
 /// tile of their own.
 void tileLaneRows(RewriterBase &rewriter, linalg::LinalgOp op, unsigned rows,
                   int64_t stride, int64_t most) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned loops = ranges.size(), outputs = outputSpatialDims(op) + 1;
-  int64_t count =
-      std::clamp<int64_t>(kThinProductAccumulators / ranges[outputs], 1, most);
+  int64_t count = laneTileRows(ranges[outputs], most);
   if (ranges[rows] > count && ranges[rows] % count != 0) {
     // linalg's split, which slices the input's windows (split() slices only
     // operands indexed by the loop itself).
@@ -1717,6 +1723,9 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   double ns = estimatedNs(op);
   unsigned shared = ranges[0] == 1 && spatial > 1 ? 1 : 0;
   bool byPixels = runsByPixels(op, tiles);
+  // With thin outputs, the kernel is transposed once, before any chunk.
+  linalg::TransposeOp kernelT =
+      isThinWindowProduct(op) ? outputsFirst(rewriter, op) : nullptr;
   // By pixels, the batch is each matmul's rows: chunks keep at least two
   // register tiles of them.
   int64_t mostChunks =
@@ -1737,13 +1746,11 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
       return;
     op = cast<linalg::LinalgOp>(chunk);
   }
-  if (isThinWindowProduct(op)) {
+  if (kernelT) {
     // Each output line (by pixels, each output pixel of the whole batch).
-    linalg::TransposeOp kernelT = outputsFirst(rewriter, op);
     int64_t stride = byPixels ? 1 : lastLineSteps(op).stride;
     SmallVector<int64_t> sizes(loops, 0);
-    for (unsigned d = byPixels ? 1 : 0; d < spatial + (byPixels ? 1 : 0); ++d)
-      sizes[d] = 1;
+    std::fill_n(sizes.begin() + (byPixels ? 1 : 0), spatial, 1);
     if (auto part = dyn_cast_or_null<linalg::LinalgOp>(
             tile(rewriter, op, sizes, /*order=*/{},
                  scf::SCFTilingOptions::LoopType::ForOp, width)))
