@@ -417,6 +417,21 @@ for lanes in (50, 100, 7):
     want = MID.max(axis=1)
     single(f"reduce_max 6x40x{lanes} over [1]", "kiln.reduce_max %a0, dims = "
            f"[1] : {sig([MID], want)}", [MID], want)
+# Sums and maxima over leading dimensions keep rows of up to 256 results in
+# registers across the rows they reduce: 768 columns as 3 rows of 256, 700
+# as 2 and one of 188, f64 in rows of 128 (a transformer's bias gradient,
+# a global max pool).
+for shape, dims, element in [((300, 768), [0], np.float32),
+                             ((3, 70, 700), [0, 1], np.float32),
+                             ((6, 33, 640), [1], np.float64),
+                             ((2, 3, 29, 31), [2, 3], np.float32)]:
+    LEAD = rng.standard_normal(shape).astype(element)
+    for op, reference in [("reduce_sum", np.sum), ("reduce_max", np.max)]:
+        want = reference(LEAD.astype(np.float64), axis=tuple(dims)).astype(
+            element)
+        single(f"{op} {'x'.join(map(str, shape))} {element.__name__} over "
+               f"{dims}", f"kiln.{op} %a0, dims = {dims} : "
+               f"{sig([LEAD], want)}", [LEAD], want, rtol=1e-5, atol=1e-4)
 WI = rng.integers(-100, 100, 1000003).astype(np.int32)
 want = WI.sum(dtype=np.int32)
 check("reduce_sum of a whole 1000003 x i32",

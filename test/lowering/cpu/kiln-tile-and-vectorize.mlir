@@ -250,6 +250,44 @@ func.func @reduce(%x: tensor<4x256xf32>, %init: tensor<4xf32>) -> tensor<4xf32> 
 
 // -----
 
+// A sum over rows (the innermost dimension parallel): tiles step along the
+// columns first, in rows of 4 x 64 f32 (1 KiB of accumulators; 4 x 16 with
+// vector-width=16), and then along
+// the rows, so that a row of sums stays in the same vectors over every row
+// read (kiln-lower-vectors hoists its reads and writes out of that loop);
+// rows of 128 f64.
+// CHECK-LABEL: func.func @column_sums
+func.func @column_sums(%x: tensor<300x768xf32>, %init: tensor<768xf32>) -> tensor<768xf32> {
+  // CHECK: scf.for {{.*}} = %c0{{.*}} to %c768 step %c256
+  // CHECK: scf.for {{.*}} = %c0{{.*}} to %c300 step %c1
+  // CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x256xf32> to vector<256xf32>
+  // TARGET-LABEL: func.func @column_sums
+  // TARGET: scf.for {{.*}} = %c0{{.*}} to %c768 step %c64
+  // TARGET: scf.for {{.*}} = %c0{{.*}} to %c300 step %c1
+  %0 = linalg.reduce ins(%x : tensor<300x768xf32>) outs(%init : tensor<768xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<768xf32>
+}
+
+// CHECK-LABEL: func.func @column_sums_f64
+func.func @column_sums_f64(%x: tensor<8x300x640xf64>, %init: tensor<8x640xf64>) -> tensor<8x640xf64> {
+  // CHECK: scf.for {{.*}} = %c0{{.*}} to %c8 step %c1
+  // CHECK: scf.for {{.*}} = %c0{{.*}} to %c640 step %c128
+  // CHECK: scf.for {{.*}} = %c0{{.*}} to %c300 step %c1
+  // CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x1x128xf64> to vector<1x128xf64>
+  %0 = linalg.reduce ins(%x : tensor<8x300x640xf64>) outs(%init : tensor<8x640xf64>) dimensions = [1]
+    (%in: f64, %acc: f64) {
+      %s = arith.addf %in, %acc : f64
+      linalg.yield %s : f64
+    }
+  return %0 : tensor<8x640xf64>
+}
+
+// -----
+
 // A reduction over an innermost dimension no tile length near 64 divides
 // (517 = 11 x 47): 512 elements in tiles of 64, then the 5 left summed onto
 // their result, instead of one element at a time.
