@@ -115,6 +115,16 @@ CASES.append(("x * x - x, f64", program(
     [D], D, f"  %m = kiln.mul %a0, %a0 : {t}\n  %r = kiln.sub %m, %a0 : {t}"),
     [D], D * D - D))
 
+# NHWC to CHWN (a kernel gradient's input), 6.4 MB: chunks of whole 16 x 8
+# blocks of the transpose, 56 rows and 40 channels (2 blocks and 8 left
+# over).
+for shape in [(8, 56, 56, 64), (8, 56, 56, 40)]:
+    X = f32(shape)
+    want = X.transpose(3, 1, 2, 0)
+    CASES.append((f"NHWC to CHWN {'x'.join(map(str, shape))}", program(
+        [X], want, f"  %r = kiln.transpose %a0, permutation = [3, 1, 2, 0]"
+                   f" : {sig([X], want)}"), [X], want))
+
 # Reductions: over rows (softmax), over columns (the reduced dimension is
 # not the one split).
 X = f32((2048, 1000))

@@ -656,9 +656,10 @@ func.func @transposed_rows_in_blocks(%x: tensor<256x784xf32>, %dy: tensor<256x51
 
 // The same update from a batch of 4096: 56 rows of X^T are 896 KiB, more
 // than half a thread's buffers (1 MiB, beside its block's own); the
-// transpose runs first, in chunks of its own that threads share.
+// transpose runs first, in chunks of its own that threads share (whole
+// 16-row blocks of it).
 // CHECK-LABEL: func.func @transposed_rows_too_long
-// CHECK: %[[XT:.*]] = scf.forall (%{{.*}}) = (0) to (784) step (56) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<784x4096xf32>)
+// CHECK: %[[XT:.*]] = scf.forall (%{{.*}}) = (0) to (784) step (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<784x4096xf32>)
 // CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 784) step (256, 56)
 // CHECK: tensor.extract_slice %[[XT]][%[[M]], 0] [56, 4096] [1, 1]
 
