@@ -50,7 +50,8 @@ TABLE = [
 ]
 BF16 = [("bf16 256x784x512", 256, 784, 512, "nn"),
         ("bf16 1024^3", 1024, 1024, 1024, "nn"),
-        ("bf16 257x129x63", 257, 129, 63, "nn")]
+        ("bf16 257x129x63", 257, 129, 63, "nn"),
+        ("bf16 thin 256x784x2", 256, 784, 2, "nn")]
 TWO_THREADS = ["issue 257x129x63", "issue 256x784x512", "square 1024^3",
                "backward dW 784x256x512 (tn)", "backward dX 256x512x784 (nt)",
                "ffn up 256x1024x4096", "random 493x633x505 (nn)",

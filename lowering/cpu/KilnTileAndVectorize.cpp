@@ -717,32 +717,54 @@ bool lanesPay(int64_t columns, int64_t steps, int64_t lanes) {
          steps * (lanes - columns) >= sumSteps * columns * lanes;
 }
 
-/// The element type of every operand of `op` where it is f32 or f64 (which
-/// products sum in lanes), else null.
+/// The element type of the accumulator of `op` where products sum in lanes
+/// of it: f32 or f64 with every input of that type, or f32 with every input
+/// bf16 or every input f16 (widened as they are read: multiplyAdd); else
+/// null.
 Type laneElement(linalg::LinalgOp op) {
-  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
-  bool same = llvm::all_of(op->getOperandTypes(), [&](Type type) {
-    return getElementTypeOrSelf(type) == element;
+  if (op.getNumDpsInits() != 1)
+    return Type();
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  Type input = getElementTypeOrSelf(op.getDpsInputs().front().getType());
+  bool same = llvm::all_of(op.getDpsInputs(), [&](Value value) {
+    return getElementTypeOrSelf(value.getType()) == input;
   });
-  return same && (element.isF32() || element.isF64()) ? element : Type();
+  bool wide = (element.isF32() || element.isF64()) && input == element;
+  bool narrow = element.isF32() && (input.isBF16() || input.isF16());
+  return same && (wide || narrow) ? element : Type();
 }
 
-/// Whether `op` is a thin product: a matmul of f32 or f64, without batch,
-/// of at most kThinProductMaxColumns columns, whose register tiles would be
-/// rows of N lanes (of 16) broadcasting an element of A a step (256 x 784 x
-/// 2: 0.034 ms, as long as 8 columns; numpy 0.009), and with K long enough
-/// for vectors of lanes along it to pay for their sums (lanesPay).
-bool isThinProduct(linalg::LinalgOp op) {
+/// Whether `op` is a thin product: a matmul summing in f32 or f64 (of
+/// them, or of bf16 or f16), without batch, of at most
+/// kThinProductMaxColumns columns, whose register tiles would be rows of N
+/// lanes (of 16) broadcasting an element of A a step (256 x 784 x 2: 0.034
+/// ms, as long as 8 columns; numpy 0.009), and with K long enough for
+/// vectors of lanes along it to pay for their sums (lanesPay). Register
+/// tiles that multiply bf16 in pairs (`bf16Pairs`) fill 2N lanes a step:
+/// against them, lanes pay as for twice the columns (bf16 256 x 784 x 2
+/// 0.029 -> 0.0084 ms in lanes, x 4 0.022 -> 0.015, x 8 0.022 and 0.032).
+bool isThinProduct(linalg::LinalgOp op, bool bf16Pairs) {
   Type element = laneElement(op);
   if (!isa<linalg::MatmulOp>(op.getOperation()) || !element)
     return false;
+  Type input = getElementTypeOrSelf(op.getDpsInputs().front().getType());
+  bool pairs = kiln::multipliesInPairs(input, input, element, bf16Pairs, false);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  return lanesPay(ranges[1], ranges[2], thinProductLanes(element));
+  return lanesPay(ranges[1] * (pairs ? 2 : 1), ranges[2],
+                  thinProductLanes(element));
 }
 
-/// A linalg.generic payload: args[2] + args[0] * args[1] (floats).
+/// A linalg.generic payload: args[2] + args[0] * args[1] (floats), the
+/// factors widened to args[2]'s type where narrower (bf16 products summed
+/// in f32: exact, as a bf16 x bf16 product fits f32's mantissa).
 void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
-  Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+  Type sum = args[2].getType();
+  auto widened = [&](Value factor) -> Value {
+    return factor.getType() == sum ? factor
+                                   : arith::ExtFOp::create(b, loc, sum, factor);
+  };
+  Value product =
+      arith::MulFOp::create(b, loc, widened(args[0]), widened(args[1]));
   linalg::YieldOp::create(
       b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
 }
@@ -1194,7 +1216,7 @@ MatmulTiles registerTilesOf(linalg::LinalgOp op, MatmulTiles tiles) {
 /// (isThinProduct), else tileMatmul.
 void tileProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                  MatmulTiles tiles) {
-  if (isThinProduct(op))
+  if (isThinProduct(op, tiles.bf16Pairs))
     return tileThinRows(rewriter,
                         withTransposedB(rewriter, op, tiles.vectorWidth),
                         tiles.registerM, tiles.vectorWidth);
@@ -1615,14 +1637,16 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// Whether the line window product `op` (or its chunk) has thin outputs: f32
-/// or f64, outputs that a window's products (its positions times its
+/// or f64 throughout (bf16 windows keep their dot pairs), outputs that a
+/// window's products (its positions times its
 /// features, whole vectors of lanes) pay to sum in lanes for (lanesPay):
 /// an output layer's 3 from 64 features of 3 x 3 pixels, a mask's 1, LeNet's
 /// input gradient's 6 from 16 features of 5 x 5 (matmuls of 3 or 6 columns
 /// would fill 3 or 6 lanes of 16 a step).
 bool isThinWindowProduct(linalg::LinalgOp op) {
   Type element = laneElement(op);
-  if (!element)
+  if (!element ||
+      getElementTypeOrSelf(op.getDpsInputs().front().getType()) != element)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned spatial = outputSpatialDims(op);

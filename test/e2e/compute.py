@@ -94,6 +94,28 @@ for lhs, rhs, lc, rc, subscripts, dtype in [
     single(f"thin product {subscripts} {lhs} {rhs} {np.dtype(dtype).name}",
            f"kiln.dot_general %a0, %a1, contracting = {lc} x {rc} : "
            f"{sig([TA, TB], want)}", [TA, TB], want, rtol=1e-5, atol=1e-5)
+# bf16 (given as float32, rounded) and f16 thin products sum in f32 lanes,
+# their operands widened as they are read: K with and without a last part
+# group (101 = 6 x 16 + 5), B transposed (x W^T).
+for lhs, rhs, lc, rc, subscripts, dtype in [
+        ((37, 101), (101, 3), [1], [0], "mk,kn->mn", "bf16"),
+        ((256, 784), (2, 784), [1], [1], "mk,nk->mn", "bf16"),
+        ((40, 784), (784, 2), [1], [0], "mk,kn->mn", np.float16)]:
+    NA, NB = (rng.standard_normal(shape).astype(np.float32) for shape in
+              (lhs, rhs))
+    if dtype == "bf16":
+        NA, NB = to_bf16(NA), to_bf16(NB)
+    else:
+        NA, NB = NA.astype(dtype), NB.astype(dtype)
+    want = np.einsum(subscripts, NA.astype(np.float64), NB).astype(np.float32)
+    a_type, b_type = ttype(lhs, dtype), ttype(rhs, dtype)
+    check(f"thin product {subscripts} {lhs} {rhs} {dtype} -> f32",
+          f"func.func @f(%a: {a_type}, %b: {b_type}) -> "
+          f"{ttype(want.shape, np.float32)} {{\n"
+          f"  %r = kiln.dot_general %a, %b, contracting = {lc} x {rc} : "
+          f"({a_type}, {b_type}) -> {ttype(want.shape, np.float32)}\n"
+          f"  return %r : {ttype(want.shape, np.float32)}\n}}\n", "f",
+          [NA, NB], [want], rtol=1e-5, atol=1e-5, interpret=False)
 TA = rng.standard_normal((64, 400)).astype(np.float32)
 TB = rng.standard_normal((400, 6)).astype(np.float32)
 TC = rng.standard_normal(6).astype(np.float32)

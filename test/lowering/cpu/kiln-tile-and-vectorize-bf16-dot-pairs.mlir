@@ -48,3 +48,29 @@ func.func @f16_odd(%a: tensor<20x7xf16>, %b: tensor<7x21xf16>, %c: tensor<20x21x
   %0 = linalg.matmul ins(%a, %b : tensor<20x7xf16>, tensor<7x21xf16>) outs(%c : tensor<20x21xf32>) -> tensor<20x21xf32>
   return %0 : tensor<20x21xf32>
 }
+
+// bf16 thin products sum in f32 lanes along K, each operand widened as it
+// is read, where they pay against register tiles: with pairs, those fill
+// 2N lanes a step, so lanes pay as for twice the columns: 2 columns (4)
+// sum in lanes, 8 (16) stay register tiles of k pairs; without pairs both
+// sum in lanes.
+// CHECK-LABEL: func.func @thin_bf16
+// CHECK: arith.extf {{.*}} : vector<8x2x1x16xbf16> to vector<8x2x1x16xf32>
+// CHECK: arith.mulf {{.*}} : vector<8x2x1x16xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [2] : vector<8x2x16xf32> to vector<8x2xf32>
+// NONE-LABEL: func.func @thin_bf16
+// NONE: vector.multi_reduction <add>, {{.*}} [2] : vector<8x2x16xf32> to vector<8x2xf32>
+func.func @thin_bf16(%a: tensor<40x256xbf16>, %b: tensor<256x2xbf16>, %c: tensor<40x2xf32>) -> tensor<40x2xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<40x256xbf16>, tensor<256x2xbf16>) outs(%c : tensor<40x2xf32>) -> tensor<40x2xf32>
+  return %0 : tensor<40x2xf32>
+}
+
+// CHECK-LABEL: func.func @thin_bf16_eight
+// CHECK-NOT: vector.multi_reduction
+// CHECK: vector.contract {{.*}} : vector<8x2xbf16>, vector<2x8xbf16> into vector<8x8xf32>
+// NONE-LABEL: func.func @thin_bf16_eight
+// NONE: vector.multi_reduction <add>, {{.*}} [2] : vector<2x8x16xf32> to vector<2x8xf32>
+func.func @thin_bf16_eight(%a: tensor<40x512xbf16>, %b: tensor<512x8xbf16>, %c: tensor<40x8xf32>) -> tensor<40x8xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<40x512xbf16>, tensor<512x8xbf16>) outs(%c : tensor<40x8xf32>) -> tensor<40x8xf32>
+  return %0 : tensor<40x8xf32>
+}
