@@ -77,8 +77,9 @@ for name, lhs, rhs, dims, subscripts in [
 # Thin products (2 to 8 columns, K long enough) sum in vector lanes along
 # K: K with and without a last part group (300 = 18 x 16 + 12), rows past
 # the last register tile (16 / N rows), B read straight (transposed first)
-# and transposed (x W^T), f64 (8 lanes), a bias and ReLU after it, and one
-# estimated long enough for two threads' chunks (9000 x 512 x 5). Compiled
+# and transposed (x W^T), f64 (8 lanes), a bias and ReLU after it, one
+# estimated long enough for two threads' chunks (9000 x 512 x 5), and
+# batches of them (B straight and transposed). Compiled
 # only where the interpreter would take long.
 for lhs, rhs, lc, rc, subscripts, dtype in [
         ((256, 784), (784, 2), [1], [0], "mk,kn->mn", np.float32),
@@ -87,12 +88,15 @@ for lhs, rhs, lc, rc, subscripts, dtype in [
         ((11, 257), (257, 8), [1], [0], "mk,kn->mn", np.float32),
         ((7, 160), (160, 1), [1], [0], "mk,kn->mn", np.float32),
         ((30, 203), (203, 3), [1], [0], "mk,kn->mn", np.float64),
-        ((9000, 512), (5, 512), [1], [1], "mk,nk->mn", np.float32)]:
+        ((9000, 512), (5, 512), [1], [1], "mk,nk->mn", np.float32),
+        ((6, 37, 300), (6, 300, 2), [2], [1], "bmk,bkn->bmn", np.float32),
+        ((5, 29, 301), (5, 3, 301), [2], [2], "bmk,bnk->bmn", np.float32)]:
     TA = rng.standard_normal(lhs).astype(dtype)
     TB = rng.standard_normal(rhs).astype(dtype)
     want = np.einsum(subscripts, TA.astype(np.float64), TB).astype(dtype)
+    batching = "batching = [0] x [0], " if len(lhs) == 3 else ""
     single(f"thin product {subscripts} {lhs} {rhs} {np.dtype(dtype).name}",
-           f"kiln.dot_general %a0, %a1, contracting = {lc} x {rc} : "
+           f"kiln.dot_general %a0, %a1, {batching}contracting = {lc} x {rc} : "
            f"{sig([TA, TB], want)}", [TA, TB], want, rtol=1e-5, atol=1e-5)
 # bf16 (given as float32, rounded) and f16 thin products sum in f32 lanes,
 # their operands widened as they are read: K with and without a last part

@@ -164,7 +164,8 @@ func.func @batch_matmul(%a: tensor<2x16x40xf32>, %b: tensor<2x40x64xf32>, %c: te
 // rows x 3 columns (15 vectors of 16 lanes) carried over K's 18 groups, the
 // 12 steps past them added into their first lanes, then each vector's
 // lanes summed. Rows of 8 where the columns are 2; B read transposed (x
-// W^T) is read as the transpose's input, not transposed back.
+// W^T) is read as the transpose's input, not transposed back. A batch's
+// thin products run a batch at a time, each as the unbatched ones.
 // CHECK-LABEL: func.func @thin_product
 // CHECK: tensor.empty() : tensor<3x300xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c40 step %c5
@@ -178,6 +179,14 @@ func.func @batch_matmul(%a: tensor<2x16x40xf32>, %b: tensor<2x40x64xf32>, %c: te
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c40 step %c8
 // CHECK: arith.mulf {{.*}} : vector<8x2x1x16xf32>
 // CHECK: vector.multi_reduction <add>, {{.*}} [2] : vector<8x2x16xf32> to vector<8x2xf32>
+// CHECK-LABEL: func.func @thin_batch_product
+// CHECK: tensor.empty() : tensor<4x2x256xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4 step %c1
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c40 step %c8
+// CHECK: tensor.extract_slice {{.*}} : tensor<1x8x256xf32> to tensor<8x256xf32>
+// CHECK: arith.mulf {{.*}} : vector<8x2x1x16xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [2] : vector<8x2x16xf32> to vector<8x2xf32>
+// CHECK: tensor.insert_slice {{.*}} : tensor<8x2xf32> into tensor<1x8x2xf32>
 func.func @thin_product(%a: tensor<40x300xf32>, %b: tensor<300x3xf32>, %c: tensor<40x3xf32>) -> tensor<40x3xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<40x300xf32>, tensor<300x3xf32>) outs(%c : tensor<40x3xf32>) -> tensor<40x3xf32>
   return %0 : tensor<40x3xf32>
@@ -187,6 +196,10 @@ func.func @thin_product_nt(%a: tensor<40x256xf32>, %w: tensor<2x256xf32>, %c: te
   %t = linalg.transpose ins(%w : tensor<2x256xf32>) outs(%e : tensor<256x2xf32>) permutation = [1, 0]
   %0 = linalg.matmul ins(%a, %t : tensor<40x256xf32>, tensor<256x2xf32>) outs(%c : tensor<40x2xf32>) -> tensor<40x2xf32>
   return %0 : tensor<40x2xf32>
+}
+func.func @thin_batch_product(%a: tensor<4x40x256xf32>, %b: tensor<4x256x2xf32>, %c: tensor<4x40x2xf32>) -> tensor<4x40x2xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<4x40x256xf32>, tensor<4x256x2xf32>) outs(%c : tensor<4x40x2xf32>) -> tensor<4x40x2xf32>
+  return %0 : tensor<4x40x2xf32>
 }
 
 // -----
