@@ -717,6 +717,11 @@ bool lanesPay(int64_t columns, int64_t steps, int64_t lanes) {
          steps * (lanes - columns) >= sumSteps * columns * lanes;
 }
 
+/// The element type of the first input of `op`.
+Type inputElement(linalg::LinalgOp op) {
+  return getElementTypeOrSelf(op.getDpsInputs().front().getType());
+}
+
 /// The element type of the accumulator of `op` where products sum in lanes
 /// of it: f32 or f64 with every input of that type, or f32 with every input
 /// bf16 or every input f16 (widened as they are read: multiplyAdd); else
@@ -725,7 +730,7 @@ Type laneElement(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)
     return Type();
   Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
-  Type input = getElementTypeOrSelf(op.getDpsInputs().front().getType());
+  Type input = inputElement(op);
   bool same = llvm::all_of(op.getDpsInputs(), [&](Value value) {
     return getElementTypeOrSelf(value.getType()) == input;
   });
@@ -748,7 +753,7 @@ bool isThinProduct(linalg::LinalgOp op, bool bf16Pairs) {
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
       !element)
     return false;
-  Type input = getElementTypeOrSelf(op.getDpsInputs().front().getType());
+  Type input = inputElement(op);
   bool pairs = kiln::multipliesInPairs(input, input, element, bf16Pairs, false);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   size_t m = firstMatmulLoop(op);
@@ -1681,8 +1686,7 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 /// would fill 3 or 6 lanes of 16 a step).
 bool isThinWindowProduct(linalg::LinalgOp op) {
   Type element = laneElement(op);
-  if (!element ||
-      getElementTypeOrSelf(op.getDpsInputs().front().getType()) != element)
+  if (!element || inputElement(op) != element)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned spatial = outputSpatialDims(op);
