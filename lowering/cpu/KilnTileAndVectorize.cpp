@@ -16,6 +16,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -1210,34 +1211,69 @@ bool isLineWindowProduct(linalg::LinalgOp op) {
       });
 }
 
-/// The time `op` is estimated to take on one thread, in ns: a matmul at
-/// 100 GFLOP/s (an int8 one on vpdpbusd's byte quads at 4 times that: 64
-/// products an instruction, 16 of an f32 FMA), a reduction at 80 GB/s of
-/// the tensors it reads and writes (it streams its input and writes little:
-/// a 1024 x 1024 f32 matrix-vector product or row sum read its 4 MB in 46
-/// us, and took longer on 2 threads than on 1), any other op at 20 GB/s.
+/// The bits of an element of the matmul `op`'s accumulator.
+unsigned accumulatorBits(linalg::LinalgOp op) {
+  return getElementTypeOrSelf(op->getOperand(2).getType())
+      .getIntOrFloatBitWidth();
+}
+
+/// Flops a nanosecond of an f32 matmul's register tiles on one thread:
+/// 8 x 32 tiles of 16-lane FMAs ran products of 308 x 192 x 192 to 616 x
+/// 192 x 768 at 190-225 GFLOP/s on this project's AVX-512 CPUs. An
+/// estimate at half that had a 4 x 77 x 192 transformer block's products
+/// of 105 us share 3 chunks between 2 threads, which gained less than
+/// waking the second thread cost.
+constexpr double kMatmulFlopsPerNs = 200;
+
+/// Bytes a nanosecond a reduction reads and writes on one thread: it
+/// streams its input and writes little (a 1024 x 1024 f32 matrix-vector
+/// product or row sum read its 4 MB in 46 us, and took longer on 2 threads
+/// than on 1).
+constexpr double kReductionBytesPerNs = 80;
+
+/// The time `op` is estimated to take on one thread, in ns. A matmul's
+/// flops at kMatmulFlopsPerNs (an f64 one at half that; an int8 one on
+/// vpdpbusd's byte quads at 4 times that: 64 products an instruction, 16
+/// of an f32 FMA; a thin one summing in lanes at half that: 4096 x 256 x 4
+/// and x 8 ran at 83-98 GFLOP/s; others times the share of their vectors'
+/// lanes that their columns fill: 4096 x 256 x 10 ran at 97 GFLOP/s, x 24
+/// at 132, 2048 x 512 x 40 at 143), or its bytes as a reduction's where
+/// that is longer (a matrix-vector product: 1 x 4096 x 4096 reads 64 MB
+/// for 34 MFLOP); a reduction at kReductionBytesPerNs of the tensors it
+/// reads and writes; any other op at 20 GB/s.
 double estimatedNs(linalg::LinalgOp op) {
-  if (isTiledMatmul(op) || isLineWindowProduct(op)) {
-    double flops = 2;
-    for (int64_t size : op.getStaticLoopRanges())
-      flops *= size;
-    bool quads = kiln::isByteQuadProduct(op) || kiln::isPackedQuadProduct(op);
-    return flops / (quads ? 400 : 100);
-  }
   double bytes = 0;
   for (Type type : op->getOperandTypes())
     if (auto tensor = dyn_cast<RankedTensorType>(type))
       bytes += double(kiln::storageBytes(tensor));
-  return bytes /
-         (op.getNumReductionLoops() > 0 ? 80 : kiln::kStreamingBytesPerNs);
+  if (isTiledMatmul(op) || isLineWindowProduct(op)) {
+    double flops = 2;
+    for (int64_t size : op.getStaticLoopRanges())
+      flops *= size;
+    double rate = kMatmulFlopsPerNs;
+    if (kiln::isByteQuadProduct(op) || kiln::isPackedQuadProduct(op))
+      rate *= 4;
+    else if (accumulatorBits(op) == 64)
+      rate /= 2;
+    if (isThinProduct(op, false)) {
+      rate /= 2;
+    } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
+                   op.getOperation())) {
+      int64_t columns = op.getStaticLoopRanges()[firstMatmulLoop(op) + 1];
+      int64_t lanes = kThinProductLaneBytes / (accumulatorBits(op) / 8);
+      rate *= double(columns) / double(llvm::alignTo(columns, lanes));
+    }
+    return std::max(flops / rate, bytes / kReductionBytesPerNs);
+  }
+  return bytes / (op.getNumReductionLoops() > 0 ? kReductionBytesPerNs
+                                                : kiln::kStreamingBytesPerNs);
 }
 
 /// `tiles` with the register tile of the matmul `op` (isTiledMatmul).
 MatmulTiles registerTilesOf(linalg::LinalgOp op, MatmulTiles tiles) {
   // A register tile of 64-bit elements takes as many registers as a 32-bit
   // one of half the columns.
-  if (getElementTypeOrSelf(op->getOperand(2).getType())
-          .getIntOrFloatBitWidth() == 64)
+  if (accumulatorBits(op) == 64)
     tiles.registerN = std::max<int64_t>(1, tiles.registerN / 2);
   // A register tile of byte quads interleaves B's rows in registers once
   // per k quad: twice the rows on half the columns share each interleaving
@@ -1319,7 +1355,9 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
     // of 8 rows, 1.62 unchunked), one of half a cache tile's rows from L2.
     int64_t rows =
         llvm::alignTo(std::max<int64_t>(tiles.cacheM / 2, 1), tiles.registerM);
-    granules[m] = ranges[m] % tiles.cacheM == 0 ? tiles.cacheM : rows;
+    // Whole cache tiles where threads can share them evenly: a chunk of 64
+    // of 192 rows left one of 2 threads 2 of them.
+    granules[m] = ranges[m] % (2 * tiles.cacheM) == 0 ? tiles.cacheM : rows;
     granules[n] = ranges[n] % tiles.cacheN == 0 ? tiles.cacheN : tiles.registerN;
     // Chunks of columns that pack their own quads of B need not be whole
     // cache tiles: int8 512^3 has 2 of those, and 8 chunks of 64 columns.
@@ -1407,8 +1445,12 @@ packedPartSplit(linalg::LinalgOp op, unsigned loop, int64_t chunkSize) {
 /// wrote: a product's operand built by one thread each call, then read by
 /// two, moves half its lines to the other core and back (LeNet's second
 /// layer, a product of 1.9 MB of patches at 8 flops a byte, took 3.3 times
-/// as long on two threads as on one: its copies and its product alike).
-constexpr double kCrossCoreBytesPerNs = 8;
+/// as long on two threads as on one: its copies and its product alike),
+/// set against products at kMatmulFlopsPerNs. At 8, the products of an
+/// 8-head attention's 8 MB of probabilities (512 tokens) and their values
+/// ran on one thread, and the transformer block took 51 ms on two threads
+/// instead of 46-49.
+constexpr double kCrossCoreBytesPerNs = 16;
 
 /// Whether `op` is a slice or reshape of its source: its elements, viewed.
 bool isSliceOrReshape(Operation *op) {
@@ -1442,12 +1484,38 @@ double computedInputBytes(linalg::LinalgOp op) {
   return bytes;
 }
 
+/// How many chunks of whole granules threads should share `units`
+/// granules in: of the counts from `target` (at most `units`), the fewest
+/// whose longest share on 2 threads plus that on 4 is least, a share being
+/// a thread's block of chunks (a static schedule's) then the granules past
+/// the last whole chunk, which run after them (only where `leftover`
+/// allows any). A transformer block's 308 x 192 x 192 products (9
+/// granules of 32 rows, a target of 3) made 3 chunks, 2 of them on one of
+/// 2 threads: 6 granules; 4 chunks of 2 leave it 5, with the last one.
+int64_t chunkCount(int64_t units, int64_t target, bool leftover) {
+  int64_t best = units, leastSpan = std::numeric_limits<int64_t>::max();
+  for (int64_t count = std::min(target, units); count <= units; ++count) {
+    int64_t size = units / count, rest = units % count;
+    if (rest != 0 && !leftover)
+      continue;
+    int64_t span = 0;
+    for (int64_t threads : {2, 4})
+      span += llvm::divideCeil(count, threads) * size + rest;
+    if (span < leastSpan) {
+      best = count;
+      leastSpan = span;
+    }
+  }
+  return best;
+}
+
 /// Where `op` is estimated to take at least `minNs` on one thread, splits
 /// one of its parallel loops into chunks (whole multiples of the loop's
 /// granule) that an scf.forall runs, for threads to share: the first loop
 /// with enough granules for about one chunk per `minNs / 2`, else the one
-/// with the most. Rows past the last whole granule run after it, in chunks
-/// along another loop where they are worth it, else on one thread. A panel
+/// with the most, in as many chunks as chunkCount says. Rows past the last
+/// whole granule or chunk run after it, in chunks along another loop where
+/// they are worth it, else on one thread. A panel
 /// product whose chunks would pack too much of B splits along K first
 /// (packedPartSplit), each piece distributed on its own. Returns the ops
 /// left to schedule: the chunk, those rows and the parts of chunkInputs it
@@ -1514,13 +1582,9 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
     // 4096-column product).
     return distributePieces(*loop, range - range % granule);
   }
-  // The fewest chunks, at least `target`, that divide the granules evenly.
-  int64_t chunks = units;
-  for (int64_t count = target; count < units; ++count)
-    if (units % count == 0) {
-      chunks = count;
-      break;
-    }
+  int64_t chunks = chunkCount(units, target, op->getNumResults() == 1);
+  if (units % chunks != 0)
+    return distributePieces(*loop, units / chunks * chunks * granule);
   if (std::optional<std::pair<unsigned, int64_t>> at =
           packedPartSplit(op, *loop, range / chunks))
     return distributePieces(at->first, at->second);

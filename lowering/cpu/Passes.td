@@ -148,15 +148,19 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     estimated at `parallel-work` ns or more.
 
     Then, an op estimated to take at least `parallel-work` ns on one
-    thread (a matmul at 100 GFLOP/s, a reduction at 80 GB/s of its
-    tensors, other ops at 20 GB/s) is split along one parallel loop into
+    thread (an f32 matmul at 200 GFLOP/s times the share of its vectors'
+    lanes its columns fill, or as a reduction where it reads more bytes
+    than that, a reduction at 80 GB/s of its tensors, other ops at 20
+    GB/s) is split along one parallel loop into
     chunks run by an `scf.forall`, for threads to share
     (kiln-lower-foralls): batch, then rows, then columns, whichever first
     has enough whole cache tiles, register tiles or vector rows for a chunk
-    per `parallel-work / 2` ns, else the one with the most, except that a
+    per `parallel-work / 2` ns, else the one with the most (of the chunk
+    counts from that target, the fewest that 2 and 4 threads share most
+    evenly, granules past the last whole chunk left over), except that a
     matmul whose B alone is a transpose only it reads (x W^T) splits
     columns first where they are enough. A matmul's rows chunk by whole
-    cache tiles, or by 32 rows where M is not a whole number of them (each
+    cache tiles, or by 32 rows where M is not an even number of them (each
     chunk reads all of B); a product of packed panels may chunk its panels,
     8 at a time (each chunk reads all of A). Rows past the last whole
     chunk are distributed again, along another loop where that pays, else

@@ -7,9 +7,9 @@
 // are split into chunks that an scf.forall runs, about one per 125 us, each
 // chunk then tiled as the whole op would be.
 
-// A matmul of 67 MFLOP (671 us at 100 GFLOP/s, a target of 5 chunks):
-// chunks of whole 64-row cache tiles, all 4 of them, each tiled into 8 x 32
-// register tiles.
+// A matmul of 67 MFLOP (335 us at 200 GFLOP/s, a target of 2 chunks):
+// chunks of whole 64-row cache tiles, all 4 of them (2 chunks would leave
+// 2 of 4 threads nothing), each tiled into 8 x 32 register tiles.
 // CHECK-LABEL: func.func @matmul
 // SERIAL-LABEL: func.func @matmul
 // SERIAL-NOT: scf.forall
@@ -26,10 +26,10 @@ func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<2
 
 // -----
 
-// 257 rows (a prime, 135 MFLOP, a target of 10 chunks): the 256 rows run
+// 257 rows (a prime, 135 MFLOP, a target of 5 chunks): the 256 rows run
 // in chunks of 32, half a cache tile (each chunk reads all of B: chunks of
 // one 8-row register tile read it from L3 for every 8 rows), all 8 of them
-// though the target is 10; the last row after them on one thread (too
+// (5 to 7 would leave rows after them); the last row on one thread (too
 // little work to chunk its columns), in register tiles of 1 x 256 (a row
 // takes 8 rows' columns).
 // CHECK-LABEL: func.func @prime_rows
@@ -46,14 +46,14 @@ func.func @prime_rows(%a: tensor<257x512xf32>, %b: tensor<512x512xf32>, %c: tens
 
 // -----
 
-// 287 x 640 x 768 (282 MFLOP): 256 rows in 8 chunks of 32; the 31 rows
-// after them are 30 MFLOP (305 us, a target of 2 chunks), so they run in
+// 287 x 1280 x 768 (564 MFLOP): 256 rows in 8 chunks of 32; the 31 rows
+// after them are 61 MFLOP (305 us, a target of 2 chunks), so they run in
 // chunks too, of their columns: 3 of 256 (whole cache tiles).
 // CHECK-LABEL: func.func @rows_past_the_chunks
-func.func @rows_past_the_chunks(%a: tensor<287x640xf32>, %b: tensor<640x768xf32>, %c: tensor<287x768xf32>) -> tensor<287x768xf32> {
+func.func @rows_past_the_chunks(%a: tensor<287x1280xf32>, %b: tensor<1280x768xf32>, %c: tensor<287x768xf32>) -> tensor<287x768xf32> {
   // CHECK: scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf32>)
   // CHECK: scf.forall (%{{.*}}) = (0) to (768) step (256) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<31x768xf32>)
-  %0 = linalg.matmul ins(%a, %b : tensor<287x640xf32>, tensor<640x768xf32>)
+  %0 = linalg.matmul ins(%a, %b : tensor<287x1280xf32>, tensor<1280x768xf32>)
                      outs(%c : tensor<287x768xf32>) -> tensor<287x768xf32>
   return %0 : tensor<287x768xf32>
 }
@@ -118,12 +118,14 @@ func.func @rows_in_chunks(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, 
 
 // -----
 
-// A matrix-vector product, 1 x 4096 x 4096 (34 MFLOP, 2 chunks): one row,
-// so the columns are split, in chunks of whole 256-column cache tiles.
+// A matrix-vector product, 1 x 4096 x 4096 (34 MFLOP, but 64 MB of B read
+// at 80 GB/s: 839 us, a target of 6 chunks): one row, so the columns are
+// split, in 8 chunks of two whole 256-column cache tiles (4 on each of 2
+// threads, 2 on each of 4).
 // CHECK-LABEL: func.func @matvec
 func.func @matvec(%a: tensor<1x4096xf32>, %b: tensor<4096x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
-  // CHECK: scf.forall (%{{.*}}) = (0) to (4096) step (2048) shared_outs
-  // CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [4096, 2048] [1, 1]
+  // CHECK: scf.forall (%{{.*}}) = (0) to (4096) step (512) shared_outs
+  // CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [4096, 512] [1, 1]
   %0 = linalg.matmul ins(%a, %b : tensor<1x4096xf32>, tensor<4096x4096xf32>)
                      outs(%c : tensor<1x4096xf32>) -> tensor<1x4096xf32>
   return %0 : tensor<1x4096xf32>
@@ -132,7 +134,8 @@ func.func @matvec(%a: tensor<1x4096xf32>, %b: tensor<4096x4096xf32>, %c: tensor<
 // -----
 
 // An elementwise op over 1000 x 1001 f32 (8 MB, 400 us at 20 GB/s): a
-// target of 3 chunks; the fewest that divide 1000 rows are 4, of 250 rows.
+// target of 3 chunks; the fewest that 2 and 4 threads share evenly are 4,
+// of 250 rows.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @elementwise
 func.func @elementwise(%x: tensor<1000x1001xf32>) -> tensor<1000x1001xf32> {
@@ -156,10 +159,11 @@ func.func @elementwise(%x: tensor<1000x1001xf32>) -> tensor<1000x1001xf32> {
 // MB: chunks keep whole 16 x 8 blocks of the transpose, each read as 8 rows
 // of 16 channels and transposed in registers; chunks of 8 channels had
 // gathered an element per lane (1.37 ms, 0.16-0.24 in blocks). 4 chunks
-// of 16 channels are fewer than the target (7 here): the chunks are rows.
+// of 16 channels are fewer than the target (7 here): the chunks are rows,
+// 8 of 7 (4 on each of 2 threads; 7 of 8 would leave one thread 4 of 7).
 // CHECK-LABEL: func.func @transpose_in_chunks
 func.func @transpose_in_chunks(%x: tensor<8x56x56x64xf32>) -> tensor<64x56x56x8xf32> {
-  // CHECK: scf.forall (%{{.*}}) = (0) to (56) step (8) shared_outs
+  // CHECK: scf.forall (%{{.*}}) = (0) to (56) step (7) shared_outs
   // CHECK: scf.for {{.*}} = %c0{{.*}} to %c64 step %c16
   // CHECK: vector.transfer_read {{.*}} : tensor<8x1x1x16xf32>, vector<16x1x1x8xf32>
   %e = tensor.empty() : tensor<64x56x56x8xf32>
@@ -202,19 +206,19 @@ func.func @small_row_sums(%x: tensor<2048x1024xf32>, %init: tensor<2048xf32>) ->
 
 // -----
 
-// An int8 product (67 M multiply-adds, 671 us at 400 GOP/s, a target of 8
+// An int8 product (67 M multiply-adds, 168 us at 800 GOP/s, a target of 2
 // chunks at parallel-work 150 us) whose A (256 KB) every chunk can read
-// from L2 and whose C rows are whole cache lines: 8 chunks of 64 columns,
+// from L2 and whose C rows are whole cache lines: 4 chunks of 128 columns,
 // each packing its own quads of B and starting its part of C from
 // -128 rowsum(A) (nothing written on one thread that another then reads).
 // CHECK-LABEL: func.func @int8_columns
 // INT8-LABEL: func.func @int8_columns
 // INT8-NOT: arith.xori
-// INT8: scf.forall (%{{.*}}) = (0) to (512) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x512xi32>)
+// INT8: scf.forall (%{{.*}}) = (0) to (512) step (128) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x512xi32>)
 // INT8: arith.xori %{{.*}}, %{{.*}} : vector<4x16xi8>
 // INT8: arith.subi %{{.*}}, %{{.*}} : vector<1x64xi32>
 // INT8: vector.contract {{.*}} into vector<8x32xi32>
-// INT8: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %{{.*}}] [512, 64] [1, 1]
+// INT8: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %{{.*}}] [512, 128] [1, 1]
 func.func @int8_columns(%a: tensor<512x512xi8>, %b: tensor<512x512xi8>) -> tensor<512x512xi32> {
   %zero = arith.constant 0 : i32
   %e = tensor.empty() : tensor<512x512xi32>
@@ -231,10 +235,10 @@ func.func @int8_columns(%a: tensor<512x512xi8>, %b: tensor<512x512xi8>) -> tenso
 // CHECK-LABEL: func.func @int8_rows
 // INT8-LABEL: func.func @int8_rows
 // INT8: arith.xori %{{.*}}, %{{.*}} : vector<4x16xi8>
-// INT8: scf.forall (%{{.*}}) = (0) to (512) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x500xi32>)
+// INT8: scf.forall (%{{.*}}) = (0) to (512) step (128) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x500xi32>)
 // INT8-NOT: arith.xori
 // INT8: arith.subi %{{.*}}, %{{.*}} : vector<1x64xi32>
-// INT8: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 0] [64, 500] [1, 1]
+// INT8: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 0] [128, 500] [1, 1]
 func.func @int8_rows(%a: tensor<512x512xi8>, %b: tensor<512x500xi8>) -> tensor<512x500xi32> {
   %zero = arith.constant 0 : i32
   %e = tensor.empty() : tensor<512x500xi32>
@@ -247,7 +251,7 @@ func.func @int8_rows(%a: tensor<512x512xi8>, %b: tensor<512x500xi8>) -> tensor<5
 // -----
 
 // A bf16 product on k pairs whose A (392 KB) every chunk can read from L2:
-// 2 chunks of 8 panels of 32 columns (though the target is 27), each
+// 2 chunks of 8 panels of 32 columns (though the target is 13), each
 // interleaving its own pairs of B's rows, rather than chunks of rows that
 // each read all of B packed by one core.
 // CHECK-LABEL: func.func @bf16_panels
@@ -285,11 +289,11 @@ func.func @small(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 
 // -----
 
-// A product of few flops per byte (39 MFLOP, 393 us, over 4.9 MB of B)
+// A product of few flops per byte (79 MFLOP, 393 us, over 4.9 MB of B)
 // whose B the function computes (convolution patches, here a negation)
 // stays on one thread: sharing it would save at most 197 us, and moving
-// half of B to the other core and back costs more (at 8 bytes a ns). The
-// same product of an argument is shared.
+// half of B to the other core and back costs more (at 16 bytes a ns). The
+// same product of an argument is shared, in 4 chunks of 8 cache tiles.
 // CHECK-LABEL: func.func @computed_operand
 // CHECK: scf.forall {{.*}} -> (tensor<150x8192xf32>)
 // CHECK: arith.negf
@@ -299,7 +303,7 @@ func.func @small(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 // CHECK: %[[CHUNKED:.*]] = scf.forall (%{{.*}}) = (0) to (8192) step (2048)
 // CHECK: vector.contract
 // CHECK: return %[[ALONE]], %[[CHUNKED]]
-func.func @computed_operand(%w: tensor<16x150xf32>, %x: tensor<150x8192xf32>, %c: tensor<16x8192xf32>) -> (tensor<16x8192xf32>, tensor<16x8192xf32>) {
+func.func @computed_operand(%w: tensor<32x150xf32>, %x: tensor<150x8192xf32>, %c: tensor<32x8192xf32>) -> (tensor<32x8192xf32>, tensor<32x8192xf32>) {
   %e = tensor.empty() : tensor<150x8192xf32>
   %neg = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<150x8192xf32>) outs(%e : tensor<150x8192xf32>) {
@@ -307,9 +311,9 @@ func.func @computed_operand(%w: tensor<16x150xf32>, %x: tensor<150x8192xf32>, %c
     %n = arith.negf %in : f32
     linalg.yield %n : f32
   } -> tensor<150x8192xf32>
-  %0 = linalg.matmul ins(%w, %neg : tensor<16x150xf32>, tensor<150x8192xf32>)
-                     outs(%c : tensor<16x8192xf32>) -> tensor<16x8192xf32>
-  %1 = linalg.matmul ins(%w, %x : tensor<16x150xf32>, tensor<150x8192xf32>)
-                     outs(%c : tensor<16x8192xf32>) -> tensor<16x8192xf32>
-  return %0, %1 : tensor<16x8192xf32>, tensor<16x8192xf32>
+  %0 = linalg.matmul ins(%w, %neg : tensor<32x150xf32>, tensor<150x8192xf32>)
+                     outs(%c : tensor<32x8192xf32>) -> tensor<32x8192xf32>
+  %1 = linalg.matmul ins(%w, %x : tensor<32x150xf32>, tensor<150x8192xf32>)
+                     outs(%c : tensor<32x8192xf32>) -> tensor<32x8192xf32>
+  return %0, %1 : tensor<32x8192xf32>, tensor<32x8192xf32>
 }

@@ -618,20 +618,20 @@ func.func @epilogue(%arg0: tensor<512x256xf32>, %arg1: tensor<256x512xf32>, %arg
 // -----
 
 // An SGD update of a weight gradient, W - 0.05 X^T dY (784 x 256 x 512,
-// from a 256-row batch): 2 blocks of 256 columns by 56 rows, each
-// transposing its 56 rows of X^T (all 256 of K) in a buffer of its own
+// from a 256-row batch): 2 blocks of 256 columns by 112 rows, each
+// transposing its 112 rows of X^T (all 256 of K) in a buffer of its own
 // while it computes them, rather than one thread transposing all of X
 // before the blocks start. With 2 blocks of columns, each row of X^T is
 // transposed twice.
 // CHECK-LABEL: func.func @transposed_rows_in_blocks
 // CHECK-NOT: linalg.transpose
-// CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 784) step (256, 56)
-// CHECK: tensor.extract_slice %arg0[0, %[[M]]] [256, 56] [1, 1]
-// CHECK: tensor.empty() : tensor<56x256xf32>
+// CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 784) step (256, 112)
+// CHECK: tensor.extract_slice %arg0[0, %[[M]]] [256, 112] [1, 1]
+// CHECK: tensor.empty() : tensor<112x256xf32>
 // CHECK: vector.transfer_read {{.*}} {permutation_map = {{.*}}} : tensor<16x16xf32>, vector<16x16xf32>
 // CHECK: vector.contract
 // CHECK: arith.subf %{{.*}} : vector<1x64xf32>
-// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[M]], %[[N]]] [56, 256] [1, 1]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[M]], %[[N]]] [112, 256] [1, 1]
 // CHECK-NOT: linalg.transpose
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -657,9 +657,11 @@ func.func @transposed_rows_in_blocks(%x: tensor<256x784xf32>, %dy: tensor<256x51
 // The same update from a batch of 4096: 56 rows of X^T are 896 KiB, more
 // than half a thread's buffers (1 MiB, beside its block's own); the
 // transpose runs first, in chunks of its own that threads share (whole
-// 16-row blocks of it).
+// 16-row blocks of it: 12 chunks of 4 of its 49 blocks, then the last).
 // CHECK-LABEL: func.func @transposed_rows_too_long
-// CHECK: %[[XT:.*]] = scf.forall (%{{.*}}) = (0) to (784) step (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<784x4096xf32>)
+// CHECK: scf.forall (%{{.*}}) = (0) to (768) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<768x4096xf32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16 step %c16
+// CHECK: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[768, 0] [16, 4096] [1, 1]
 // CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 784) step (256, 56)
 // CHECK: tensor.extract_slice %[[XT]][%[[M]], 0] [56, 4096] [1, 1]
 
@@ -688,7 +690,7 @@ func.func @transposed_rows_too_long(%x: tensor<4096x784xf32>, %dy: tensor<4096x5
 // computed whole (the first in chunks of rows, for threads), then its
 // tanh.
 // CHECK-LABEL: func.func @not_epilogues
-// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (128)
+// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (64)
 // CHECK: vector.contract
 // CHECK: scf.forall.in_parallel
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c256
@@ -698,11 +700,11 @@ func.func @transposed_rows_too_long(%x: tensor<4096x784xf32>, %dy: tensor<4096x5
 // CHECK: math.tanh %{{.*}} : vector<1x10xf32>
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
-func.func @not_epilogues(%arg0: tensor<256x128xf32>, %arg1: tensor<128x512xf32>, %arg2: tensor<128x10xf32>) -> (tensor<256x512xf32>, tensor<256x512xf32>, tensor<256x10xf32>) {
+func.func @not_epilogues(%arg0: tensor<256x256xf32>, %arg1: tensor<256x512xf32>, %arg2: tensor<256x10xf32>) -> (tensor<256x512xf32>, tensor<256x512xf32>, tensor<256x10xf32>) {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<256x512xf32>
   %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<256x512xf32>) -> tensor<256x512xf32>
-  %2 = linalg.matmul ins(%arg0, %arg1 : tensor<256x128xf32>, tensor<128x512xf32>) outs(%1 : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %2 = linalg.matmul ins(%arg0, %arg1 : tensor<256x256xf32>, tensor<256x512xf32>) outs(%1 : tensor<256x512xf32>) -> tensor<256x512xf32>
   %3 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<256x512xf32>) outs(%0 : tensor<256x512xf32>) {
   ^bb0(%in: f32, %out: f32):
     %4 = math.tanh %in : f32
@@ -710,7 +712,7 @@ func.func @not_epilogues(%arg0: tensor<256x128xf32>, %arg1: tensor<128x512xf32>,
   } -> tensor<256x512xf32>
   %5 = tensor.empty() : tensor<256x10xf32>
   %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<256x10xf32>) -> tensor<256x10xf32>
-  %7 = linalg.matmul ins(%arg0, %arg2 : tensor<256x128xf32>, tensor<128x10xf32>) outs(%6 : tensor<256x10xf32>) -> tensor<256x10xf32>
+  %7 = linalg.matmul ins(%arg0, %arg2 : tensor<256x256xf32>, tensor<256x10xf32>) outs(%6 : tensor<256x10xf32>) -> tensor<256x10xf32>
   %8 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%7 : tensor<256x10xf32>) outs(%5 : tensor<256x10xf32>) {
   ^bb0(%in: f32, %out: f32):
     %9 = math.tanh %in : f32

@@ -54,7 +54,7 @@ func.func @cache_tiles_fill_their_blocks(%a: tensor<64x100xf32>, %b: tensor<100x
 
 // -----
 
-// A weight gradient's Xᵀ: each chunk of 32 rows transposes the 32 columns
+// A weight gradient's Xᵀ: each chunk of 96 rows transposes the 96 columns
 // of X it reads (in 16 x 16 blocks), on the thread that runs the chunk,
 // instead of the whole transpose first on one thread; the 16 rows past the
 // last chunk transpose their own columns after it.
@@ -62,8 +62,8 @@ func.func @cache_tiles_fill_their_blocks(%a: tensor<64x100xf32>, %b: tensor<100x
 // CHECK-SAME: (%[[X:.*]]: tensor<256x784xf32>
 // CHECK-NOT: linalg.transpose
 // CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[X]][0, 0] [256, 768]
-// CHECK: scf.forall (%[[I:.*]]) = (0) to (768) step (32)
-// CHECK: %[[COLUMNS:.*]] = tensor.extract_slice %[[WHOLE]][0, %[[I]]] [256, 32]
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (768) step (96)
+// CHECK: %[[COLUMNS:.*]] = tensor.extract_slice %[[WHOLE]][0, %[[I]]] [256, 96]
 // CHECK: scf.for
 // CHECK: tensor.extract_slice %[[COLUMNS]][%{{.*}}, %{{.*}}] [16, 16]
 // CHECK: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
