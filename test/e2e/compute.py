@@ -39,6 +39,17 @@ for m, k, n in [(64, 96, 160), (128, 512, 256), (8, 1, 32)]:
     single(f"matmul {m}x{k}x{n}", "kiln.dot_general %a0, %a1, contracting = "
            f"[1] x [0] : {sig([SA, SB], want)}", [SA, SB], want, rtol=1e-4,
            atol=1e-4)
+# 8 x 24 register tiles (rows of 16 and 8 lanes, stored in those pieces)
+# where N is 24, alone or after 32 columns (56), rows past the last tile
+# (37) included; their own generator keeps the cases below as they were.
+tiles24 = np.random.default_rng(24)
+for m, k, n in [(64, 40, 24), (37, 300, 56), (6272, 40, 24)]:
+    SA = tiles24.standard_normal((m, k)).astype(np.float32)
+    SB = tiles24.standard_normal((k, n)).astype(np.float32)
+    want = (SA.astype(np.float64) @ SB).astype(np.float32)
+    single(f"matmul {m}x{k}x{n}", "kiln.dot_general %a0, %a1, contracting = "
+           f"[1] x [0] : {sig([SA, SB], want)}", [SA, SB], want, rtol=1e-4,
+           atol=1e-4)
 # A batch matmul the schedule tiles, one batch at a time.
 SA = rng.standard_normal((3, 16, 40)).astype(np.float32)
 SB = rng.standard_normal((3, 40, 64)).astype(np.float32)

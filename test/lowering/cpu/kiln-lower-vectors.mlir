@@ -255,3 +255,32 @@ func.func @carried_rows(%x: memref<400x48xf32>, %y: memref<48xf32>, %u: memref<4
   vector.store %sum7, %v[%c0] : memref<7xf32>, vector<7xf32>
   return
 }
+
+// -----
+
+// A register tile of 8 x 24 carried as pieces of 16 and 8 lanes is stored
+// in those pieces: joined, LLVM put each row together element by element
+// before storing it.
+// CHECK-LABEL: func.func @stored_in_pieces
+// CHECK: scf.for {{.*}} -> (vector<8x16xf32>, vector<8x8xf32>)
+// CHECK: scf.yield
+// CHECK-NOT: vector<24xf32>
+// CHECK: vector.store %{{.*}}, %arg1[%arg2, %c0] : memref<64x24xf32>, vector<16xf32>
+// CHECK-NOT: vector<24xf32>
+// CHECK: vector.store %{{.*}}, %arg1[%arg2, %c16] : memref<64x24xf32>, vector<8xf32>
+// CHECK-NOT: vector<24xf32>
+// CHECK: return
+func.func @stored_in_pieces(%b: memref<40x24xf32>, %c: memref<64x24xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c40 = arith.constant 40 : index
+  %f0 = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<8x24xf32>
+  %sum = scf.for %k = %c0 to %c40 step %c1 iter_args(%acc = %zero) -> (vector<8x24xf32>) {
+    %row = vector.transfer_read %b[%k, %c0], %f0 {in_bounds = [true, true]} : memref<40x24xf32>, vector<8x24xf32>
+    %next = arith.addf %acc, %row : vector<8x24xf32>
+    scf.yield %next : vector<8x24xf32>
+  }
+  vector.transfer_write %sum, %c[%i, %c0] {in_bounds = [true, true]} : vector<8x24xf32>, memref<64x24xf32>
+  return
+}

@@ -403,6 +403,19 @@ func.func @narrow_columns(%a: tensor<64x40xf32>, %b: tensor<40x10xf32>, %c: tens
 
 // -----
 
+// 24 columns are rows of whole registers (16 and 8 lanes): one tile of 8 x
+// 24, neither padded (a copy of B and of C) nor split.
+// CHECK-LABEL: func.func @columns_of_whole_registers
+// CHECK-NOT: tensor.insert_slice
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x24xf32> into vector<8x24xf32>
+// CHECK-NOT: vector.contract
+func.func @columns_of_whole_registers(%a: tensor<64x40xf32>, %b: tensor<40x24xf32>, %c: tensor<64x24xf32>) -> tensor<64x24xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x40xf32>, tensor<40x24xf32>) outs(%c : tensor<64x24xf32>) -> tensor<64x24xf32>
+  return %0 : tensor<64x24xf32>
+}
+
+// -----
+
 // A gather (the payload reads its position and a table from above) split
 // into 64 whole columns and 26 more: the second piece reads columns 64 to
 // 89, its position shifted by 64 (found by scripts/fuzz.py, seed 1005677:
