@@ -4,7 +4,8 @@ eager's conv2d and pooling in its own NCHW layout (one thread), at a spread
 of shapes: LeNet's, ResNet's stem (7x7 stride 2 on RGB), 3x3 and 1x1
 layers, first layers on RGB (64 x 64, CIFAR's) and grayscale (MNIST's)
 images, a strided one, a depthwise one, output layers of few features (an
-image's 3, a mask's 1), odd sizes. Kiln is timed with
+image's 3, a mask's 1), odd sizes, feature counts that are not multiples of 16
+(MobileNet's 24 and 40, a 5x5 of 12 to 20). Kiln is timed with
 kiln-run --bench (median of N calls), PyTorch by the median of N calls on
 the same values; prints the CPU, one row per case with the ratio
 torch/kiln (100% = as fast as PyTorch) and the relative difference of the
@@ -78,6 +79,9 @@ CONVS = [
     ("output layer 3x3, 64 to 3", (8, 64, 64, 64), (3, 3, 64, 3), 1, 1, 1),
     ("mask 3x3, 32 to 1", (4, 128, 128, 32), (3, 3, 32, 1), 1, 1, 1),
     ("odd sizes", (3, 17, 23, 5), (3, 3, 5, 7), 1, 1, 1),
+    ("MobileNet 3x3, 24 to 40", (8, 28, 28, 24), (3, 3, 24, 40), 1, 1, 1),
+    ("MobileNet 1x1, 40 to 24", (8, 28, 28, 40), (1, 1, 40, 24), 1, 0, 1),
+    ("5x5, 12 to 20", (8, 32, 32, 12), (5, 5, 12, 20), 1, 2, 1),
 ]
 # name, input NHWC, window, stride, padding, body
 POOLS = [
