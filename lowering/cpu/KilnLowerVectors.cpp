@@ -395,17 +395,23 @@ struct KilnLowerVectorsPass
         scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(),
                            loop.getStep(), inits);
     splitLoop->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+    // The values in `values` that carry each of the loop's.
+    auto grouped = [&](ValueRange values) {
+      SmallVector<ValueRange> groups;
+      for (unsigned width : widths) {
+        groups.push_back(values.take_front(width));
+        values = values.drop_front(width);
+      }
+      return groups;
+    };
     // Each carried value from its values in `values`.
     auto joined = [&](OpBuilder &builder, ValueRange values) {
       SmallVector<Value> result;
-      for (auto [old, width] : llvm::zip(loop.getInitArgs(), widths)) {
-        ValueRange parts = values.take_front(width);
-        values = values.drop_front(width);
+      for (auto [old, parts] : llvm::zip(loop.getInitArgs(), grouped(values)))
         result.push_back(
-            width == 1
+            parts.size() == 1
                 ? parts.front()
                 : join(builder, loc, cast<VectorType>(old.getType()), parts));
-      }
       return result;
     };
     Block *body = splitLoop.getBody();
@@ -427,15 +433,12 @@ struct KilnLowerVectorsPass
         yielded.push_back(value);
     yield->setOperands(yielded);
     b.setInsertionPointAfter(splitLoop);
-    ValueRange results = splitLoop.getResults();
-    for (auto [old, width] : llvm::zip(loop.getResults(), widths)) {
-      ValueRange parts = results.take_front(width);
-      results = results.drop_front(width);
-      if (width > 1)
+    for (auto [old, parts] :
+         llvm::zip(loop.getResults(), grouped(splitLoop.getResults())))
+      if (parts.size() > 1)
         for (Operation *user : llvm::make_early_inc_range(old.getUsers()))
           if (auto write = dyn_cast<vector::TransferWriteOp>(user))
             writeInPieces(write, parts);
-    }
     loop->replaceAllUsesWith(joined(b, splitLoop.getResults()));
     loop->erase();
   }

@@ -723,6 +723,12 @@ Type inputElement(linalg::LinalgOp op) {
   return getElementTypeOrSelf(op.getDpsInputs().front().getType());
 }
 
+/// The element type of the accumulator of the matmul `op` (its third
+/// operand).
+Type accumulatorElement(linalg::LinalgOp op) {
+  return getElementTypeOrSelf(op->getOperand(2).getType());
+}
+
 /// The element type of the accumulator of `op` where products sum in lanes
 /// of it: f32 or f64 with every input of that type, or f32 with every input
 /// bf16 or every input f16 (widened as they are read: multiplyAdd); else
@@ -872,6 +878,26 @@ void sumInLanes(RewriterBase &rewriter, linalg::LinalgOp tile) {
   ::vectorize(rewriter, sum);
 }
 
+/// The permutation of `rank` dimensions that swaps the last two.
+SmallVector<int64_t> lastTwoSwapped(int64_t rank) {
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  return permutation;
+}
+
+/// `value` (a tensor of rank 2 or more) with its last two dimensions
+/// swapped.
+linalg::TransposeOp transposeLastTwo(RewriterBase &rewriter, Location loc,
+                                     Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> swap = lastTwoSwapped(type.getRank());
+  Value empty = tensor::EmptyOp::create(rewriter, loc,
+                                        applyPermutation(type.getShape(), swap),
+                                        type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, value, empty, swap);
+}
+
 /// The thin product `op` as C[m, n] += A[m, k] B^T[n, k] (each batch's,
 /// C[b, m, n] += A[b, m, k] B^T[b, n, k]), both operands read along K: B^T
 /// is the transpose's input where B is one only `op` reads (x W^T), else B
@@ -881,22 +907,16 @@ linalg::LinalgOp withTransposedB(RewriterBase &rewriter, linalg::LinalgOp op,
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value b = op->getOperand(1);
-  auto type = cast<RankedTensorType>(b.getType());
-  int64_t rank = type.getRank();
-  // B's last two dimensions swapped.
-  SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  std::swap(swap[rank - 2], swap[rank - 1]);
+  int64_t rank = cast<RankedTensorType>(b.getType()).getRank();
   linalg::TransposeOp created;
   Value bt;
   linalg::TransposeOp readOnce = transposeReadOnce(b);
-  if (readOnce && readOnce.getPermutation() == ArrayRef<int64_t>(swap)) {
+  if (readOnce &&
+      readOnce.getPermutation() == ArrayRef<int64_t>(lastTwoSwapped(rank))) {
     // Left unread, erased with the unread ops.
     bt = readOnce.getInput();
   } else {
-    SmallVector<int64_t> shape = applyPermutation(type.getShape(), swap);
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    created = linalg::TransposeOp::create(rewriter, loc, b, empty, swap);
+    created = transposeLastTwo(rewriter, loc, b);
     bt = created->getResult(0);
   }
   MLIRContext *context = rewriter.getContext();
@@ -981,9 +1001,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                             : tiles.cacheK;
   bool pairs = kiln::multipliesInPairs(
       getElementTypeOrSelf(op->getOperand(0).getType()),
-      getElementTypeOrSelf(op->getOperand(1).getType()),
-      getElementTypeOrSelf(op->getOperand(2).getType()), tiles.bf16Pairs,
-      tiles.intPairs);
+      getElementTypeOrSelf(op->getOperand(1).getType()), accumulatorElement(op),
+      tiles.bf16Pairs, tiles.intPairs);
   // Biased int8 products (kiln::biasByteProducts) multiply k quads.
   bool quads = kiln::isByteQuadProduct(op);
   int64_t kStep = steps ? 1 : quads ? 4 : pairs ? 2 : 1;
@@ -1116,7 +1135,7 @@ bool isTiledMatmul(linalg::LinalgOp op) {
     return false;
   Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
   Type rhs = getElementTypeOrSelf(op->getOperand(1).getType());
-  Type acc = getElementTypeOrSelf(op->getOperand(2).getType());
+  Type acc = accumulatorElement(op);
   if (lhs != rhs)
     return false;
   if (acc.isF32())
@@ -1217,8 +1236,7 @@ bool isLineWindowProduct(linalg::LinalgOp op) {
 
 /// The bits of an element of the matmul `op`'s accumulator.
 unsigned accumulatorBits(linalg::LinalgOp op) {
-  return getElementTypeOrSelf(op->getOperand(2).getType())
-      .getIntOrFloatBitWidth();
+  return accumulatorElement(op).getIntOrFloatBitWidth();
 }
 
 /// Flops a nanosecond of an f32 matmul's register tiles on one thread:
@@ -1264,7 +1282,7 @@ double estimatedNs(linalg::LinalgOp op) {
     } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
                    op.getOperation())) {
       int64_t columns = op.getStaticLoopRanges()[firstMatmulLoop(op) + 1];
-      int64_t lanes = kThinProductLaneBytes / (accumulatorBits(op) / 8);
+      int64_t lanes = thinProductLanes(accumulatorElement(op));
       rate *= double(columns) / double(llvm::alignTo(columns, lanes));
     }
     return std::max(flops / rate, bytes / kReductionBytesPerNs);
@@ -1769,17 +1787,9 @@ bool isThinWindowProduct(linalg::LinalgOp op) {
 /// transposed to [window..., outputs, features], each output's features
 /// along a row as the input's are.
 linalg::TransposeOp outputsFirst(RewriterBase &rewriter, linalg::LinalgOp op) {
-  Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value kernel = op.getDpsInputOperand(1)->get();
-  auto type = cast<RankedTensorType>(kernel.getType());
-  SmallVector<int64_t> permutation =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  std::swap(permutation[type.getRank() - 2], permutation[type.getRank() - 1]);
-  Value empty = tensor::EmptyOp::create(
-      rewriter, loc, applyPermutation(type.getShape(), permutation),
-      type.getElementType());
-  return linalg::TransposeOp::create(rewriter, loc, kernel, empty, permutation);
+  return transposeLastTwo(rewriter, op.getLoc(),
+                          op.getDpsInputOperand(1)->get());
 }
 
 /// A register tile of a window product in lanes (windowInLanes: one window
