@@ -971,6 +971,27 @@ void tileThinRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t most,
     sumInLanes(rewriter, tiled);
 }
 
+/// Whether rows of `columns` accumulators of `element`, wider than a
+/// register, take no more registers as kiln-lower-vectors carries them (in
+/// pieces of the powers of two of their binary expansion) than padded to
+/// the next power of two: 6272 x 40 x 20 ran in 75 us as 16 + 4 lanes, 108
+/// padded to 32 (B and C copied, C copied back), and x 24 in 78 us as 16 +
+/// 8, 118 padded; x 28 in 127 us as 16 + 8 + 4, 101 padded. Rows that fit
+/// a register LLVM widens to a power of two with extra moves (3000 x 100 x
+/// 14: 66 us, 58 padded).
+bool fitsPieces(int64_t columns, Type element) {
+  int64_t lanes = thinProductLanes(element);
+  auto registers = [&](uint64_t size) {
+    return (int64_t(size) + lanes - 1) / lanes;
+  };
+  if (columns <= lanes)
+    return false;
+  int64_t pieces = 0;
+  for (uint64_t rest = columns; rest != 0; rest &= rest - 1)
+    pieces += registers(rest & -rest);
+  return pieces <= registers(llvm::bit_ceil(uint64_t(columns)));
+}
+
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. No dimension
 /// has a partial tile: where M, N or K is not a whole number of cache
@@ -1022,11 +1043,12 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
         std::min(tiles.cacheN, tiles.registerN * (tiles.registerM / rows));
     tiles.registerM = rows;
   }
-  // Rows of a multiple of 8 lanes are whole 256- or 512-bit registers,
-  // which LLVM keeps whole (kiln-lower-vectors stores them in pieces): 8 x
-  // 24 tiles ran 6272 x 40 x 24 in 78 us, padded to 32 columns 118.
+  // Dot pairs and quads take rows of whole 8-lane groups only.
+  bool pieces = pairs || quads || packed
+                    ? n % 8 == 0
+                    : fitsPieces(n, accumulatorElement(op));
   bool narrow =
-      n < tiles.registerN && !llvm::has_single_bit(uint64_t(n)) && n % 8 != 0;
+      n < tiles.registerN && !llvm::has_single_bit(uint64_t(n)) && !pieces;
   // Where `op` splits along `loop` at `at` (0: nowhere).
   auto splitPoint = [&](size_t loop) -> int64_t {
     int64_t size = ranges[loop];

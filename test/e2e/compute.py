@@ -31,17 +31,24 @@ want = (A.astype(np.float64) @ B).astype(np.float32)
 single("matmul", f"kiln.dot_general %a0, %a1, contracting = [1] x [0] : "
        f"{sig([A, B], want)}", [A, B], want, rtol=1e-5, atol=1e-5)
 # Shapes the CPU schedule tiles into 8 x 32 register tiles (with and without
-# whole cache tiles, K a multiple of 256 or not), and into 8 x 24 ones (rows
-# of 16 and 8 lanes, stored in those pieces) where N is 24, alone or after
-# 32 columns (56), rows past the last tile (37) included; the latter from
-# a generator of their own, which keeps the cases below as they were.
+# whole cache tiles, K a multiple of 256 or not), and into tiles whose rows
+# are pieces of 16 lanes and fewer (8 x 24, 8 x 20, 8 x 17; f64 8 x 12 and
+# 8 x 9), stored in those pieces, alone or after 32 columns (56, 52), rows
+# past the last tile (37, 45) included; the latter from generators of their
+# own, which keep the cases below as they were.
 tiles24 = np.random.default_rng(24)
-for gen, (m, k, n) in (
-        [(rng, s) for s in [(64, 96, 160), (128, 512, 256), (8, 1, 32)]] +
-        [(tiles24, s) for s in [(64, 40, 24), (37, 300, 56), (6272, 40, 24)]]):
-    SA = gen.standard_normal((m, k)).astype(np.float32)
-    SB = gen.standard_normal((k, n)).astype(np.float32)
-    want = (SA.astype(np.float64) @ SB).astype(np.float32)
+pieces = np.random.default_rng(20)
+for gen, (m, k, n), dtype in (
+        [(rng, s, np.float32)
+         for s in [(64, 96, 160), (128, 512, 256), (8, 1, 32)]] +
+        [(tiles24, s, np.float32)
+         for s in [(64, 40, 24), (37, 300, 56), (6272, 40, 24)]] +
+        [(pieces, s, np.float32)
+         for s in [(6272, 40, 20), (45, 130, 52), (64, 33, 17)]] +
+        [(pieces, s, np.float64) for s in [(64, 70, 12), (45, 33, 9)]]):
+    SA = gen.standard_normal((m, k)).astype(dtype)
+    SB = gen.standard_normal((k, n)).astype(dtype)
+    want = (SA.astype(np.float64) @ SB).astype(dtype)
     single(f"matmul {m}x{k}x{n}", "kiln.dot_general %a0, %a1, contracting = "
            f"[1] x [0] : {sig([SA, SB], want)}", [SA, SB], want, rtol=1e-4,
            atol=1e-4)

@@ -59,12 +59,11 @@ func.func @odd_rows(%x: tensor<1000xf32>) -> tensor<1000xf32> {
 
 // 2 rows (fewer than the register tile's 8) take 4 times the columns, 128,
 // once: the 256 columns split off the 300 keep that width (not 256), the
-// 44 left split into power-of-two widths.
+// 44 left are one tile, whose rows kiln-lower-vectors carries in pieces of
+// 32, 8 and 4 lanes (3 registers; 4 padded to 64).
 // CHECK-LABEL: func.func @few_rows
 // CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x128xf32> into vector<2x128xf32>
-// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x32xf32> into vector<2x32xf32>
-// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x8xf32> into vector<2x8xf32>
-// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x4xf32> into vector<2x4xf32>
+// CHECK: vector.contract {{.*}} vector<2x1xf32>, vector<1x44xf32> into vector<2x44xf32>
 // CHECK-NOT: vector<1x256xf32>
 func.func @few_rows(%a: tensor<2x16xf32>, %b: tensor<16x300xf32>, %c: tensor<2x300xf32>) -> tensor<2x300xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<2x16xf32>, tensor<16x300xf32>) outs(%c : tensor<2x300xf32>) -> tensor<2x300xf32>
@@ -403,15 +402,47 @@ func.func @narrow_columns(%a: tensor<64x40xf32>, %b: tensor<40x10xf32>, %c: tens
 
 // -----
 
-// 24 columns are rows of whole registers (16 and 8 lanes): one tile of 8 x
-// 24, neither padded (a copy of B and of C) nor split.
-// CHECK-LABEL: func.func @columns_of_whole_registers
+// Rows of 24 or 20 columns take as many registers in pieces of 16 and 8 or
+// 4 lanes as padded to 32: one tile of 8 x 24 or 8 x 20, neither padded (a
+// copy of B and of C) nor split.
+// CHECK-LABEL: func.func @columns_in_pieces
 // CHECK-NOT: tensor.insert_slice
 // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x24xf32> into vector<8x24xf32>
 // CHECK-NOT: vector.contract
-func.func @columns_of_whole_registers(%a: tensor<64x40xf32>, %b: tensor<40x24xf32>, %c: tensor<64x24xf32>) -> tensor<64x24xf32> {
+func.func @columns_in_pieces(%a: tensor<64x40xf32>, %b: tensor<40x24xf32>, %c: tensor<64x24xf32>) -> tensor<64x24xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<64x40xf32>, tensor<40x24xf32>) outs(%c : tensor<64x24xf32>) -> tensor<64x24xf32>
   return %0 : tensor<64x24xf32>
+}
+
+// CHECK-LABEL: func.func @columns_in_two_pieces
+// CHECK-NOT: tensor.insert_slice
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x20xf32> into vector<8x20xf32>
+// CHECK-NOT: vector.contract
+func.func @columns_in_two_pieces(%a: tensor<64x40xf32>, %b: tensor<40x20xf32>, %c: tensor<64x20xf32>) -> tensor<64x20xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x40xf32>, tensor<40x20xf32>) outs(%c : tensor<64x20xf32>) -> tensor<64x20xf32>
+  return %0 : tensor<64x20xf32>
+}
+
+// 28 columns would take 3 registers (16, 8 and 4 lanes): padded to 32,
+// they take 2.
+// CHECK-LABEL: func.func @columns_in_three_pieces
+// CHECK: tensor.insert_slice %arg1 into %{{.*}}[0, 0] [40, 28] [1, 1] : tensor<40x28xf32> into tensor<40x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-NOT: vector.contract
+func.func @columns_in_three_pieces(%a: tensor<64x40xf32>, %b: tensor<40x28xf32>, %c: tensor<64x28xf32>) -> tensor<64x28xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x40xf32>, tensor<40x28xf32>) outs(%c : tensor<64x28xf32>) -> tensor<64x28xf32>
+  return %0 : tensor<64x28xf32>
+}
+
+// f64 rows of 12 columns (8 and 4 lanes: 2 registers, as padded to 16)
+// take tiles of 8 x 12.
+// CHECK-LABEL: func.func @f64_columns_in_pieces
+// CHECK-NOT: tensor.insert_slice
+// CHECK: vector.contract {{.*}} : vector<8x1xf64>, vector<1x12xf64> into vector<8x12xf64>
+// CHECK-NOT: vector.contract
+func.func @f64_columns_in_pieces(%a: tensor<64x40xf64>, %b: tensor<40x12xf64>, %c: tensor<64x12xf64>) -> tensor<64x12xf64> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x40xf64>, tensor<40x12xf64>) outs(%c : tensor<64x12xf64>) -> tensor<64x12xf64>
+  return %0 : tensor<64x12xf64>
 }
 
 // -----
