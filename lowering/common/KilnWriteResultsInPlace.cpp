@@ -13,18 +13,56 @@ namespace kiln {
 
 namespace {
 
-/// Whether `copy` moves a buffer of `fn`'s own, used last by `copy`, into an
-/// out-parameter nothing else touches, so that the buffer can be the
-/// out-parameter.
-bool isFinalCopyToOutParam(memref::CopyOp copy, Block &entry) {
+/// The reshapes (memref.expand_shape, memref.collapse_shape) from a buffer
+/// `fn` allocates to what `copy` reads, innermost first, where `copy`
+/// moves that buffer, reshaped or not, into an out-parameter nothing else
+/// touches, at the buffer's last use: the buffer can then be the
+/// out-parameter, seen through the inverse reshapes (a convolution's
+/// product [N*H*W, C] returned as [N, H, W, C]). Fails otherwise.
+FailureOr<SmallVector<Operation *>> finalCopyToOutParam(memref::CopyOp copy,
+                                                        Block &entry) {
   auto out = dyn_cast<BlockArgument>(copy.getTarget());
-  auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
-  if (!out || out.getOwner() != &entry || !out.hasOneUse() || !alloc ||
-      alloc->getBlock() != &entry || alloc.getType() != out.getType())
-    return false;
+  if (!out || out.getOwner() != &entry || !out.hasOneUse() ||
+      !cast<MemRefType>(out.getType()).getLayout().isIdentity())
+    return failure();
+  SmallVector<Operation *> reshapes;
+  Value source = copy.getSource();
+  while (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(
+      source.getDefiningOp())) {
+    Operation *reshape = source.getDefiningOp();
+    if (!cast<MemRefType>(source.getType()).getLayout().isIdentity())
+      return failure();
+    reshapes.push_back(reshape);
+    source = reshape->getOperand(0);
+  }
+  auto alloc = source.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != &entry ||
+      !alloc.getType().getLayout().isIdentity() ||
+      copy.getSource().getType() != out.getType())
+    return failure();
   FailureOr<Operation *> last =
       kiln::lastUseInBlock(alloc.getResult(), &entry, nullptr);
-  return succeeded(last) && *last == copy.getOperation();
+  if (failed(last) || *last != copy.getOperation())
+    return failure();
+  std::reverse(reshapes.begin(), reshapes.end());
+  return reshapes;
+}
+
+/// `out` seen as the buffer that `reshapes` (innermost first) turned into
+/// it: the inverse of each, outermost first, built at `b`.
+Value unreshaped(OpBuilder &b, Value out, ArrayRef<Operation *> reshapes) {
+  for (Operation *reshape : llvm::reverse(reshapes)) {
+    Location loc = reshape->getLoc();
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
+      out = memref::CollapseShapeOp::create(b, loc, out,
+                                            expand.getReassociationIndices());
+    else
+      out = memref::ExpandShapeOp::create(
+          b, loc,
+          cast<memref::CollapseShapeOp>(reshape).getSrcType().getShape(), out,
+          cast<memref::CollapseShapeOp>(reshape).getReassociationIndices());
+  }
+  return out;
 }
 
 /// Drops the copies of donated arguments into the out-parameters of the
@@ -57,11 +95,21 @@ struct KilnWriteResultsInPlacePass
       Block &entry = fn.getBody().front();
       for (auto copy :
            llvm::make_early_inc_range(entry.getOps<memref::CopyOp>())) {
-        if (!isFinalCopyToOutParam(copy, entry))
+        FailureOr<SmallVector<Operation *>> reshapes =
+            finalCopyToOutParam(copy, entry);
+        if (failed(reshapes))
           continue;
-        Operation *alloc = copy.getSource().getDefiningOp();
-        alloc->getResult(0).replaceAllUsesWith(copy.getTarget());
+        Operation *alloc =
+            reshapes->empty()
+                ? copy.getSource().getDefiningOp()
+                : reshapes->front()->getOperand(0).getDefiningOp();
+        OpBuilder b(alloc);
+        alloc->getResult(0).replaceAllUsesWith(
+            unreshaped(b, copy.getTarget(), *reshapes));
         copy.erase();
+        for (Operation *reshape : llvm::reverse(*reshapes))
+          if (reshape->use_empty())
+            reshape->erase();
         alloc->erase();
       }
     }

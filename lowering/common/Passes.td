@@ -250,6 +250,9 @@ def KilnWriteResultsInPlace
     checkpoints), every level would hold its own copy. Where a function
     copies a buffer it allocated, at the buffer's last use, into an
     out-parameter nothing else uses, the buffer becomes the out-parameter.
+    So does one it copies through reshapes (`memref.expand_shape`,
+    `memref.collapse_shape`: a convolution's product [N*H*W, C] returned as
+    [N, H, W, C]), the out-parameter seen through the inverse reshapes.
     An entry's copy of a donated argument into the out-parameter of the
     result that reuses it (`kiln.donated_buffers`) is dropped: the runtime
     passes the argument's buffer as that out-parameter.
