@@ -717,6 +717,78 @@ Value convolve(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
   return reshape(b, loc, transpose(b, loc, product, groupsLast), resultShape);
 }
 
+/// Whether a convolution with no groups (`groups`) takes its window `w`
+/// over its input `input` ([batch, spatial..., feature]), not padded
+/// (cropped at the end, as JAX's gradient of a strided convolution may),
+/// at one position, unreversed (`reversed`): JAX's kernel gradient of a 1x1
+/// convolution, whose input is the images and whose window the output
+/// gradient's pixels (dilated by the stride of a strided one).
+bool atOnePosition(const Window &w, ArrayRef<int64_t> input, ConvGroups groups,
+                   bool reversed) {
+  FailureOr<SmallVector<int64_t>> counts = windowCounts(w, input);
+  if (failed(counts) || groups.features != 1 || groups.batch != 1 || reversed)
+    return false;
+  for (size_t d = 1; d + 1 < input.size(); ++d)
+    if ((*counts)[d] != 1 || w.low[d] != 0 || w.high[d] > 0 ||
+        w.interior[d] != 0)
+      return false;
+  return true;
+}
+
+/// A convolution that takes its window at one position (atOnePosition)
+/// into `type`, in its output layout (`l`), as the product it is of the
+/// input `lhs` (its strided slice under the window where the window is
+/// dilated, as a strided 1x1 convolution's kernel gradient's, or shorter)
+/// and the kernel `rhs`, both in their own layouts, contracting their
+/// spatial dimensions and features: [batch, output feature], reshaped
+/// (transposed first where the output has its features before its batch;
+/// its spatial dimensions are 1). The patches would be the input in
+/// [batch, pixels x features] order, a transpose of it (8 x 28 x 28 x 256
+/// for a 1x1 layer's kernel gradient), where the product transposes the
+/// smaller of its operands (the output gradient) and its result.
+Value onePositionProduct(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         const Window &w, RankedTensorType type,
+                         const ConvLayouts &l, kiln::PrecisionAttr precision) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t spatial = lhsType.getRank() - 2;
+  SmallVector<int64_t> start(lhsType.getRank(), 0), limit(lhsType.getShape()),
+      steps(lhsType.getRank(), 1);
+  for (int64_t d = 1; d <= spatial; ++d) {
+    limit[l.input[d]] = (w.sizes[d] - 1) * w.dilations[d] + 1;
+    steps[l.input[d]] = w.dilations[d];
+  }
+  if (limit != lhsType.getShape() ||
+      llvm::any_of(steps, [](int64_t step) { return step != 1; })) {
+    SmallVector<int64_t> shape(lhsType.getShape());
+    for (int64_t d = 1; d <= spatial; ++d)
+      shape[l.input[d]] = w.sizes[d];
+    lhsType = lhsType.clone(shape);
+    lhs = kiln::SliceOp::create(
+        b, loc, lhsType, lhs, b.getDenseI64ArrayAttr(start),
+        b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(steps));
+  }
+  // Spatial dimension d and the features of the input pair with those of
+  // the kernel, in the input's order (contiguous, in the common layouts).
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t d = 0; d <= spatial; ++d)
+    pairs.push_back({l.input[d + 1], l.kernel[d]});
+  llvm::sort(pairs);
+  SmallVector<int64_t> lhsContract, rhsContract;
+  for (auto [lhsDim, rhsDim] : pairs) {
+    lhsContract.push_back(lhsDim);
+    rhsContract.push_back(rhsDim);
+  }
+  int64_t batch = lhsType.getDimSize(l.input.front());
+  int64_t outputs = rhsType.getDimSize(l.kernel.back());
+  Value product = kiln::DotGeneralOp::create(
+      b, loc, lhsType.clone({batch, outputs}), lhs, rhs, {}, {}, lhsContract,
+      rhsContract, precision);
+  if (l.output.back() < l.output.front())
+    product = transpose(b, loc, product, {1, 0});
+  return reshape(b, loc, product, type.getShape());
+}
+
 /// Whether `w` dilates its input (a transposed convolution; JAX's input
 /// gradient of a strided one) at unit strides and window dilations, which
 /// byPhases decomposes.
@@ -849,11 +921,25 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
     Location loc = op.getLoc();
     ConvLayouts l = layoutsOf(op.getDimensionNumbers());
     int64_t spatial = int64_t(l.input.size()) - 2;
+    ConvGroups groups{int64_t(op.getFeatureGroupCount()),
+                      int64_t(op.getBatchGroupCount())};
+    kiln::PrecisionAttr precision =
+        precisionOf(getContext(), op.getPrecisionConfig(), 0);
+    Window w = *windowOf(
+        op, permuted(op.getRhs().getType().getShape(), l.kernel), spatial);
+    std::optional<ArrayRef<bool>> reversal = op.getWindowReversal();
+    if (atOnePosition(w, permuted(op.getLhs().getType().getShape(), l.input),
+                      groups,
+                      reversal && llvm::is_contained(*reversal, true))) {
+      rewriter.replaceOp(
+          op, onePositionProduct(
+                  rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), w,
+                  cast<RankedTensorType>(op.getType()), l, precision));
+      return success();
+    }
     Value x = transpose(rewriter, loc, adaptor.getLhs(), l.input);
     Value k = transpose(rewriter, loc, adaptor.getRhs(), l.kernel);
-    auto kernelType = cast<RankedTensorType>(k.getType());
-    Window w = *windowOf(op, kernelType.getShape(), spatial);
-    if (std::optional<ArrayRef<bool>> reversal = op.getWindowReversal()) {
+    if (reversal) {
       SmallVector<int64_t> reversed;
       for (auto [d, flag] : llvm::enumerate(*reversal))
         if (flag)
@@ -862,10 +948,6 @@ struct Convolution : OpConversionPattern<shlo::ConvolutionOp> {
         k = kiln::ReverseOp::create(rewriter, loc, k,
                                     rewriter.getDenseI64ArrayAttr(reversed));
     }
-    ConvGroups groups{int64_t(op.getFeatureGroupCount()),
-                      int64_t(op.getBatchGroupCount())};
-    kiln::PrecisionAttr precision =
-        precisionOf(getContext(), op.getPrecisionConfig(), 0);
     Value result = dilatesInputOnly(w)
                        ? byPhases(rewriter, loc, x, k, w, groups, precision)
                        : convolve(rewriter, loc, x, k, w, groups, precision);

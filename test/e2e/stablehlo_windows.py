@@ -287,6 +287,27 @@ conv_case("kernel gradient of a 3x3 stride 2 conv (dilated window)",
           rhs_dil=[2, 2])
 conv_case("kernel gradient f64 (by output pixels)", (2, 8, 8, 24),
           (2, 8, 8, 16), DW, [1, 1], [(1, 1), (1, 1)], dtype=np.float64)
+# A window at one position over the unpadded input (a 1x1 layer's kernel
+# gradient above) is one product of the input, sliced under a dilated or
+# shorter window, and the kernel in their own layouts: RGB (3 features as
+# the batch), a stride 2 layer's (dilated, the input cropped by negative
+# padding), the output's features before its batch, strided (one position
+# all the same), 1-D and 3-D, and reversed (patches).
+conv_case("kernel gradient of a 1x1 conv on RGB", (8, 16, 16, 3),
+          (8, 16, 16, 24), DW, [1, 1], [(0, 0), (0, 0)])
+conv_case("kernel gradient of a 1x1 stride 2 conv (dilated window)",
+          (4, 10, 10, 16), (4, 5, 5, 8), DW, [1, 1], [(0, -1), (0, -1)],
+          rhs_dil=[2, 2])
+conv_case("one-position window shorter than the input, 3 x 2 of 5 x 4",
+          (2, 5, 4, 3), (3, 2, 3, 6), NHWC, [3, 3], [(0, 0), (0, 0)])
+conv_case("whole-input window into [f, 0, 1, b], strided", (5, 7, 6, 9),
+          (5, 7, 6, 4), ("f01b", "i01o", "f01b"), [2, 3], [(0, 0), (0, 0)])
+conv_case("whole-input window 1-D, NCW / OIW", (3, 4, 11), (5, 4, 11),
+          ("bf0", "oi0", "bf0"), [1], [(0, 0)])
+conv_case("whole-input window 3-D", (2, 3, 4, 2, 5), (3, 4, 2, 5, 6),
+          ("b012f", "012io", "b012f"), [1, 1, 1], [(0, 0), (0, 0), (0, 0)])
+conv_case("whole-input window reversed", (2, 5, 4, 3), (5, 4, 3, 6), NHWC,
+          [1, 1], [(0, 0), (0, 0)], reverse=[True, True])
 # Batch groups: the kernel gradient of a depthwise convolution, as JAX's
 # transpose rule writes it (features as the batch, 4 groups).
 conv_case("conv with batch groups (depthwise kernel gradient)", (3, 6, 6, 4),

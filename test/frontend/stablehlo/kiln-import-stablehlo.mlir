@@ -515,6 +515,41 @@ func.func @conv(%arg0: tensor<1x5x5x8xf32>, %arg1: tensor<2x2x8x3xf32>) -> tenso
 
 // -----
 
+// A window at one position over the unpadded input (JAX's kernel gradient
+// of a 1x1 convolution: the images are the input, their batch the
+// features, the output gradient the window) is the product of the input
+// and the kernel in their own layouts, over the spatial dimensions and the
+// features, reshaped: no transposed input, no patches. With the output's
+// features before its batch, the product is transposed first. A reversed
+// window keeps the patches. A dilated window (a stride 2 layer's, the
+// input cropped by negative padding) reads the input's strided slice.
+// CHECK-LABEL: func.func @conv_whole_input
+// CHECK-NEXT: %[[P:.*]] = kiln.dot_general %arg0, %arg1, contracting = [0, 1, 2] x [0, 1, 2] : (tensor<8x6x5x32xf32>, tensor<8x6x5x16xf32>) -> tensor<32x16xf32>
+// CHECK-NEXT: %[[R:.*]] = kiln.reshape %[[P]] : (tensor<32x16xf32>) -> tensor<1x1x32x16xf32>
+// CHECK-NEXT: %[[Q:.*]] = kiln.dot_general %arg0, %arg1, contracting = [0, 1, 2] x [0, 1, 2] : (tensor<8x6x5x32xf32>, tensor<8x6x5x16xf32>) -> tensor<32x16xf32>
+// CHECK-NEXT: %[[T:.*]] = kiln.transpose %[[Q]], permutation = [1, 0] : (tensor<32x16xf32>) -> tensor<16x32xf32>
+// CHECK-NEXT: %[[S:.*]] = kiln.reshape %[[T]] : (tensor<16x32xf32>) -> tensor<16x1x1x32xf32>
+// CHECK-NOT: kiln.dot_general %arg0
+// CHECK: kiln.concatenate
+// CHECK: return %[[R]], %[[S]]
+// CHECK-LABEL: func.func @conv_one_dilated_position
+// CHECK-NEXT: %[[X:.*]] = kiln.slice %arg0 [0:8, 0:11:2, 0:11:2, 0:32] : (tensor<8x12x12x32xf32>) -> tensor<8x6x6x32xf32>
+// CHECK-NEXT: %[[P:.*]] = kiln.dot_general %[[X]], %arg1, contracting = [0, 1, 2] x [0, 1, 2] : (tensor<8x6x6x32xf32>, tensor<8x6x6x16xf32>) -> tensor<32x16xf32>
+// CHECK-NEXT: %[[R:.*]] = kiln.reshape %[[P]] : (tensor<32x16xf32>) -> tensor<1x1x32x16xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @conv_whole_input(%x: tensor<8x6x5x32xf32>, %g: tensor<8x6x5x16xf32>) -> (tensor<1x1x32x16xf32>, tensor<16x1x1x32xf32>, tensor<1x1x32x16xf32>) {
+  %0 = stablehlo.convolution(%x, %g) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x6x5x32xf32>, tensor<8x6x5x16xf32>) -> tensor<1x1x32x16xf32>
+  %1 = stablehlo.convolution(%x, %g) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[f, 0, 1, b], window = {stride = [3, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x6x5x32xf32>, tensor<8x6x5x16xf32>) -> tensor<16x1x1x32xf32>
+  %2 = stablehlo.convolution(%x, %g) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {reverse = [true, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x6x5x32xf32>, tensor<8x6x5x16xf32>) -> tensor<1x1x32x16xf32>
+  return %0, %1, %2 : tensor<1x1x32x16xf32>, tensor<16x1x1x32xf32>, tensor<1x1x32x16xf32>
+}
+func.func @conv_one_dilated_position(%x: tensor<8x12x12x32xf32>, %g: tensor<8x6x6x16xf32>) -> tensor<1x1x32x16xf32> {
+  %0 = stablehlo.convolution(%x, %g) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {pad = [[0, -1], [0, -1]], rhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x12x12x32xf32>, tensor<8x6x6x16xf32>) -> tensor<1x1x32x16xf32>
+  return %0 : tensor<1x1x32x16xf32>
+}
+
+// -----
+
 // Fewer than 8 input features into fewer than 32 outputs (LeNet's second
 // layer) take their taps feature-major too: the product's columns are then
 // the pixels, not the few outputs. 32 outputs keep the patches.
