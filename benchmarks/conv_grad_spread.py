@@ -10,9 +10,9 @@ with kiln-run --bench (median of N calls) against torch.nn.grad's
 conv2d_input and conv2d_weight (what autograd runs) on the same values,
 one thread, over the layers of conv_spread that train: ResNet's 3x3 of 64
 and 128 features, a 3x3 stride 2, LeNet's second layer, an RGB first
-layer, a 1x1. Prints the CPU, one row per case with the ratio torch/kiln
-(100% = as fast as PyTorch) and the results' relative difference, and the
-geometric mean.
+layer, a 1x1 and a 1x1 stride 2 (ResNet's downsampling projection).
+Prints the CPU, one row per case with the ratio torch/kiln (100% = as fast
+as PyTorch) and the results' relative difference, and the geometric mean.
 
 Usage: conv_grad_spread.py KILN_RUN [N]   (default 10)
 """
@@ -36,6 +36,7 @@ LAYERS = [
     ("LeNet conv2", (32, 14, 14, 6), (5, 5, 6, 16), 1, 0),
     ("RGB 3x3", (8, 64, 64, 3), (3, 3, 3, 32), 1, 1),
     ("1x1, 256 to 64", (8, 28, 28, 256), (1, 1, 256, 64), 1, 0),
+    ("1x1 stride 2, 64 to 128", (8, 56, 56, 64), (1, 1, 64, 128), 2, 0),
 ]
 
 
