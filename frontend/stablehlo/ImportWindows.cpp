@@ -753,16 +753,14 @@ Value onePositionProduct(OpBuilder &b, Location loc, Value lhs, Value rhs,
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   int64_t spatial = lhsType.getRank() - 2;
   SmallVector<int64_t> start(lhsType.getRank(), 0), limit(lhsType.getShape()),
-      steps(lhsType.getRank(), 1);
+      steps(lhsType.getRank(), 1), shape(lhsType.getShape());
   for (int64_t d = 1; d <= spatial; ++d) {
     limit[l.input[d]] = (w.sizes[d] - 1) * w.dilations[d] + 1;
     steps[l.input[d]] = w.dilations[d];
+    shape[l.input[d]] = w.sizes[d];
   }
   if (limit != lhsType.getShape() ||
       llvm::any_of(steps, [](int64_t step) { return step != 1; })) {
-    SmallVector<int64_t> shape(lhsType.getShape());
-    for (int64_t d = 1; d <= spatial; ++d)
-      shape[l.input[d]] = w.sizes[d];
     lhsType = lhsType.clone(shape);
     lhs = kiln::SliceOp::create(
         b, loc, lhsType, lhs, b.getDenseI64ArrayAttr(start),

@@ -13,45 +13,49 @@ namespace kiln {
 
 namespace {
 
-/// The reshapes (memref.expand_shape, memref.collapse_shape) from a buffer
-/// `fn` allocates to what `copy` reads, innermost first, where `copy`
-/// moves that buffer, reshaped or not, into an out-parameter nothing else
-/// touches, at the buffer's last use: the buffer can then be the
+/// A buffer a function allocates and the reshapes (memref.expand_shape,
+/// memref.collapse_shape) from it to what a copy into an out-parameter
+/// reads, outermost (the copy's source) first.
+struct ReshapedBuffer {
+  memref::AllocOp alloc;
+  SmallVector<Operation *> reshapes;
+};
+
+/// The buffer `copy` moves, reshaped or not, into an out-parameter nothing
+/// else touches, at the buffer's last use: the buffer can then be the
 /// out-parameter, seen through the inverse reshapes (a convolution's
 /// product [N*H*W, C] returned as [N, H, W, C]). Fails otherwise.
-FailureOr<SmallVector<Operation *>> finalCopyToOutParam(memref::CopyOp copy,
-                                                        Block &entry) {
+FailureOr<ReshapedBuffer> finalCopyToOutParam(memref::CopyOp copy,
+                                              Block &entry) {
   auto out = dyn_cast<BlockArgument>(copy.getTarget());
   if (!out || out.getOwner() != &entry || !out.hasOneUse() ||
       !cast<MemRefType>(out.getType()).getLayout().isIdentity())
     return failure();
-  SmallVector<Operation *> reshapes;
+  ReshapedBuffer buffer;
   Value source = copy.getSource();
   while (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(
       source.getDefiningOp())) {
-    Operation *reshape = source.getDefiningOp();
     if (!cast<MemRefType>(source.getType()).getLayout().isIdentity())
       return failure();
-    reshapes.push_back(reshape);
-    source = reshape->getOperand(0);
+    buffer.reshapes.push_back(source.getDefiningOp());
+    source = buffer.reshapes.back()->getOperand(0);
   }
-  auto alloc = source.getDefiningOp<memref::AllocOp>();
-  if (!alloc || alloc->getBlock() != &entry ||
-      !alloc.getType().getLayout().isIdentity() ||
+  buffer.alloc = source.getDefiningOp<memref::AllocOp>();
+  if (!buffer.alloc || buffer.alloc->getBlock() != &entry ||
+      !buffer.alloc.getType().getLayout().isIdentity() ||
       copy.getSource().getType() != out.getType())
     return failure();
   FailureOr<Operation *> last =
-      kiln::lastUseInBlock(alloc.getResult(), &entry, nullptr);
+      kiln::lastUseInBlock(buffer.alloc.getResult(), &entry, nullptr);
   if (failed(last) || *last != copy.getOperation())
     return failure();
-  std::reverse(reshapes.begin(), reshapes.end());
-  return reshapes;
+  return buffer;
 }
 
-/// `out` seen as the buffer that `reshapes` (innermost first) turned into
-/// it: the inverse of each, outermost first, built at `b`.
+/// `out` seen as the buffer that `reshapes` (outermost first) turned into
+/// it: the inverse of each, in that order, built at `b`.
 Value unreshaped(OpBuilder &b, Value out, ArrayRef<Operation *> reshapes) {
-  for (Operation *reshape : llvm::reverse(reshapes)) {
+  for (Operation *reshape : reshapes) {
     Location loc = reshape->getLoc();
     if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
       out = memref::CollapseShapeOp::create(b, loc, out,
@@ -95,22 +99,17 @@ struct KilnWriteResultsInPlacePass
       Block &entry = fn.getBody().front();
       for (auto copy :
            llvm::make_early_inc_range(entry.getOps<memref::CopyOp>())) {
-        FailureOr<SmallVector<Operation *>> reshapes =
-            finalCopyToOutParam(copy, entry);
-        if (failed(reshapes))
+        FailureOr<ReshapedBuffer> buffer = finalCopyToOutParam(copy, entry);
+        if (failed(buffer))
           continue;
-        Operation *alloc =
-            reshapes->empty()
-                ? copy.getSource().getDefiningOp()
-                : reshapes->front()->getOperand(0).getDefiningOp();
-        OpBuilder b(alloc);
-        alloc->getResult(0).replaceAllUsesWith(
-            unreshaped(b, copy.getTarget(), *reshapes));
+        OpBuilder b(buffer->alloc);
+        buffer->alloc.getResult().replaceAllUsesWith(
+            unreshaped(b, copy.getTarget(), buffer->reshapes));
         copy.erase();
-        for (Operation *reshape : llvm::reverse(*reshapes))
+        for (Operation *reshape : buffer->reshapes)
           if (reshape->use_empty())
             reshape->erase();
-        alloc->erase();
+        buffer->alloc->erase();
       }
     }
   }
