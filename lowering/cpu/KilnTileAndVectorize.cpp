@@ -1785,6 +1785,33 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
                                    : lineTileAsMatmul(rewriter, position));
 }
 
+/// `op`, a line window product by output pixels (runsByPixels), in blocks
+/// of its outermost window dimension whose part of the kernel fits a
+/// matmul's cache tile of B, the block loop outermost: each register tile
+/// then sums a block read from L2, where summing the whole window read all
+/// of the kernel from memory once per tile (a 3 x 3 stride 2 layer's
+/// kernel gradient, 64 -> 128 features on 8 x 56 x 56: its 3.2 MB output
+/// gradient once per 8 input features and kernel tap). Returns the block
+/// (`op` where the kernel fits whole; null where tiling failed).
+linalg::LinalgOp windowBlock(RewriterBase &rewriter, linalg::LinalgOp op,
+                             const MatmulTiles &tiles) {
+  auto kernel = cast<ShapedType>(op.getDpsInputOperand(1)->get().getType());
+  int64_t rowBytes =
+      kiln::storageBytes(kernel) / std::max<int64_t>(1, kernel.getDimSize(0));
+  int64_t budget = tiles.cacheK * tiles.cacheN *
+                   std::max<int64_t>(1, kernel.getElementTypeBitWidth() / 8);
+  int64_t rows = kernel.getDimSize(0);
+  int64_t blockRows =
+      std::max<int64_t>(1, budget / std::max<int64_t>(1, rowBytes));
+  if (blockRows >= rows)
+    return op;
+  while (rows % blockRows != 0)
+    --blockRows;
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  sizes[outputSpatialDims(op) + 2] = blockRows;
+  return dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes));
+}
+
 /// Whether the line window product `op` (or its chunk) has thin outputs: f32
 /// or f64 throughout (bf16 windows keep their dot pairs), outputs that a
 /// window's products (its positions times its
@@ -1988,7 +2015,8 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
     return;
   }
   if (byPixels && lastLineSteps(op).dilation != 1) {
-    tileInRegisters(rewriter, op, registerTilesOf(op, tiles), true);
+    if (linalg::LinalgOp block = windowBlock(rewriter, op, tiles))
+      tileInRegisters(rewriter, block, registerTilesOf(block, tiles), true);
     return;
   }
   if (byPixels) {

@@ -144,8 +144,15 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     matmul of its pixels (every stride-th) with the kernel there, tiled
     like any matmul, or, of fewer than 16 features, runs in register tiles
     of 8 pixels that each sum the whole window before they are stored.
-    Threads share the images (of one image, its rows) of a product
-    estimated at `parallel-work` ns or more.
+    With at least 16 batch rows and more of them than an output line's
+    pixels, fewer than 16 (JAX's kernel gradients), output pixels each sum
+    window row by window row the matmul of the whole batch's rows, or,
+    where the window is dilated (a strided layer's kernel gradient), run
+    in register tiles of the batch that sum the window, in blocks of its
+    outer window rows whose part of the kernel fits a cache tile of B
+    (`cache-tile-k` x `cache-tile-n`), the block loop outermost. Threads
+    share the images (of one image, its rows; by pixels, the batch) of a
+    product estimated at `parallel-work` ns or more.
 
     Then, an op estimated to take at least `parallel-work` ns on one
     thread (an f32 matmul at 200 GFLOP/s times the share of its vectors'

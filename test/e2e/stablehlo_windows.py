@@ -285,6 +285,11 @@ conv_case("kernel gradient of a 5x3 VALID conv, 20 features into 24",
 conv_case("kernel gradient of a 3x3 stride 2 conv (dilated window)",
           (2, 9, 9, 32), (2, 5, 5, 16), DW, [1, 1], [(1, 1), (1, 1)],
           rhs_dil=[2, 2])
+# An output gradient larger than a matmul's cache tile of B (4 x 12 x 12 x
+# 128 f32: 288 KiB) is summed in blocks of its window rows (2 of 6).
+conv_case("kernel gradient of a 3x3 stride 2 conv, 32 to 128 features, in "
+          "blocks of window rows", (4, 24, 24, 32), (4, 12, 12, 128), DW,
+          [1, 1], [(1, 0), (1, 0)], rhs_dil=[2, 2])
 conv_case("kernel gradient f64 (by output pixels)", (2, 8, 8, 24),
           (2, 8, 8, 16), DW, [1, 1], [(1, 1), (1, 1)], dtype=np.float64)
 # A window at one position over the unpadded input (a 1x1 layer's kernel

@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=1000" --split-input-file | FileCheck %s --check-prefix=THREADS
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 cache-tile-k=64 cache-tile-n=128" --split-input-file | FileCheck %s --check-prefix=BLOCKS
 
 // A window product (convert-kiln-to-linalg's window-products of a
 // convolution of 16 features or more; here a 2 x 2 window at stride 2) by
@@ -139,6 +140,45 @@ func.func @dilated_kernel_gradient(%x: tensor<32x11x11x8xf32>, %g: tensor<5x5x8x
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x3x3x64xf32>) -> tensor<32x3x3x64xf32>
   %y = linalg.generic {indexing_maps = [#dilated, #taps, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
       ins(%x, %g : tensor<32x11x11x8xf32>, tensor<5x5x8x64xf32>) outs(%init : tensor<32x3x3x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<32x3x3x64xf32>
+  return %y : tensor<32x3x3x64xf32>
+}
+
+// -----
+
+// The same with a kernel (the output gradient) larger than a cache tile of
+// B (here 64 x 128 f32: 32 KiB; a window row of it is 5 x 8 x 64 f32, 10
+// KiB): blocks of 3 window rows, the block loop outside the register
+// tiles, each tile summing a block's 3 x 5 positions; the zeros are
+// stored once, before the first block.
+#dilated = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4 * 2, d2 + d5 * 2, d6)>
+#taps = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// BLOCKS-LABEL: func.func @kernel_gradient_blocks
+// BLOCKS: vector.transfer_write {{.*}} : vector<1x1x1x64xf32>
+// BLOCKS: scf.for %{{.*}} = %c0{{.*}} to %c6{{.*}} step %c3
+// BLOCKS: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c8
+// BLOCKS: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// BLOCKS: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// BLOCKS: scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step %c32
+// BLOCKS: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1
+// BLOCKS: scf.for %{{.*}} = %c0{{.*}} to %c5{{.*}} step %c1
+// BLOCKS: vector.contract {{.*}} : vector<8x8xf32>, vector<8x32xf32> into vector<8x32xf32>
+// BLOCKS-NOT: linalg.generic
+// A kernel that fits (5 x 5 x 8 x 64 at the default tiles) is one block.
+// CHECK-LABEL: func.func @kernel_gradient_blocks
+// CHECK-NOT: step %c3
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c8
+func.func @kernel_gradient_blocks(%x: tensor<32x13x11x8xf32>, %g: tensor<6x5x8x64xf32>) -> tensor<32x3x3x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x3x3x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x3x3x64xf32>) -> tensor<32x3x3x64xf32>
+  %y = linalg.generic {indexing_maps = [#dilated, #taps, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %g : tensor<32x13x11x8xf32>, tensor<6x5x8x64xf32>) outs(%init : tensor<32x3x3x64xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %m, %acc : f32
