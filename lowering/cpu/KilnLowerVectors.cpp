@@ -106,6 +106,7 @@ struct KilnLowerVectorsPass
     eliminateCommonSubExpressions(rewriter, dominance, root);
     linalg::hoistRedundantVectorTransfers(root);
     hoistAccumulatorsOfAllocations(root);
+    vector::transferOpflowOpt(rewriter, root);
 
     lowerRowReductions(root);
 

@@ -176,7 +176,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     cache tiles run over all of K fills each chunk's rows or each tile's
     block in the loop, in vector rows, right before accumulating in it (in
     cache), instead of the whole output first in a pass over memory;
-    pieces split off fill their own part.
+    where a cache tile runs over all of K, each of its register tiles
+    writes its own start as one vector right before its K loop, which its
+    accumulators start from (kiln-lower-vectors forwards it: no zeros
+    stored and loaded back); pieces split off fill their own part.
     Likewise a transpose that only a chunked matmul reads, and of which
     each chunk reads a part (a weight gradient's X^T by rows, x W^T's W^T
     by columns), is computed by each chunk for its part, on the chunk's
@@ -381,7 +384,10 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
     that loop-invariant vector transfers (matmul accumulators) are hoisted
     out of their loops (also where the accumulator's buffer, an allocation,
     has a view elsewhere, as a product read back through a reshape has, if
-    the loop touches that buffer through nothing else), then lowers `vector.contract` to outer products and
+    the loop touches that buffer through nothing else); a read of what a
+    write just stored takes the stored vector, and a write that a later one
+    overwrites with nothing reading between goes (a register tile starting
+    from its zeros keeps them in registers); then lowers `vector.contract` to outer products and
     FMAs (with `bf16-dot-pairs`, a bf16 x bf16 -> f32 contraction over one
     or two k steps becomes `x86vector.avx512.dot` (vdpbf16ps) on A's k pair
     broadcast and B's two rows interleaved, 16 columns at a time; the

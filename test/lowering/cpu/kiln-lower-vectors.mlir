@@ -29,6 +29,40 @@ func.func @matmul_tile(%a: memref<8x4xf32>, %b: memref<4x32xf32>, %c: memref<8x3
 
 // -----
 
+// A register tile that starts from the zeros written right before its k
+// loop (kiln-tile-and-vectorize moves a product's fill there) starts its
+// accumulators from them: the hoisted read takes the written vector, and
+// the write, overwritten by the tile's result with nothing reading it in
+// between, goes.
+// CHECK-LABEL: func.func @tile_from_zeros
+// CHECK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK-NOT: memref<8x32xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]])
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK: scf.yield
+// CHECK-COUNT-8: vector.store %{{.*}} : memref<8x32xf32>, vector<32xf32>
+// CHECK-NOT: vector.store
+func.func @tile_from_zeros(%a: memref<8x4xf32>, %b: memref<4x32xf32>, %c: memref<8x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %pad = arith.constant 0.0 : f32
+  %zeros = arith.constant dense<0.0> : vector<8x32xf32>
+  vector.transfer_write %zeros, %c[%c0, %c0] {in_bounds = [true, true]} : vector<8x32xf32>, memref<8x32xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %sa = memref.subview %a[0, %k] [8, 1] [1, 1] : memref<8x4xf32> to memref<8x1xf32, strided<[4, 1], offset: ?>>
+    %sb = memref.subview %b[%k, 0] [1, 32] [1, 1] : memref<4x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %va = vector.transfer_read %sa[%c0, %c0], %pad {in_bounds = [true, true]} : memref<8x1xf32, strided<[4, 1], offset: ?>>, vector<8x1xf32>
+    %vb = vector.transfer_read %sb[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<1x32xf32>
+    %vc = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true, true]} : memref<8x32xf32>, vector<8x32xf32>
+    %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %vc : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+    vector.transfer_write %r, %c[%c0, %c0] {in_bounds = [true, true]} : vector<8x32xf32>, memref<8x32xf32>
+  }
+  return
+}
+
+// -----
+
 // An accumulator in a buffer the function allocated stays in registers
 // even though the buffer is read through a view after the loop (a product
 // reshaped for a transpose), where upstream's hoisting gives up: the loop

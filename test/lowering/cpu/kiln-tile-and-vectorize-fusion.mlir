@@ -582,15 +582,15 @@ func.func @exponentials_returned(%arg0: tensor<512x256xf32>) -> (tensor<512x256x
 // Matmul epilogues: a bias add and ReLU reading a 512 x 256 x 512 product
 // (an estimated 1.3 ms) run on blocks of it, in an scf.forall over 256
 // columns by 64 rows (blocks of 256 rows would make 4 blocks, fewer than
-// the 10 chunks the work asks for): each block of the product is zeroed
-// and computed over all of K in a buffer of its own, then biased from
-// cache. No product of all 512 x 512 is left.
+// the 10 chunks the work asks for): each block of the product is computed
+// over all of K in a buffer of its own, each register tile from zeros,
+// then biased from cache. No product of all 512 x 512 is left.
 // CHECK-LABEL: func.func @epilogue
 // CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 512) step (256, 64)
 // CHECK: tensor.extract_slice %arg0[%[[M]], 0] [64, 256] [1, 1]
 // CHECK: tensor.extract_slice %arg1[0, %[[N]]] [256, 256] [1, 1]
 // CHECK: tensor.empty() : tensor<64x256xf32>
-// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<1x64xf32>, tensor<1x64xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 // CHECK: vector.contract
 // CHECK: arith.addf %{{.*}} : vector<1x64xf32>
 // CHECK: arith.maximumf %{{.*}} : vector<1x64xf32>

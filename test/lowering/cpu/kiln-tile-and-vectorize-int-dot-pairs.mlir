@@ -33,10 +33,11 @@ func.func @int8_quads(%a: tensor<16x7xi8>, %b: tensor<7x32xi8>) -> tensor<16x32x
 
 // -----
 
-// A batch of them; an accumulator that is no fill is read and corrected.
-// Rows fewer than the register tile's take as many more columns (8 x 32).
+// A batch of them; an accumulator that is no fill is read and corrected,
+// a register tile at a time. Rows fewer than the register tile's take as
+// many more columns (8 x 32).
 // CHECK-LABEL: func.func @int8_batch_quads
-// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<1x1x32xi32>
+// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<1x8x32xi32>
 // CHECK: vector.contract {{.*}} : vector<8x4xi32>, vector<4x32xi32> into vector<8x32xi32>
 // CHECK-NOT: vector.contract
 func.func @int8_batch_quads(%a: tensor<2x8x12xi8>, %b: tensor<2x12x32xi8>, %c: tensor<2x8x32xi32>) -> tensor<2x8x32xi32> {
@@ -52,7 +53,7 @@ func.func @int8_batch_quads(%a: tensor<2x8x12xi8>, %b: tensor<2x12x32xi8>, %c: t
 // and B, so that one product covers them all. The product reads A as
 // [M, K / 4, 4] and the packed quads as rows of [32, 4], one quad a
 // register tile of 8 x 32 (then 8 x 16 for the last 16 columns), and
-// starts each cache tile from -128 rowsum(A) there (no pass of its own
+// starts each register tile from -128 rowsum(A) there (no pass of its own
 // over C).
 // CHECK-LABEL: func.func @int8_packed
 // CHECK-NOT: arith.subi
@@ -64,7 +65,7 @@ func.func @int8_batch_quads(%a: tensor<2x8x12xi8>, %b: tensor<2x12x32xi8>, %c: t
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<1x16x4xi8> into tensor<64xi8>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [64, 3, 4] : tensor<64x12xi8> into tensor<64x3x4xi8>
 // CHECK: scf.for
-// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<1x32xi32>
+// CHECK: arith.subi %{{.*}}, %{{.*}} : vector<8x32xi32>
 // CHECK: %[[A:.*]] = arith.extsi %{{.*}} : vector<8x4xi8> to vector<8x4xi32>
 // CHECK: %[[B:.*]] = arith.extui %{{.*}} : vector<32x4xi8> to vector<32x4xi32>
 // CHECK: vector.contract {{.*}} %[[A]], %[[B]], %{{.*}} : vector<8x4xi32>, vector<32x4xi32> into vector<8x32xi32>

@@ -27,20 +27,22 @@ func.func @chunks_fill_their_rows(%a: tensor<256x512xf32>, %b: tensor<512x256xf3
 
 // -----
 
-// On one thread, a cache tile whose K loop runs whole (100 steps) fills its
-// block (64 x 256); the part split off (the 4 columns past 256 + 256) fills
-// its own, one tile without loops: in rows of 4 before its product.
+// On one thread, a cache tile whose K loop runs whole (100 steps) fills
+// each of its register tiles (8 x 32) right before the tile's K loop, as
+// one vector its accumulators start from (kiln-lower-vectors forwards it:
+// no zeros stored, none loaded); the part split off (the 4 columns past
+// 256 + 256) fills its own tiles of 8 x 4.
 // CHECK-LABEL: func.func @cache_tiles_fill_their_blocks
 // CHECK-NOT: linalg.fill
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<64x516xf32>
 // CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[EMPTY]][0, 0] [64, 512]
 // CHECK: scf.for {{.*}} iter_args(%[[OUT:.*]] = %[[WHOLE]])
-// CHECK: %[[BLOCK:.*]] = tensor.extract_slice %[[OUT]][0, %{{.*}}] [64, 256]
-// CHECK: %[[FILLED:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[BLOCK]])
-// CHECK: vector.transfer_write %{{.*}} : vector<1x64xf32>, tensor<1x64xf32>
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[FILLED]])
+// CHECK: %[[TILE:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}] [8, 32]
+// CHECK: %[[FILLED:.*]] = vector.transfer_write %[[ZEROS:.*]], %[[TILE]]{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// CHECK: scf.for {{.*}} to %c100 {{.*}} iter_args(%{{.*}} = %[[FILLED]])
 // CHECK: vector.contract
-// CHECK: vector.transfer_write %{{.*}} : vector<1x4xf32>, tensor<1x4xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<8x4xf32>, tensor<8x4xf32>
+// CHECK: vector.contract
 // CHECK-NOT: linalg.fill
 func.func @cache_tiles_fill_their_blocks(%a: tensor<64x100xf32>, %b: tensor<100x516xf32>) -> tensor<64x516xf32> {
   %zero = arith.constant 0.0 : f32
