@@ -1789,17 +1789,42 @@ linalg::LinalgOp pixelTileAsMatmul(RewriterBase &rewriter,
                          kiln::asMatrix(rewriter, loc, out, 0, rank - 1));
 }
 
+/// The kernel [window..., features, outputs] of a line window product.
+ShapedType windowKernelType(linalg::LinalgOp op) {
+  return cast<ShapedType>(op.getDpsInputOperand(1)->get().getType());
+}
+
+/// The bytes of a matmul's cache tile of B in elements of `type`'s.
+int64_t cacheTileOfBBytes(ShapedType type, const MatmulTiles &tiles) {
+  return tiles.cacheK * tiles.cacheN *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// Whether the kernel of the line window product `op` fits a matmul's
+/// cache tile of B: each register tile can then sum the whole window,
+/// reading the kernel from L2 (tileInRegisters), where one window position
+/// after another kept a position's part in L1 for every tile of the line
+/// but loaded and stored the tiles' accumulators at each.
+bool fitsCacheTileOfB(linalg::LinalgOp op, const MatmulTiles &tiles) {
+  ShapedType kernel = windowKernelType(op);
+  return kiln::storageBytes(kernel) <= cacheTileOfBBytes(kernel, tiles);
+}
+
 /// A line of a line window product (isLineWindowProduct) of fewer than
-/// kiln::kWindowProductMinFeatures features, or (`byPixels`) a product by
-/// output pixels whose window is dilated, in register tiles of its rows
-/// (the line's pixels; by pixels, the batch) and outputs, each summing
-/// every window position and feature (all of them its matmul's steps,
-/// lineTileAsMatmul or pixelTileAsMatmul) before its accumulators are
-/// stored: a position's matmul of its own would load and store them
-/// every 1 to 15 steps (by pixels, every step of a feature). Rows and
-/// outputs past the last whole register tile are a tile of their own.
+/// kiln::kWindowProductMinFeatures features or whose kernel fits a cache
+/// tile of B (fitsCacheTileOfB), or (`byPixels`) a product by output
+/// pixels whose window is dilated, in register tiles of its rows (the
+/// line's pixels; by pixels, the batch) and outputs, each summing every
+/// window position and feature (all of them its matmul's steps,
+/// lineTileAsMatmul or pixelTileAsMatmul; `featureStep` features a step,
+/// 0: all of them) before its accumulators are stored: a position's
+/// matmul of its own would load and store them every 1 to 15 steps (by
+/// pixels, every step of a feature; a 3 x 3 layer of 64 features, every
+/// 64). Rows and outputs past the last whole register tile are a tile of
+/// their own.
 void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
-                     const MatmulTiles &tiles, bool byPixels) {
+                     const MatmulTiles &tiles, bool byPixels,
+                     int64_t featureStep = 0) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned outputs = outputSpatialDims(op) + 1;
   unsigned rows = byPixels ? 0 : outputs - 1;
@@ -1815,7 +1840,7 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
                         loop, rewriter.getIndexAttr(size - size % step));
     for (TilingInterface part : {whole, rest})
       tileInRegisters(rewriter, cast<linalg::LinalgOp>(part.getOperation()),
-                      tiles, byPixels);
+                      tiles, byPixels, featureStep);
     return;
   }
   // Rows, outputs, then each window position with all features (the
@@ -1823,7 +1848,7 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> sizes(ranges.size(), 1);
   sizes[rows] = std::min(ranges[rows], tiles.registerM);
   sizes[outputs] = std::min(ranges[outputs], tiles.registerN);
-  sizes.back() = 0;
+  sizes.back() = featureStep;
   auto position = dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes));
   if (position)
     ::vectorize(rewriter, byPixels ? pixelTileAsMatmul(rewriter, position)
@@ -1840,11 +1865,10 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 /// (`op` where the kernel fits whole; null where tiling failed).
 linalg::LinalgOp windowBlock(RewriterBase &rewriter, linalg::LinalgOp op,
                              const MatmulTiles &tiles) {
-  auto kernel = cast<ShapedType>(op.getDpsInputOperand(1)->get().getType());
+  auto kernel = windowKernelType(op);
   int64_t rowBytes =
       kiln::storageBytes(kernel) / std::max<int64_t>(1, kernel.getDimSize(0));
-  int64_t budget = tiles.cacheK * tiles.cacheN *
-                   std::max<int64_t>(1, kernel.getElementTypeBitWidth() / 8);
+  int64_t budget = cacheTileOfBBytes(kernel, tiles);
   int64_t rows = kernel.getDimSize(0);
   int64_t blockRows =
       std::max<int64_t>(1, budget / std::max<int64_t>(1, rowBytes));
@@ -2088,6 +2112,11 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
     return;
   if (ranges.back() < kiln::kWindowProductMinFeatures) {
     tileInRegisters(rewriter, line, registerTilesOf(line, tiles), false);
+    return;
+  }
+  if (fitsCacheTileOfB(line, tiles)) {
+    tileInRegisters(rewriter, line, registerTilesOf(line, tiles), false,
+                    /*featureStep=*/1);
     return;
   }
   SmallVector<int64_t> positions(loops, 0);

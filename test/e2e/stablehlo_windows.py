@@ -169,10 +169,11 @@ conv_case("conv 5x5 of one feature (LeNet's first layer)", (3, 12, 10, 1),
 conv_case("conv 7x7 stride 2 of RGB (ResNet's stem)", (2, 16, 15, 3),
           (7, 7, 3, 8), NHWC, [2, 2], [(3, 3), (3, 3)])
 # 16 features or more: contracted from the padded input itself by output
-# lines, each line's window positions a matmul of its pixels (no patches),
-# lines past the last whole register tile's rows a tile of their own,
-# images shared by threads when the product is large; small images (8 x
-# 8) too.
+# lines (no patches), each line's register tiles summing the whole window
+# where the kernel fits a cache tile of B, else each window position a
+# matmul of the line's pixels; lines past the last whole register tile's
+# rows a tile of their own, images shared by threads when the product is
+# large; small images (8 x 8) too.
 conv_case("conv 3x3 of 16 features, SAME (from the padded input)",
           (2, 24, 26, 16), (3, 3, 16, 24), NHWC, [1, 1], [(1, 1), (1, 1)])
 conv_case("conv of 17 features, dilated, asymmetric and negative padding",
@@ -508,5 +509,12 @@ def central_difference(index, eps=1e-6):
 check("a CNN (conv, relu, max pool, dense) and its gradient", CNN, "grads",
       cnn_args, [np.float64(cnn_loss(*cnn_args)), central_difference(1),
                  central_difference(2)], rtol=1e-6, atol=1e-6)
+
+# A kernel larger than a matmul's cache tile of B (3 x 3 x 128 x 96 f32:
+# 432 KiB) is summed window position by position; the smaller ones above,
+# whole in each register tile. (Last, so that the cases above keep their
+# random inputs.)
+conv_case("conv 3x3, 128 to 96 features, position by position",
+          (2, 10, 12, 128), (3, 3, 128, 96), NHWC, [1, 1], [(1, 1), (1, 1)])
 
 finish()

@@ -1,33 +1,50 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=1000" --split-input-file | FileCheck %s --check-prefix=THREADS
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 cache-tile-k=64 cache-tile-n=128" --split-input-file | FileCheck %s --check-prefix=BLOCKS
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 cache-tile-k=16 cache-tile-n=32" --split-input-file | FileCheck %s --check-prefix=POSITIONS
 
 // A window product (convert-kiln-to-linalg's window-products of a
 // convolution of 16 features or more; here a 2 x 2 window at stride 2) by
 // output lines, one image and output row at a time: each line zeroes its
-// outputs, then sums,
-// position by position, the matmul of every second pixel of its input row
-// [10, 16] (a slice of stride 2) with the kernel's [16, 32] there, into
-// the line's [10, 32] of the result, its rows past the last whole
-// register tile (10 = 8 + 2) a tile of their own. With threads, the
-// images are shared.
+// outputs; its kernel (8 KiB) fits a cache tile of B, so each register
+// tile of the line (10 = 8 + 2 pixels x 32 outputs) sums every window
+// position and feature (loops of 2, 2 and 16) before its accumulators are
+// stored.
 #strided = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)>
 #window = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
 #out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @strided_window_product
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
-// CHECK: vector.transfer_write %cst
+// CHECK: vector.transfer_write %cst{{.*}} : vector<1x1x1x32xf32>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 10, 16] [1, 1, 2, 1] : tensor<1x1x19x16xf32> to tensor<10x16xf32>
-// CHECK: vector.contract
-// CHECK: vector.contract
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: vector.contract {{.*}} : vector<2x1xf32>, vector<1x32xf32> into vector<2x32xf32>
 // CHECK-NOT: linalg.generic
+// A kernel larger than the cache tile (here 16 x 32 f32, 2 KiB): the line
+// sums, position by position, the matmul of every second pixel of its
+// input row [10, 16] (a slice of stride 2) with the kernel's [16, 32]
+// there, into the line's [10, 32] of the result, its rows past the last
+// whole register tile a tile of their own. With threads, the images are
+// shared.
+// POSITIONS-LABEL: func.func @strided_window_product
+// POSITIONS: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// POSITIONS: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
+// POSITIONS: vector.transfer_write %cst
+// POSITIONS: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// POSITIONS: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// POSITIONS: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 10, 16] [1, 1, 2, 1] : tensor<1x1x19x16xf32> to tensor<10x16xf32>
+// POSITIONS: vector.contract
+// POSITIONS: vector.contract
+// POSITIONS-NOT: linalg.generic
 // THREADS-LABEL: func.func @strided_window_product
 // THREADS: scf.forall (%{{.*}}) in (2)
 // THREADS: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1
-// THREADS: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 10, 16] [1, 1, 2, 1]
+// THREADS: vector.contract {{.*}} into vector<8x32xf32>
 func.func @strided_window_product(%x: tensor<2x9x21x16xf32>, %k: tensor<2x2x16x32xf32>) -> tensor<2x4x10x32xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x4x10x32xf32>
