@@ -1173,8 +1173,11 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       else
         tileElementwise(rewriter, start, tiles.vectorWidth);
     }
-    if (registerTile)
+    if (registerTile) {
       outer = registerTile;
+      // Its rows and columns are the register tile's: only K is left.
+      std::fill(registers.begin(), registers.begin() + batch + 2, 0);
+    }
   }
   Operation *inner = tile(rewriter, outer, registers);
   if (inner && packed)
@@ -1843,8 +1846,8 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
                       tiles, byPixels, featureStep);
     return;
   }
-  // Rows, outputs, then each window position with all features (the
-  // other loops one iteration each).
+  // Rows, outputs, then each window position with `featureStep` features
+  // a step (the other loops one iteration each).
   SmallVector<int64_t> sizes(ranges.size(), 1);
   sizes[rows] = std::min(ranges[rows], tiles.registerM);
   sizes[outputs] = std::min(ranges[outputs], tiles.registerN);
@@ -1865,13 +1868,11 @@ void tileInRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 /// (`op` where the kernel fits whole; null where tiling failed).
 linalg::LinalgOp windowBlock(RewriterBase &rewriter, linalg::LinalgOp op,
                              const MatmulTiles &tiles) {
-  auto kernel = windowKernelType(op);
-  int64_t rowBytes =
-      kiln::storageBytes(kernel) / std::max<int64_t>(1, kernel.getDimSize(0));
-  int64_t budget = cacheTileOfBBytes(kernel, tiles);
+  ShapedType kernel = windowKernelType(op);
   int64_t rows = kernel.getDimSize(0);
+  int64_t rowBytes = std::max<int64_t>(1, kiln::storageBytes(kernel) / rows);
   int64_t blockRows =
-      std::max<int64_t>(1, budget / std::max<int64_t>(1, rowBytes));
+      std::max<int64_t>(1, cacheTileOfBBytes(kernel, tiles) / rowBytes);
   if (blockRows >= rows)
     return op;
   while (rows % blockRows != 0)

@@ -142,8 +142,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     dilation * window position) run by output lines, one image and outer
     output row at a time; each line sums, window position by position, the
     matmul of its pixels (every stride-th) with the kernel there, tiled
-    like any matmul, or, of fewer than 16 features, runs in register tiles
-    of 8 pixels that each sum the whole window before they are stored.
+    like any matmul, or, of fewer than 16 features or where the kernel fits
+    a cache tile of B (`cache-tile-k` x `cache-tile-n`), runs in register
+    tiles of 8 pixels that each sum the whole window before they are
+    stored.
     With at least 16 batch rows and more of them than an output line's
     pixels, fewer than 16 (JAX's kernel gradients), output pixels each sum
     window row by window row the matmul of the whole batch's rows, or,
