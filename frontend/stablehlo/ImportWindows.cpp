@@ -565,12 +565,16 @@ constexpr int64_t kFewFeatures = 4;
 /// 1.13 times).
 constexpr int64_t kFewOutputs = 32, kNarrowFeatures = 8;
 
-/// Whether the patches of a convolution into `outputs` features through
-/// the window `w` (of more than one position) on `features` input features
-/// are a window product's (kiln::isWindowProductShape): lowering to CPUs
-/// then reads the padded input in place, however few its features.
-bool readsInputInPlace(const Window &w, int64_t features, int64_t outputs) {
-  return product(w.sizes) >= 2 && kiln::isWindowProductShape(features, outputs);
+/// Whether the patches of a convolution of `x` with `k` (into `x`'s
+/// element type) through the window `w` (of more than one position) on
+/// `features` input features are a window product's
+/// (kiln::isWindowProduct): lowering to CPUs then reads the padded input in
+/// place, however few its features.
+bool readsInputInPlace(const Window &w, Value x, Value k, int64_t features) {
+  Type element = getElementTypeOrSelf(x.getType());
+  return product(w.sizes) >= 2 &&
+         kiln::isWindowProduct(element, getElementTypeOrSelf(k.getType()),
+                               element, features);
 }
 
 /// A convolution of one group and few input features: the input in
@@ -650,7 +654,7 @@ Value convolve(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
   if (groups.features == 1 && groups.batch == 1 &&
       (perGroupIn < kFewFeatures ||
        (perGroupIn < kNarrowFeatures && outputs < kFewOutputs)) &&
-      !readsInputInPlace(w, perGroupIn, outputs))
+      !readsInputInPlace(w, x, k, perGroupIn))
     return featureMajor(b, loc, x, k, w, zero, precision);
   // Patches [batch, output spatial..., window, feature].
   SmallVector<int64_t> tapShape(counts);

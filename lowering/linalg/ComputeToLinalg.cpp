@@ -44,16 +44,20 @@ Type accumulatorType(Type element) {
   return element;
 }
 
-/// `x` (a tensor accumulated in f32) rounded to `type`, or `x` itself when
-/// it already has that type.
-Value narrow(OpBuilder &b, Location loc, Value x, RankedTensorType type) {
-  if (x.getType() == type)
+/// The tensor `x` of `element`s: widened (widen), or (accumulated in f32)
+/// rounded; `x` itself when it already has them.
+Value withElements(OpBuilder &b, Location loc, Value x, Type element) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type from = type.getElementType();
+  if (from == element)
     return x;
+  bool wider = element.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth();
   return buildParallelGeneric(
-      b, loc, type, x, b.getMultiDimIdentityMap(type.getRank()),
+      b, loc, type.clone(element), x, b.getMultiDimIdentityMap(type.getRank()),
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
-        return arith::TruncFOp::create(nested, nestedLoc,
-                                       type.getElementType(), args[0]);
+        if (wider)
+          return widen(nested, nestedLoc, args[0], element);
+        return arith::TruncFOp::create(nested, nestedLoc, element, args[0]);
       });
 }
 
@@ -188,9 +192,8 @@ void yieldMultiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
 
 /// A convolution's contraction of its patches (windowTapsOf: `taps` of the
 /// padded input [batch, padded spatial..., features]) with its kernel
-/// [window, features, outputs], where every operand has the result's
-/// element type and the shapes are a window product's
-/// (kiln::isWindowProductShape): a linalg.generic over (batch, output
+/// [window, features, outputs], of the element types and features window
+/// products take (kiln::isWindowProduct): a linalg.generic over (batch, output
 /// spatial..., outputs, window..., features) that reads the input at
 /// stride * output + dilation * window from the first tap's start and
 /// writes the result itself, which kiln-tile-and-vectorize runs by output
@@ -208,14 +211,14 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
                                    RankedTensorType accType) {
   RankedTensorType lhsType = op.getLhs().getType();
   int64_t lhsRank = lhsType.getRank();
-  Type element = accType.getElementType();
   if (!op.getLhsBatchingDimensions().empty() || lhsRank < 4 ||
       op.getLhsContractingDimensions() !=
           ArrayRef<int64_t>{lhsRank - 2, lhsRank - 1} ||
       op.getRhsContractingDimensions() != ArrayRef<int64_t>{0, 1} ||
       op.getRhs().getType().getRank() != 3 ||
-      lhsType.getElementType() != element ||
-      op.getRhs().getType().getElementType() != element)
+      !kiln::isWindowProduct(
+          lhsType.getElementType(), op.getRhs().getType().getElementType(),
+          op.getType().getElementType(), lhsType.getShape().back()))
     return std::nullopt;
   std::optional<WindowTaps> taps = windowTapsOf(op.getLhs());
   if (!taps)
@@ -223,12 +226,16 @@ std::optional<Value> windowProduct(ConversionPatternRewriter &rewriter,
   auto grid = windowGrid(taps->starts);
   Value input = rewriter.getRemappedValue(taps->source);
   auto inputType = cast<RankedTensorType>(input.getType());
-  if (!grid || !inputType.hasStaticShape() ||
-      !kiln::isWindowProductShape(inputType.getShape().back(),
-                                  accType.getShape().back()))
+  if (!grid || !inputType.hasStaticShape())
     return std::nullopt;
   auto [sizes, dilations] = *grid;
   Location loc = op.getLoc();
+  // bf16 and f16 sum in f32: the input (a window's size times smaller than
+  // its patches) and kernel are widened once.
+  Type element = accType.getElementType();
+  input = withElements(rewriter, loc, input, element);
+  kernel = withElements(rewriter, loc, kernel, element);
+  inputType = cast<RankedTensorType>(input.getType());
   int64_t rank = inputType.getRank(), spatial = rank - 2;
   MLIRContext *context = rewriter.getContext();
   // Loops: batch, output spatial..., outputs, window..., features.
@@ -317,7 +324,8 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     } else {
       result = buildDecomposed(rewriter, op, adaptor, accType, laneReductions);
     }
-    rewriter.replaceOp(op, narrow(rewriter, loc, result, type));
+    rewriter.replaceOp(
+        op, withElements(rewriter, loc, result, type.getElementType()));
     return success();
   }
 
@@ -677,7 +685,8 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
         input = longSumBlocks(rewriter, loc, input, dims, element, reduceOver);
       reduced = reduceOver(input, dims, init);
     }
-    rewriter.replaceOp(op, narrow(rewriter, loc, reduced, type));
+    rewriter.replaceOp(
+        op, withElements(rewriter, loc, reduced, type.getElementType()));
     return success();
   }
 

@@ -1,6 +1,7 @@
 //===- KilnFuseElementwise.cpp - the kiln-fuse-elementwise pass -----------===//
 #include "Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -31,8 +32,17 @@ struct KilnFuseElementwisePass
     int64_t limit = maxBodyOps;
     linalg::ControlFusionFn control = [limit](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
+      // A reduction that reads an element at several iterations through
+      // sums of loops (a window product, once per window position) would
+      // compute the producer's body at each (and a bf16 input widened for
+      // it would reach its register tiles unwidened).
+      auto consumer = cast<linalg::LinalgOp>(fused->getOwner());
+      bool rereads =
+          consumer.getNumReductionLoops() != 0 &&
+          !consumer.getMatchingIndexingMap(fused).isProjectedPermutation(
+              /*allowZeroInResults=*/true);
       // The fused body keeps one of the two yields.
-      return producer && producer->hasOneUse() &&
+      return producer && producer->hasOneUse() && !rereads &&
              bodySize(fused->get()) + bodySize(fused->getOwner()) - 1 <= limit;
     };
     RewritePatternSet patterns(context);

@@ -36,8 +36,8 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg"> {
            "linalg.reduce or matmul (GPUs reduce in warps)">,
     Option<"windowProducts", "window-products", "bool", "true",
            "Contract a convolution's patches (a concatenation of window "
-           "slices of one tensor) of at least 16 features, or of fewer "
-           "into a multiple of 16 outputs, from the padded input itself: "
+           "slices of one tensor; of bf16 or f16, of fewer than 16 "
+           "features, widened to f32) from the padded input itself: "
            "a linalg.generic over the output's pixels, outputs, window and "
            "features that reads the input at stride * output + dilation * "
            "window (kiln-tile-and-vectorize schedules it by output lines "

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 
 from harness import check, finish, ttype
+from progen import to_bf16
 
 rng = np.random.default_rng(11)
 
@@ -97,9 +98,11 @@ def layout_text(layout):
 
 
 def conv_module(x, k, result_shape, layouts, strides, padding, lhs_dil,
-                rhs_dil, groups=1, reverse=None, batch_groups=1):
-    a, b = ttype(x.shape, x.dtype), ttype(k.shape, k.dtype)
-    r = ttype(result_shape, x.dtype)
+                rhs_dil, groups=1, reverse=None, batch_groups=1, dtype=None):
+    """The convolution as JAX exports it, of `dtype` (default: x's)."""
+    dtype = dtype or x.dtype
+    a, b = ttype(x.shape, dtype), ttype(k.shape, dtype)
+    r = ttype(result_shape, dtype)
     window = [f"stride = {strides}", f"pad = {[list(p) for p in padding]}",
               f"lhs_dilate = {lhs_dil}", f"rhs_dilate = {rhs_dil}"]
     if reverse:
@@ -121,16 +124,26 @@ def conv_module(x, k, result_shape, layouts, strides, padding, lhs_dil,
 def conv_case(name, x_shape, k_shape, layouts, strides, padding, lhs_dil=None,
               rhs_dil=None, groups=1, reverse=None, dtype=np.float32,
               batch_groups=1):
+    """Checks the convolution against conv_reference; of dtype "bf16", on
+    float32 values rounded to bf16 (as kiln-run passes them), against the
+    reference rounded to bf16, within one bf16 step."""
     n = len(layouts[0]) - 2
     lhs_dil = lhs_dil or [1] * n
     rhs_dil = rhs_dil or [1] * n
-    x = rng.standard_normal(x_shape).astype(dtype)
-    k = rng.standard_normal(k_shape).astype(dtype)
+    bf16 = dtype == "bf16"
+    x, k = (rng.standard_normal(shape).astype(np.float32 if bf16 else dtype)
+            for shape in (x_shape, k_shape))
+    if bf16:
+        x, k = to_bf16(x), to_bf16(k)
     expected = conv_reference(x, k, layouts, strides, padding, lhs_dil,
                               rhs_dil, groups, reverse, batch_groups)
+    if bf16:
+        expected = to_bf16(expected)
     check(name, conv_module(x, k, expected.shape, layouts, strides, padding,
-                            lhs_dil, rhs_dil, groups, reverse, batch_groups),
-          "main", [x, k], [expected], rtol=1e-4, atol=1e-4)
+                            lhs_dil, rhs_dil, groups, reverse, batch_groups,
+                            dtype),
+          "main", [x, k], [expected], rtol=8e-3 if bf16 else 1e-4,
+          atol=8e-3 if bf16 else 1e-4)
 
 
 NHWC = ("b01f", "01io", "b01f")
@@ -158,10 +171,8 @@ conv_case("conv NCHW / OIHW in, NHWC out", (2, 3, 6, 6), (4, 3, 3, 3),
           ("bf01", "oi01", "b01f"), [1, 1], [(1, 1), (1, 1)])
 conv_case("conv f64", (1, 5, 5, 2), (3, 3, 2, 2), NHWC, [1, 1],
           [(1, 1), (1, 1)], dtype=np.float64)
-# Fewer than 4 input features take their taps feature-major (the first
-# layer on grayscale and RGB images), and so do fewer than 8 into fewer
-# than 32 outputs, unless the outputs are a multiple of 16 (LeNet's second
-# layer is a window product); others, as [..., window, feature].
+# Few input features: contracted from the padded input by output lines
+# (a window product; LeNet's layers, ResNet's stem on RGB).
 conv_case("conv 5x5, 6 to 16 features (LeNet's second layer)", (4, 14, 14, 6),
           (5, 5, 6, 16), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 5x5 of one feature (LeNet's first layer)", (3, 12, 10, 1),
@@ -225,11 +236,11 @@ conv_case("conv f64 3x3, 32 features to 3", (1, 13, 12, 32), (3, 3, 32, 3),
           NHWC, [1, 1], [(1, 1), (1, 1)], dtype=np.float64)
 conv_case("conv 3x3, 64 features to 3, images shared by threads",
           (4, 64, 64, 64), (3, 3, 64, 3), NHWC, [1, 1], [(1, 1), (1, 1)])
-# Fewer than 16 features into a multiple of 16 outputs: contracted from the
-# padded input too, each register tile summing every window position and
-# feature before it is stored; pixels and outputs past the last whole
-# register tile (48 = 32 + 16) are tiles of their own; strided, with
-# threads sharing one image's rows, too.
+# Fewer than 16 features: contracted from the padded input too, each
+# register tile summing every window position and feature before it is
+# stored; pixels and outputs past the last whole register tile (48 = 32 +
+# 16) are tiles of their own; strided, with threads sharing one image's
+# rows, too.
 conv_case("conv 5x5 of one feature into 16, VALID",
           (2, 28, 28, 1), (5, 5, 1, 16), NHWC, [1, 1], [(0, 0), (0, 0)])
 conv_case("conv 3x3 of RGB into 48 features, SAME (from the padded input)",
@@ -516,5 +527,20 @@ check("a CNN (conv, relu, max pool, dense) and its gradient", CNN, "grads",
 # random inputs.)
 conv_case("conv 3x3, 128 to 96 features, position by position",
           (2, 10, 12, 128), (3, 3, 128, 96), NHWC, [1, 1], [(1, 1), (1, 1)])
+
+# Few features into outputs that are no multiple of 16 are window products
+# too (20 = 16 + 4 lanes, 10, 12); bf16 of fewer than 16 features one in
+# f32, its input and kernel widened first and its result rounded (RGB into
+# 32, 12 into 20). (Last, so that the cases above keep their random inputs.)
+conv_case("conv 5x5, 12 to 20 features, SAME", (2, 16, 15, 12),
+          (5, 5, 12, 20), NHWC, [1, 1], [(2, 2), (2, 2)])
+conv_case("conv 3x3 stride 2, 8 to 10 features", (3, 17, 16, 8),
+          (3, 3, 8, 10), NHWC, [2, 2], [(1, 1), (1, 1)])
+conv_case("conv 7x7 stride 2 of RGB into 12", (2, 30, 29, 3), (7, 7, 3, 12),
+          NHWC, [2, 2], [(3, 3), (3, 3)])
+conv_case("conv bf16 3x3 of RGB into 32, SAME", (2, 20, 19, 3),
+          (3, 3, 3, 32), NHWC, [1, 1], [(1, 1), (1, 1)], dtype="bf16")
+conv_case("conv bf16 5x5, 12 to 20 features", (2, 14, 13, 12),
+          (5, 5, 12, 20), NHWC, [1, 1], [(0, 0), (0, 0)], dtype="bf16")
 
 finish()

@@ -62,52 +62,78 @@ func.func @dilated_1d(%x: tensor<1x20x16xf32>, %k: tensor<3x16x4xf32>) -> tensor
 
 // -----
 
-// Fewer than 16 features into outputs that are no multiple of 16, strided
-// taps of fewer than 16 features, and taps that are no grid (a position
-// repeated) build their patches.
+// Taps that are no grid (a position repeated), and bf16 taps of 16
+// features or more (their patches' matmul multiplies bf16 pairs), build
+// their patches.
 // CHECK-LABEL: func.func @patches_kept
-// CHECK-COUNT-3: linalg.matmul
+// CHECK-COUNT-2: linalg.matmul
 // CHECK-NOT: linalg.generic {{.*}}reduction
-func.func @patches_kept(%x: tensor<1x20x8xf32>, %k8: tensor<2x8x4xf32>, %y: tensor<1x20x16xf32>, %k16: tensor<2x16x4xf32>) -> (tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>) {
-  // 8 features.
-  %a0 = kiln.slice %x [0:1, 0:10, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x10x8xf32>
-  %a1 = kiln.slice %x [0:1, 1:11, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x10x8xf32>
-  %ra0 = kiln.reshape %a0 : (tensor<1x10x8xf32>) -> tensor<1x10x1x8xf32>
-  %ra1 = kiln.reshape %a1 : (tensor<1x10x8xf32>) -> tensor<1x10x1x8xf32>
-  %pa = kiln.concatenate %ra0, %ra1, dim = 2 : (tensor<1x10x1x8xf32>, tensor<1x10x1x8xf32>) -> tensor<1x10x2x8xf32>
-  %ya = kiln.dot_general %pa, %k8, contracting = [2, 3] x [0, 1] : (tensor<1x10x2x8xf32>, tensor<2x8x4xf32>) -> tensor<1x10x4xf32>
-  // Stride 2 of 8 features.
-  %b0 = kiln.slice %x [0:1, 0:17:2, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x9x8xf32>
-  %b1 = kiln.slice %x [0:1, 1:18:2, 0:8] : (tensor<1x20x8xf32>) -> tensor<1x9x8xf32>
-  %rb0 = kiln.reshape %b0 : (tensor<1x9x8xf32>) -> tensor<1x9x1x8xf32>
-  %rb1 = kiln.reshape %b1 : (tensor<1x9x8xf32>) -> tensor<1x9x1x8xf32>
-  %pb = kiln.concatenate %rb0, %rb1, dim = 2 : (tensor<1x9x1x8xf32>, tensor<1x9x1x8xf32>) -> tensor<1x9x2x8xf32>
-  %yb = kiln.dot_general %pb, %k8, contracting = [2, 3] x [0, 1] : (tensor<1x9x2x8xf32>, tensor<2x8x4xf32>) -> tensor<1x9x4xf32>
+func.func @patches_kept(%y: tensor<1x20x16xf32>, %k16: tensor<2x16x4xf32>, %b: tensor<1x20x16xbf16>, %kb: tensor<2x16x4xbf16>) -> (tensor<1x10x4xf32>, tensor<1x10x4xbf16>) {
   // The same position twice.
   %c0 = kiln.slice %y [0:1, 3:13, 0:16] : (tensor<1x20x16xf32>) -> tensor<1x10x16xf32>
   %rc0 = kiln.reshape %c0 : (tensor<1x10x16xf32>) -> tensor<1x10x1x16xf32>
   %pc = kiln.concatenate %rc0, %rc0, dim = 2 : (tensor<1x10x1x16xf32>, tensor<1x10x1x16xf32>) -> tensor<1x10x2x16xf32>
   %yc = kiln.dot_general %pc, %k16, contracting = [2, 3] x [0, 1] : (tensor<1x10x2x16xf32>, tensor<2x16x4xf32>) -> tensor<1x10x4xf32>
-  return %ya, %yb, %yc : tensor<1x10x4xf32>, tensor<1x9x4xf32>, tensor<1x10x4xf32>
+  // bf16, 16 features.
+  %b0 = kiln.slice %b [0:1, 0:10, 0:16] : (tensor<1x20x16xbf16>) -> tensor<1x10x16xbf16>
+  %b1 = kiln.slice %b [0:1, 1:11, 0:16] : (tensor<1x20x16xbf16>) -> tensor<1x10x16xbf16>
+  %rb0 = kiln.reshape %b0 : (tensor<1x10x16xbf16>) -> tensor<1x10x1x16xbf16>
+  %rb1 = kiln.reshape %b1 : (tensor<1x10x16xbf16>) -> tensor<1x10x1x16xbf16>
+  %pb = kiln.concatenate %rb0, %rb1, dim = 2 : (tensor<1x10x1x16xbf16>, tensor<1x10x1x16xbf16>) -> tensor<1x10x2x16xbf16>
+  %yb = kiln.dot_general %pb, %kb, contracting = [2, 3] x [0, 1] : (tensor<1x10x2x16xbf16>, tensor<2x16x4xbf16>) -> tensor<1x10x4xbf16>
+  return %yc, %yb : tensor<1x10x4xf32>, tensor<1x10x4xbf16>
 }
 
 // -----
 
-// Fewer than 16 features (3, an RGB image's) into a multiple of 16 outputs
-// is a window product too (here two images under a window of 2 taps 4
-// apart); kiln-tile-and-vectorize's register tiles sum its whole window.
+// Fewer than 16 features (3, an RGB image's) is a window product too, into
+// any number of outputs (here two images under a window of 2 taps 4 apart
+// into 16 outputs, and taps of stride 2 into 4);
+// kiln-tile-and-vectorize's register tiles sum its whole window.
 // CHECK-DAG: #[[SHIFT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3 * 4, d4)>
+// CHECK-DAG: #[[STRIDE2:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 * 2 + d3, d4)>
 // CHECK-LABEL: func.func @few_features
 // CHECK: linalg.generic {indexing_maps = [#[[SHIFT]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x12x3xf32>, tensor<2x3x16xf32>) outs(%{{.*}} : tensor<2x8x16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[STRIDE2]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x12x3xf32>, tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x5x4xf32>)
 // CHECK-NOT: linalg.matmul
-func.func @few_features(%x: tensor<2x12x3xf32>, %k: tensor<2x3x16xf32>) -> tensor<2x8x16xf32> {
+func.func @few_features(%x: tensor<2x12x3xf32>, %k: tensor<2x3x16xf32>, %k4: tensor<2x3x4xf32>) -> (tensor<2x8x16xf32>, tensor<2x5x4xf32>) {
   %t0 = kiln.slice %x [0:2, 0:8, 0:3] : (tensor<2x12x3xf32>) -> tensor<2x8x3xf32>
   %t1 = kiln.slice %x [0:2, 4:12, 0:3] : (tensor<2x12x3xf32>) -> tensor<2x8x3xf32>
   %r0 = kiln.reshape %t0 : (tensor<2x8x3xf32>) -> tensor<2x8x1x3xf32>
   %r1 = kiln.reshape %t1 : (tensor<2x8x3xf32>) -> tensor<2x8x1x3xf32>
   %patches = kiln.concatenate %r0, %r1, dim = 2 : (tensor<2x8x1x3xf32>, tensor<2x8x1x3xf32>) -> tensor<2x8x2x3xf32>
   %y = kiln.dot_general %patches, %k, contracting = [2, 3] x [0, 1] : (tensor<2x8x2x3xf32>, tensor<2x3x16xf32>) -> tensor<2x8x16xf32>
-  return %y : tensor<2x8x16xf32>
+  %s0 = kiln.slice %x [0:2, 0:9:2, 0:3] : (tensor<2x12x3xf32>) -> tensor<2x5x3xf32>
+  %s1 = kiln.slice %x [0:2, 1:10:2, 0:3] : (tensor<2x12x3xf32>) -> tensor<2x5x3xf32>
+  %q0 = kiln.reshape %s0 : (tensor<2x5x3xf32>) -> tensor<2x5x1x3xf32>
+  %q1 = kiln.reshape %s1 : (tensor<2x5x3xf32>) -> tensor<2x5x1x3xf32>
+  %strided = kiln.concatenate %q0, %q1, dim = 2 : (tensor<2x5x1x3xf32>, tensor<2x5x1x3xf32>) -> tensor<2x5x2x3xf32>
+  %z = kiln.dot_general %strided, %k4, contracting = [2, 3] x [0, 1] : (tensor<2x5x2x3xf32>, tensor<2x3x4xf32>) -> tensor<2x5x4xf32>
+  return %y, %z : tensor<2x8x16xf32>, tensor<2x5x4xf32>
+}
+
+// -----
+
+// bf16 taps of fewer than 16 features are a window product in f32: the
+// input and kernel are widened once, before it, and its result rounded
+// to bf16 after it.
+// CHECK-LABEL: func.func @few_bf16_features
+// CHECK: %[[X:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x12x3xbf16>) outs(%{{.*}} : tensor<2x12x3xf32>)
+// CHECK: arith.extf
+// CHECK: %[[K:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<2x3x20xbf16>) outs(%{{.*}} : tensor<2x3x20xf32>)
+// CHECK: arith.extf
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[K]] : tensor<2x12x3xf32>, tensor<2x3x20xf32>) outs(%{{.*}} : tensor<2x8x20xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[Y]] : tensor<2x8x20xf32>) outs(%{{.*}} : tensor<2x8x20xbf16>)
+// CHECK: arith.truncf
+// CHECK-NOT: linalg.matmul
+func.func @few_bf16_features(%x: tensor<2x12x3xbf16>, %k: tensor<2x3x20xbf16>) -> tensor<2x8x20xbf16> {
+  %t0 = kiln.slice %x [0:2, 0:8, 0:3] : (tensor<2x12x3xbf16>) -> tensor<2x8x3xbf16>
+  %t1 = kiln.slice %x [0:2, 4:12, 0:3] : (tensor<2x12x3xbf16>) -> tensor<2x8x3xbf16>
+  %r0 = kiln.reshape %t0 : (tensor<2x8x3xbf16>) -> tensor<2x8x1x3xbf16>
+  %r1 = kiln.reshape %t1 : (tensor<2x8x3xbf16>) -> tensor<2x8x1x3xbf16>
+  %patches = kiln.concatenate %r0, %r1, dim = 2 : (tensor<2x8x1x3xbf16>, tensor<2x8x1x3xbf16>) -> tensor<2x8x2x3xbf16>
+  %y = kiln.dot_general %patches, %k, contracting = [2, 3] x [0, 1] : (tensor<2x8x2x3xbf16>, tensor<2x3x20xbf16>) -> tensor<2x8x20xbf16>
+  return %y : tensor<2x8x20xbf16>
 }
 
 // -----
