@@ -243,11 +243,15 @@ def KilnVectorizeCopies : Pass<"kiln-vectorize-copies"> {
     memrefs whose innermost dimension is contiguous in both and longer
     than one element becomes loops over its rows, each row copied by
     vectors of up to `vector-width` elements (the widest power of two no
-    longer than the row) and one masked vector for the rest. A copy
-    estimated at `parallel-work` ns or more (at 20 GB/s of the bytes it
-    reads and writes), in no scf.forall, runs its outermost loop as an
-    scf.forall for threads to share (a convolution's padded input: 6.4
-    MB). The memrefs
+    longer than the row) and one masked vector for the rest.
+    Consecutive copies into the same rows of one buffer that none of them
+    reads, with only views between them (a concatenation's inputs along
+    its last dimension), run in one nest of loops over those rows, each
+    row of every copy in turn, so that each row of the result is written
+    in one pass. A copy (or such a group) estimated at `parallel-work` ns
+    or more (at 20 GB/s of the bytes it reads and writes), in no
+    scf.forall, runs its outermost loop as an scf.forall for threads to
+    share (a convolution's padded input: 6.4 MB). The memrefs
     are indexed as they are: a view of a buffer would keep
     kiln-lower-vectors from hoisting a matmul's accumulators out of their
     loop over it. Vectors of i1 move a tensor of i1's bytes

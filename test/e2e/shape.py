@@ -104,6 +104,21 @@ single("concatenate 0", "  %r = kiln.concatenate %a0, %a1, %a0, dim = 0 : "
 single("concatenate 1", "  %r = kiln.concatenate %a0, %a1, dim = 1 : "
        "(tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>",
        [a, b], np.concatenate([a, b], 1), "tensor<2x6xf32>")
+# Along the last dimension, the inputs' copies run row by row together
+# (kiln-vectorize-copies): odd widths (masked tails), an input twice, and
+# rows of images (NHWC features).
+c = np.arange(64 * 37, dtype=np.float32).reshape(64, 37)
+d = -np.arange(64 * 100, dtype=np.float32).reshape(64, 100)
+single("concatenate 1, three inputs of odd widths",
+       "  %r = kiln.concatenate %a0, %a1, %a0, dim = 1 : (tensor<64x37xf32>, "
+       "tensor<64x100xf32>, tensor<64x37xf32>) -> tensor<64x174xf32>",
+       [c, d], np.concatenate([c, d, c], 1), "tensor<64x174xf32>")
+e = np.arange(2 * 5 * 7 * 19, dtype=np.float32).reshape(2, 5, 7, 19)
+f = -np.arange(2 * 5 * 7 * 13, dtype=np.float32).reshape(2, 5, 7, 13)
+single("concatenate 3 (image features)",
+       "  %r = kiln.concatenate %a1, %a0, dim = 3 : (tensor<2x5x7x13xf32>, "
+       "tensor<2x5x7x19xf32>) -> tensor<2x5x7x32xf32>",
+       [e, f], np.concatenate([f, e], 3), "tensor<2x5x7x32xf32>")
 
 
 def pad_reference(x, value, low, high, interior):

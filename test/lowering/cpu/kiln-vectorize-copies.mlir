@@ -68,3 +68,65 @@ func.func @left_alone(%t: memref<8x4xf32, strided<[1, 8]>>, %u: memref<8x4xf32>,
   linalg.copy ins(%one : memref<1xf32>) outs(%v : memref<1xf32>)
   return
 }
+
+// -----
+
+// The inputs of a concatenation along its last dimension (copies into the
+// same rows of one buffer, only views between them) run in one nest of
+// loops over those rows, each row of every input copied in turn, so that
+// each row of the result is written in one pass.
+// CHECK-LABEL: func.func @concatenated_rows
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c64 step %c64 {
+// CHECK-NEXT: vector.load %arg0[%[[I]], %[[J]]] : memref<4x64xf32>, vector<64xf32>
+// CHECK: }
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c32 step %c32 {
+// CHECK-NEXT: vector.load %arg1[%[[I]], %[[K]]] : memref<4x36xf32>, vector<32xf32>
+// CHECK: }
+// CHECK-NEXT: vector.maskedload %arg1[%[[I]], %c32]
+// CHECK-NEXT: vector.maskedstore
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @concatenated_rows(%a: memref<4x64xf32>, %b: memref<4x36xf32>, %out: memref<4x100xf32>) {
+  %left = memref.subview %out[0, 0] [4, 64] [1, 1] : memref<4x100xf32> to memref<4x64xf32, strided<[100, 1]>>
+  linalg.copy ins(%a : memref<4x64xf32>) outs(%left : memref<4x64xf32, strided<[100, 1]>>)
+  %right = memref.subview %out[0, 64] [4, 36] [1, 1] : memref<4x100xf32> to memref<4x36xf32, strided<[100, 1], offset: 64>>
+  linalg.copy ins(%b : memref<4x36xf32>) outs(%right : memref<4x36xf32, strided<[100, 1], offset: 64>>)
+  return
+}
+
+// -----
+
+// Copies stay loop nests of their own where running them row by row
+// together could change what they read or write: into different rows of
+// the buffer (rows 0-3 and 1-4), one reading the buffer they write, or a
+// store between them.
+// CHECK-LABEL: func.func @other_rows
+// CHECK-COUNT-2: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} {
+// CHECK-LABEL: func.func @reads_the_buffer
+// CHECK-COUNT-2: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} {
+// CHECK-LABEL: func.func @store_between
+// CHECK-COUNT-2: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} {
+func.func @other_rows(%a: memref<4x16xf32>, %out: memref<5x32xf32>) {
+  %top = memref.subview %out[0, 0] [4, 16] [1, 1] : memref<5x32xf32> to memref<4x16xf32, strided<[32, 1]>>
+  linalg.copy ins(%a : memref<4x16xf32>) outs(%top : memref<4x16xf32, strided<[32, 1]>>)
+  %below = memref.subview %out[1, 16] [4, 16] [1, 1] : memref<5x32xf32> to memref<4x16xf32, strided<[32, 1], offset: 48>>
+  linalg.copy ins(%a : memref<4x16xf32>) outs(%below : memref<4x16xf32, strided<[32, 1], offset: 48>>)
+  return
+}
+func.func @reads_the_buffer(%a: memref<4x16xf32>, %out: memref<4x32xf32>) {
+  %left = memref.subview %out[0, 0] [4, 16] [1, 1] : memref<4x32xf32> to memref<4x16xf32, strided<[32, 1]>>
+  %right = memref.subview %out[0, 16] [4, 16] [1, 1] : memref<4x32xf32> to memref<4x16xf32, strided<[32, 1], offset: 16>>
+  linalg.copy ins(%a : memref<4x16xf32>) outs(%left : memref<4x16xf32, strided<[32, 1]>>)
+  linalg.copy ins(%left : memref<4x16xf32, strided<[32, 1]>>) outs(%right : memref<4x16xf32, strided<[32, 1], offset: 16>>)
+  return
+}
+func.func @store_between(%a: memref<4x16xf32>, %out: memref<4x32xf32>, %x: f32) {
+  %left = memref.subview %out[0, 0] [4, 16] [1, 1] : memref<4x32xf32> to memref<4x16xf32, strided<[32, 1]>>
+  %right = memref.subview %out[0, 16] [4, 16] [1, 1] : memref<4x32xf32> to memref<4x16xf32, strided<[32, 1], offset: 16>>
+  linalg.copy ins(%a : memref<4x16xf32>) outs(%left : memref<4x16xf32, strided<[32, 1]>>)
+  %c0 = arith.constant 0 : index
+  memref.store %x, %out[%c0, %c0] : memref<4x32xf32>
+  linalg.copy ins(%a : memref<4x16xf32>) outs(%right : memref<4x16xf32, strided<[32, 1], offset: 16>>)
+  return
+}
