@@ -1705,7 +1705,10 @@ linalg::LinalgOp replaceByMatmul(RewriterBase &rewriter, linalg::LinalgOp tile,
 
 /// `count` rows of `value` (a tile of a window product's input, every
 /// dimension but `dim` and the last one long), `stride` apart along `dim`,
-/// as a matrix [count, last dimension].
+/// as a matrix [count, last dimension]. Rows of one feature strided by more
+/// than one are sliced whole and collapsed: upstream's
+/// expand-strided-metadata crashes on a rank-reducing subview to [count, 1]
+/// with strides [stride, 1] (LLVM 22, getDroppedDims).
 Value stridedRows(RewriterBase &rewriter, Location loc, Value value,
                   unsigned dim, int64_t count, int64_t stride) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -1715,12 +1718,19 @@ Value stridedRows(RewriterBase &rewriter, Location loc, Value value,
   sizes.back() = type.getShape().back();
   strides[dim] = stride;
   MLIRContext *context = rewriter.getContext();
-  return tensor::ExtractSliceOp::create(
-      rewriter, loc,
-      RankedTensorType::get({count, sizes.back()}, type.getElementType()),
-      value, getAsIndexOpFoldResult(context, zeros),
+  bool whole = sizes.back() == 1 && stride != 1;
+  auto matrix =
+      RankedTensorType::get({count, sizes.back()}, type.getElementType());
+  Value rows = tensor::ExtractSliceOp::create(
+      rewriter, loc, whole ? type.clone(sizes) : matrix, value,
+      getAsIndexOpFoldResult(context, zeros),
       getAsIndexOpFoldResult(context, sizes),
       getAsIndexOpFoldResult(context, strides));
+  if (!whole)
+    return rows;
+  SmallVector<ReassociationIndices> groups = {
+      llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
+  return tensor::CollapseShapeOp::create(rewriter, loc, matrix, rows, groups);
 }
 
 /// A window position of one output line of a line window product

@@ -542,5 +542,11 @@ conv_case("conv bf16 3x3 of RGB into 32, SAME", (2, 20, 19, 3),
           (3, 3, 3, 32), NHWC, [1, 1], [(1, 1), (1, 1)], dtype="bf16")
 conv_case("conv bf16 5x5, 12 to 20 features", (2, 14, 13, 12),
           (5, 5, 12, 20), NHWC, [1, 1], [(0, 0), (0, 0)], dtype="bf16")
+# One feature at stride 2 (a grayscale first layer; the compile crashed in
+# upstream's expand-strided-metadata until 2026-11-29), into 16 and 10.
+conv_case("conv 3x3 stride 2 of one feature into 16", (4, 32, 31, 1),
+          (3, 3, 1, 16), NHWC, [2, 2], [(1, 1), (1, 1)])
+conv_case("conv 3x3 stride 2 of one feature into 10", (3, 17, 16, 1),
+          (3, 3, 1, 10), NHWC, [2, 2], [(1, 1), (1, 1)])
 
 finish()

@@ -97,6 +97,33 @@ func.func @few_features(%x: tensor<2x4x22x3xf32>, %k: tensor<2x3x3x48xf32>) -> t
 
 // -----
 
+// One feature at stride 2 (a grayscale first layer): each register tile's
+// pixels are sliced whole, [1, 1, 8, 1] every second pixel, and collapsed
+// to [8, 1], not sliced straight to [8, 1] (upstream's
+// expand-strided-metadata crashed on that rank-reducing subview).
+#pixels1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)>
+#taps1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#line1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @one_feature_strided
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 8, 1] [1, 1, 2, 1] : tensor<1x1x15x1xf32> to tensor<1x1x8x1xf32>
+// CHECK: tensor.collapse_shape %[[ROWS]] {{\[}}[0, 1, 2], [3]] : tensor<1x1x8x1xf32> into tensor<8x1xf32>
+// CHECK-NOT: to tensor<8x1xf32>
+func.func @one_feature_strided(%x: tensor<2x17x17x1xf32>, %k: tensor<3x3x1x16xf32>) -> tensor<2x8x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32>
+  %y = linalg.generic {indexing_maps = [#pixels1, #taps1, #line1], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %k : tensor<2x17x17x1xf32>, tensor<3x3x1x16xf32>) outs(%init : tensor<2x8x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x8x16xf32>
+  return %y : tensor<2x8x8x16xf32>
+}
+
+// -----
+
 // A kernel gradient as JAX writes it (the input's 64 features as the
 // batch, an 8 x 8 output gradient as the window, the kernel's 3 x 3 taps
 // as the output pixels): more batch than pixels in a line, so by output
