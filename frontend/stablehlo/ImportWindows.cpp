@@ -15,7 +15,6 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
 #include "frontend/stablehlo/Passes.h"
-#include "lowering/linalg/WindowProducts.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -548,84 +547,6 @@ Value depthwise(OpBuilder &b, Location loc, ArrayRef<Value> taps,
   return sum;
 }
 
-/// Input features fewer than this would copy into [..., window, feature]
-/// patches as rows too short for vectors (the first layer on grayscale or
-/// RGB images): such convolutions stack their taps feature-major, unless
-/// their product reads its input in place (readsInputInPlace).
-constexpr int64_t kFewFeatures = 4;
-
-/// Outputs fewer than this, from input features fewer than
-/// kNarrowFeatures, make a product [pixels, window x features] x [window x
-/// features, outputs] too narrow for a CPU's register tile of 32 columns:
-/// such convolutions stack their taps feature-major too, the pixels being
-/// the columns, unless they read their input in place (5 features to 7 on
-/// 3 x 17 x 23: 0.022 -> 0.011 ms; LeNet's second layer, 6 features to 16,
-/// went 0.165 -> 0.142 ms feature-major and 0.235 -> 0.143 in place; 6 to
-/// 64 features was 1.38 times slower feature-major, 4 to 32 at stride 2
-/// 1.13 times).
-constexpr int64_t kFewOutputs = 32, kNarrowFeatures = 8;
-
-/// Whether the patches of a convolution of `x` with `k` (into `x`'s
-/// element type) through the window `w` (of more than one position) on
-/// `features` input features are a window product's
-/// (kiln::isWindowProduct): lowering to CPUs then reads the padded input in
-/// place, however few its features.
-bool readsInputInPlace(const Window &w, Value x, Value k, int64_t features) {
-  Type element = getElementTypeOrSelf(x.getType());
-  return product(w.sizes) >= 2 &&
-         kiln::isWindowProduct(element, getElementTypeOrSelf(k.getType()),
-                               element, features);
-}
-
-/// A convolution of one group and few input features: the input in
-/// [feature, batch, spatial...] order goes through the window into taps
-/// whose rows run along the innermost output dimension, stacked into
-/// patches [window, feature, batch, output spatial...], which the kernel
-/// [window, feature, output] contracts into [output, batch, output
-/// spatial...]; returned in [batch, output spatial..., output] order.
-Value featureMajor(OpBuilder &b, Location loc, Value x, Value kernel,
-                   const Window &w, Value zero,
-                   kiln::PrecisionAttr precision) {
-  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-  SmallVector<int64_t> featureFirst = {rank - 1};
-  llvm::append_range(featureFirst, llvm::seq<int64_t>(0, rank - 1));
-  Value input = transpose(b, loc, x, featureFirst);
-  Window window{permuted(w.sizes, featureFirst),
-                permuted(w.strides, featureFirst),
-                permuted(w.dilations, featureFirst),
-                permuted(w.low, featureFirst),
-                permuted(w.high, featureFirst),
-                permuted(w.interior, featureFirst)};
-  auto inputType = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> counts = *windowCounts(window, inputType.getShape());
-  SmallVector<int64_t> tapShape = {1};
-  llvm::append_range(tapShape, counts);
-  SmallVector<Value> taps;
-  for (Value tap : windowTaps(b, loc, input, zero, window, counts))
-    taps.push_back(reshape(b, loc, tap, tapShape));
-  SmallVector<int64_t> patchShape(tapShape);
-  patchShape.front() = int64_t(taps.size());
-  Value patches =
-      taps.size() == 1
-          ? taps.front()
-          : Value(kiln::ConcatenateOp::create(b, loc,
-                                              inputType.clone(patchShape),
-                                              taps, b.getI64IntegerAttr(0)));
-  ArrayRef<int64_t> kernelShape =
-      cast<RankedTensorType>(kernel.getType()).getShape();
-  int64_t outputs = kernelShape.back();
-  kernel = reshape(b, loc, kernel,
-                   {patchShape.front(), kernelShape[rank - 2], outputs});
-  SmallVector<int64_t> productShape = {outputs};
-  llvm::append_range(productShape, ArrayRef<int64_t>(counts).drop_front());
-  Value product = kiln::DotGeneralOp::create(
-      b, loc, inputType.clone(productShape), kernel, patches, {}, {}, {0, 1},
-      {0, 1}, precision);
-  auto outputLast = llvm::to_vector(llvm::seq<int64_t>(1, rank));
-  outputLast.push_back(0);
-  return transpose(b, loc, product, outputLast);
-}
-
 /// A convolution's groups: of its features or of its batch (not both).
 struct ConvGroups {
   int64_t features, batch;
@@ -636,8 +557,16 @@ struct ConvGroups {
 /// [batch, output spatial..., output feature] order: the taps of [batch,
 /// output spatial..., feature] are stacked into patches [batch, output
 /// spatial..., window, feature], which the kernel in [window, input
-/// feature, output feature] order contracts, per group (depthwise and of
-/// few features, see above).
+/// feature, output feature] order contracts, per group (depthwise, see
+/// above). However few the features, the patches stay pixel-major: on CPUs
+/// the product of a window of several positions reads the padded input in
+/// place (kiln::isWindowProduct), and that of one position is the input's
+/// (strided) rows. Until 2026-11-29, fewer than 4 features, or fewer than 8
+/// into fewer than 32 outputs, took their taps feature-major ([feature,
+/// batch, spatial...], the product's columns the pixels, its result
+/// transposed back): through 1 x 1 windows, 1.1-20x slower (16 x 28 x 28
+/// x 1 -> 64: 0.22-0.25 ms, 0.56 on two threads; pixel-major 0.037; 3 -> 3
+/// features on 8 x 64 x 64 1.15x faster feature-major).
 Value convolve(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
                ConvGroups groups, kiln::PrecisionAttr precision) {
   auto inputType = cast<RankedTensorType>(x.getType());
@@ -651,11 +580,6 @@ Value convolve(OpBuilder &b, Location loc, Value x, Value k, const Window &w,
   int64_t outputs = kernelShape[spatial + 1];
   if (groups.features > 1 && perGroupIn == 1)
     return depthwise(b, loc, windowTaps(b, loc, x, zero, w, counts), k);
-  if (groups.features == 1 && groups.batch == 1 &&
-      (perGroupIn < kFewFeatures ||
-       (perGroupIn < kNarrowFeatures && outputs < kFewOutputs)) &&
-      !readsInputInPlace(w, x, k, perGroupIn))
-    return featureMajor(b, loc, x, k, w, zero, precision);
   // Patches [batch, output spatial..., window, feature].
   SmallVector<int64_t> tapShape(counts);
   tapShape.insert(tapShape.end() - 1, 1);

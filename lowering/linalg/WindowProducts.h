@@ -2,9 +2,8 @@
 //
 // convert-kiln-to-linalg's window products contract a convolution's padded
 // input itself instead of its patches (im2col). Which convolutions take
-// them is decided here, header only: the StableHLO importer, which stacks
-// the taps of other convolutions of few features (1 x 1 windows)
-// feature-major, asks the same question before choosing their layout.
+// them is decided here, header only, next to the features from which
+// kiln-tile-and-vectorize schedules them as matmuls.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LOWERING_LINALG_WINDOWPRODUCTS_H
@@ -32,8 +31,8 @@ constexpr int64_t kWindowProductMinFeatures = 16;
 /// the patches (outputs that were no multiple of 16 kept them until
 /// 2026-11-29), alternated on one thread: a 5 x 5 convolution of 12
 /// features into 20 on 8 x 32 x 32, 1.53 -> 0.78 ms (PyTorch 1.0); 7 x 7
-/// stride 2 of 3 into 12 2.0-2.5x faster; of 1 feature into 3 (feature-
-/// major before) 1.2x slower.
+/// stride 2 of 3 into 12 2.0-2.5x faster; of 1 feature into 3 (its taps
+/// feature-major before) 1.2x slower.
 inline bool isWindowProduct(mlir::Type input, mlir::Type kernel,
                             mlir::Type product, int64_t features) {
   bool narrow = product.isBF16() || product.isF16();

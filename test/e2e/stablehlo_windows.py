@@ -548,5 +548,11 @@ conv_case("conv 3x3 stride 2 of one feature into 16", (4, 32, 31, 1),
           (3, 3, 1, 16), NHWC, [2, 2], [(1, 1), (1, 1)])
 conv_case("conv 3x3 stride 2 of one feature into 10", (3, 17, 16, 1),
           (3, 3, 1, 10), NHWC, [2, 2], [(1, 1), (1, 1)])
+# 1x1 windows of few features: the product of the input's (strided) rows
+# with the kernel (their taps were feature-major until 2026-11-29).
+conv_case("conv 1x1 of one feature into 64", (4, 14, 13, 1), (1, 1, 1, 64),
+          NHWC, [1, 1], [(0, 0), (0, 0)])
+conv_case("conv 1x1 stride 2 of RGB into 24", (3, 15, 16, 3), (1, 1, 3, 24),
+          NHWC, [2, 2], [(0, 0), (0, 0)])
 
 finish()

@@ -550,21 +550,19 @@ func.func @conv_one_dilated_position(%x: tensor<8x12x12x32xf32>, %g: tensor<8x6x
 
 // -----
 
-// Fewer than 8 input features into fewer than 32 outputs through a window
-// of one position (a 1 x 1 layer of stride 2) take their taps feature-major
-// too: the product's columns are then the pixels, not the few outputs.
-// Through a window of more (LeNet's second layer), f32 or bf16, the taps
-// stay pixel-major: CPUs contract the padded input in place (a window
-// product), however few the outputs.
+// However few the input features and outputs, the taps stay pixel-major
+// ([..., window, feature]): through a window of one position (a 1 x 1
+// layer of stride 2, its strided rows), of more (LeNet's second layer:
+// CPUs contract the padded input in place), f32 or bf16.
 // CHECK-LABEL: func.func @conv_narrow
-// CHECK: kiln.transpose %arg0, permutation = [3, 0, 1, 2] : (tensor<1x6x6x6xf32>) -> tensor<6x1x6x6xf32>
-// CHECK: kiln.dot_general %{{.*}}, %{{.*}}, contracting = [0, 1] x [0, 1] : (tensor<1x6x10xf32>, tensor<1x6x1x3x3xf32>) -> tensor<10x1x3x3xf32>
-// CHECK: kiln.transpose %{{.*}} -> tensor<1x3x3x10xf32>
 // CHECK-NOT: kiln.transpose
+// CHECK: kiln.slice %arg0 [0:1, 0:5:2, 0:5:2, 0:6] : (tensor<1x6x6x6xf32>) -> tensor<1x3x3x6xf32>
+// CHECK: kiln.dot_general {{.*}} : (tensor<1x3x3x1x6xf32>, tensor<1x6x10xf32>) -> tensor<1x3x3x10xf32>
 // CHECK: kiln.concatenate {{.*}} -> tensor<1x5x5x4x6xf32>
 // CHECK: kiln.dot_general {{.*}} : (tensor<1x5x5x4x6xf32>, tensor<4x6x10xf32>) -> tensor<1x5x5x10xf32>
 // CHECK: kiln.concatenate {{.*}} -> tensor<1x5x5x4x6xbf16>
 // CHECK: kiln.dot_general {{.*}} : (tensor<1x5x5x4x6xbf16>, tensor<4x6x10xbf16>) -> tensor<1x5x5x10xbf16>
+// CHECK-NOT: kiln.transpose
 func.func @conv_narrow(%x: tensor<1x6x6x6xf32>, %k1: tensor<1x1x6x10xf32>, %k10: tensor<2x2x6x10xf32>, %b: tensor<1x6x6x6xbf16>, %kb: tensor<2x2x6x10xbf16>) -> (tensor<1x3x3x10xf32>, tensor<1x5x5x10xf32>, tensor<1x5x5x10xbf16>) {
   %0 = stablehlo.convolution(%x, %k1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x6x6x6xf32>, tensor<1x1x6x10xf32>) -> tensor<1x3x3x10xf32>
   %1 = stablehlo.convolution(%x, %k10) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x6x6x6xf32>, tensor<2x2x6x10xf32>) -> tensor<1x5x5x10xf32>
@@ -622,22 +620,18 @@ func.func @conv_few_features_in_place(%x: tensor<1x16x16x3xf32>, %small: tensor<
 
 // -----
 
-// With fewer than 4 input features (a grayscale or RGB image) through a
-// window of one position (here 1 x 1 at stride 2; of more, the window
-// product reads the input in place), the taps are taken feature-major, so
-// that their rows run along the output's width, and the kernel contracts
-// them into [output, batch, spatial...].
+// One input feature (a grayscale image) through a 1 x 1 window: the
+// product of the input's rows (one feature each) with the kernel, the
+// pixels its rows.
 // CHECK-LABEL: func.func @conv_few_features
-// CHECK: %[[X:.*]] = kiln.transpose %arg0, permutation = [3, 0, 1, 2] : (tensor<1x5x5x2xf32>) -> tensor<2x1x5x5xf32>
-// CHECK: %[[T:.*]] = kiln.slice %[[X]] [0:2, 0:1, 0:5:2, 0:5:2] : (tensor<2x1x5x5xf32>) -> tensor<2x1x3x3xf32>
-// CHECK: %[[P:.*]] = kiln.reshape %[[T]] : (tensor<2x1x3x3xf32>) -> tensor<1x2x1x3x3xf32>
-// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<1x1x2x3xf32>) -> tensor<1x2x3xf32>
-// CHECK: %[[R:.*]] = kiln.dot_general %[[K]], %[[P]], contracting = [0, 1] x [0, 1] : (tensor<1x2x3xf32>, tensor<1x2x1x3x3xf32>) -> tensor<3x1x3x3xf32>
-// CHECK: %[[O:.*]] = kiln.transpose %[[R]], permutation = [1, 2, 3, 0] : (tensor<3x1x3x3xf32>) -> tensor<1x3x3x3xf32>
-// CHECK: return %[[O]]
-func.func @conv_few_features(%arg0: tensor<1x5x5x2xf32>, %arg1: tensor<1x1x2x3xf32>) -> tensor<1x3x3x3xf32> {
-  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x2xf32>, tensor<1x1x2x3xf32>) -> tensor<1x3x3x3xf32>
-  return %0 : tensor<1x3x3x3xf32>
+// CHECK-NOT: kiln.transpose
+// CHECK: %[[X:.*]] = kiln.reshape %{{.*}} : (tensor<2x5x5x1xf32>) -> tensor<2x5x5x1x1xf32>
+// CHECK: %[[K:.*]] = kiln.reshape %arg1 : (tensor<1x1x1x8xf32>) -> tensor<1x1x8xf32>
+// CHECK: %[[R:.*]] = kiln.dot_general %[[X]], %[[K]], contracting = [3, 4] x [0, 1] : (tensor<2x5x5x1x1xf32>, tensor<1x1x8xf32>) -> tensor<2x5x5x8xf32>
+// CHECK: return %[[R]]
+func.func @conv_few_features(%arg0: tensor<2x5x5x1xf32>, %arg1: tensor<1x1x1x8xf32>) -> tensor<2x5x5x8xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x5x5x1xf32>, tensor<1x1x1x8xf32>) -> tensor<2x5x5x8xf32>
+  return %0 : tensor<2x5x5x8xf32>
 }
 
 // -----
