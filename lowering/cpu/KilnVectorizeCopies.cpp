@@ -54,11 +54,11 @@ Value viewedBuffer(Value value) {
 /// nullopt.
 std::optional<SmallVector<int64_t>> leadingOffsets(Value target) {
   auto type = cast<MemRefType>(target.getType());
-  SmallVector<int64_t> zeros(type.getRank() - 1, 0);
-  if (target == viewedBuffer(target))
-    return zeros;
+  Value buffer = viewedBuffer(target);
+  if (target == buffer)
+    return SmallVector<int64_t>(type.getRank() - 1, 0);
   auto subview = target.getDefiningOp<memref::SubViewOp>();
-  if (!subview || subview.getSource() != viewedBuffer(target) ||
+  if (!subview || subview.getSource() != buffer ||
       subview.getSourceType().getRank() != type.getRank() ||
       llvm::any_of(subview.getStaticStrides(),
                    [](int64_t stride) { return stride != 1; }) ||
@@ -78,13 +78,13 @@ bool joinsGroup(linalg::CopyOp copy, ArrayRef<linalg::CopyOp> group) {
   auto type = cast<MemRefType>(copy.getInputs()[0].getType());
   auto firstType = cast<MemRefType>(first.getInputs()[0].getType());
   Value buffer = viewedBuffer(first.getOutputs()[0]);
-  if (type.getRank() < 2 ||
+  std::optional<SmallVector<int64_t>> rows =
+      leadingOffsets(first.getOutputs()[0]);
+  if (!rows || type.getRank() < 2 ||
       type.getElementType() != firstType.getElementType() ||
       type.getShape().drop_back() != firstType.getShape().drop_back() ||
       viewedBuffer(copy.getOutputs()[0]) != buffer ||
-      leadingOffsets(copy.getOutputs()[0]) !=
-          leadingOffsets(first.getOutputs()[0]) ||
-      !leadingOffsets(first.getOutputs()[0]))
+      leadingOffsets(copy.getOutputs()[0]) != rows)
     return false;
   if (viewedBuffer(first.getInputs()[0]) == buffer ||
       viewedBuffer(copy.getInputs()[0]) == buffer)
