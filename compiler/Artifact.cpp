@@ -57,12 +57,19 @@ llvm::Error kiln::translateToLLVMIR(const CompiledProgram &program,
                                    llvm::toString(std::move(failure)));
   // The manifest names the features the code was compiled for that the
   // runtime can check, so that a CPU without them refuses the artifact.
+  // LLVM emits AMX instructions only for their intrinsics: code that calls
+  // none needs no AMX (nor the tile data permission the loader asks for).
   runtime::Manifest manifest = program.manifest;
+  bool amx = llvm::any_of(module->functions(), [](const llvm::Function &f) {
+    return f.isIntrinsic() && (f.getName().starts_with("llvm.x86.tile") ||
+                               f.getName().starts_with("llvm.x86.tdp"));
+  });
   llvm::SmallVector<llvm::StringRef> features;
   llvm::StringRef(machine->getTargetFeatureString()).split(features, ',');
   for (llvm::StringRef feature : features)
     if (feature.consume_front("+") &&
-        llvm::is_contained(runtime::cpuFeaturesTheRuntimeChecks(), feature))
+        llvm::is_contained(runtime::cpuFeaturesTheRuntimeChecks(), feature) &&
+        (amx || !feature.starts_with("amx-")))
       manifest.cpuFeatures.push_back(feature.str());
   auto *text = llvm::ConstantDataArray::getString(
       llvmContext, runtime::serializeManifest(manifest), /*AddNull=*/true);

@@ -209,6 +209,12 @@ LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
     // manifest names the features it needs.
     llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
     cpu.avx512Bf16 = host.lookup("avx512bf16");
+    // Unless the options turn it off, and only where the kernel lets this
+    // process (and so the one that loads the code, on this machine) use
+    // AMX tile data.
+    cpu.amxBf16 = (cpu.amxBf16 || !cpu.amxBf16.getNumOccurrences()) &&
+                  host.lookup("amx-tile") && host.lookup("amx-bf16") &&
+                  kiln::runtime::requestAmxTiles().empty();
     cpu.avx512Vnni = host.lookup("avx512vnni");
     kiln::buildKilnToCpuPipeline(pm, cpu);
   }

@@ -17,6 +17,12 @@
 #include "Internal.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <sstream>
 
 using namespace kiln::runtime;
@@ -297,4 +303,18 @@ bool kiln::runtime::hostHasCpuFeature(const std::string &name) {
 #undef KILN_FEATURE
 #endif
   return true; // Not a feature the runtime can check.
+}
+
+std::string kiln::runtime::requestAmxTiles() {
+#if defined(__linux__) && defined(__x86_64__)
+  // From the kernel's asm/prctl.h and XSAVE's component numbers.
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0)
+    return "";
+  return std::string("the kernel refused AMX tile data (arch_prctl "
+                     "ARCH_REQ_XCOMP_PERM): ") +
+         std::strerror(errno);
+#else
+  return "AMX tiles need Linux on x86-64";
+#endif
 }

@@ -194,6 +194,13 @@ kiln_status_t kiln_module_load(const char *path, kiln_module_t *out) {
     return error(std::string(path) + " was compiled for a CPU with " + names +
                  ", which this CPU lacks: compile it again on this machine");
   }
+  if (std::find(manifest.cpuFeatures.begin(), manifest.cpuFeatures.end(),
+                "amx-tile") != manifest.cpuFeatures.end()) {
+    std::string refused = requestAmxTiles();
+    if (!refused.empty())
+      return error(std::string(path) + " computes on AMX tiles, but " +
+                   refused);
+  }
   return newModule(std::move(object), std::move(manifest), out);
 }
 

@@ -30,10 +30,12 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
       {options.vectorWidth, options.registerTileM, options.registerTileN,
        options.cacheTileM, options.cacheTileN, options.cacheTileK,
        options.parallelWork, options.packPanels, options.avx512Bf16,
-       options.avx512Vnni}));
+       options.avx512Vnni, options.avx512Bf16 && options.amxBf16}));
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
+  if (options.avx512Bf16 && options.amxBf16)
+    pm.addPass(createKilnLowerAmxTiles());
   pm.addPass(
       createKilnVectorizeCopies({options.vectorWidth, options.parallelWork}));
   pm.addPass(createConvertLinalgToLoopsPass());

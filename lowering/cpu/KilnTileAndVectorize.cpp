@@ -276,7 +276,25 @@ struct MatmulTiles {
   bool bf16Pairs, intPairs;
   /// Elements per vector row of an elementwise op (a fill).
   int64_t vectorWidth;
+  /// Whether bf16 panel products multiply AMX tiles (amx-bf16).
+  bool amx;
 };
+
+/// Rows of an AMX tile of A and C, and k pairs of one of A and B (16 x 32
+/// bf16, 64-byte rows; C 16 x 16 f32).
+constexpr int64_t kAmxRows = 16, kAmxPairs = 16;
+
+/// k pairs of an AMX product's cache tile: its register tile's rows of A
+/// (32 x 512 bf16, 32 KiB) stay in L1 while every panel's pairs stream past
+/// them from L2, and C's tiles are loaded and stored once per 512 k steps.
+constexpr int64_t kAmxCachePairs = 256;
+
+/// Whether `op`'s register tiles multiply AMX tiles: a bf16 product packed
+/// in pairs (kiln::panelProductGroup 2), whose panels of 32 columns are
+/// two AMX tiles of B side by side.
+bool multipliesAmxTiles(linalg::LinalgOp op, const MatmulTiles &tiles) {
+  return tiles.amx && kiln::panelProductGroup(op) == 2;
+}
 
 /// `slice` of the chunkInput that computes its source, as that op on the
 /// part of its input the slice covers, into a tensor of its own; returns
@@ -1041,6 +1059,30 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // Biased int8 products (kiln::biasByteProducts) multiply k quads.
   bool quads = kiln::isByteQuadProduct(op);
   int64_t kStep = steps ? 1 : quads ? 4 : pairs ? 2 : 1;
+  // AMX tiles take rows and k pairs 16 at a time: the rest of either is
+  // split off for vdpbf16ps.
+  bool amx = multipliesAmxTiles(op, tiles);
+  if (amx)
+    for (auto [loop, unit] :
+         {std::pair(batch, kAmxRows), std::pair(batch + 2, kAmxPairs)}) {
+      if (ranges[loop] % unit == 0)
+        continue;
+      MatmulTiles vectors = tiles;
+      vectors.amx = false;
+      if (ranges[loop] < unit)
+        return tileMatmul(rewriter, op, vectors);
+      auto [first, second] =
+          split(rewriter, op, loop, ranges[loop] - ranges[loop] % unit);
+      tileMatmul(rewriter, first, tiles);
+      tileMatmul(rewriter, second, vectors);
+      return;
+    }
+  // 2 x 2 AMX tiles of C, of 2 of A and a panel's 2 of B: the 8 tile
+  // registers, with as many tile loads as products.
+  if (amx) {
+    tiles.registerM = tiles.cacheM = 2 * kAmxRows;
+    cacheK = kAmxCachePairs;
+  }
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
   // 129 x 63 took 5.6 ms; 0.05 ms widened).
   if (hasNarrowFloats(op) && !pairs &&
@@ -1133,9 +1175,13 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> order;
   for (size_t loop = 0; loop < batch - (panels ? 1 : 0); ++loop)
     order.push_back(loop);
+  if (amx)
+    order.push_back(batch + 2);
   if (panels)
     order.append({int64_t(batch), int64_t(batch - 1)});
-  order.append({int64_t(batch + 1), int64_t(batch + 2)});
+  order.push_back(batch + 1);
+  if (!amx)
+    order.push_back(batch + 2);
   if (!panels)
     order.push_back(batch);
   if (steps)
@@ -1178,6 +1224,22 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       // Its rows and columns are the register tile's: only K is left.
       std::fill(registers.begin(), registers.begin() + batch + 2, 0);
     }
+  }
+  // An AMX register tile loops over its cache tile's k pairs itself
+  // (kiln-lower-amx-tiles), its C tiles in tile registers throughout.
+  if (amx) {
+    std::fill(registers.begin() + batch + 2, registers.end(), 0);
+    bool whole =
+        llvm::all_of(llvm::zip_equal(registers, outer.getStaticLoopRanges()),
+                     [](auto sizes) {
+                       auto [size, range] = sizes;
+                       return size == 0 || size >= range;
+                     });
+    Operation *amxTile =
+        whole ? outer.getOperation() : tile(rewriter, outer, registers);
+    if (amxTile)
+      amxTile->setAttr(kiln::kAmxTileAttr, rewriter.getUnitAttr());
+    return;
   }
   Operation *inner = tile(rewriter, outer, registers);
   if (inner && packed)
@@ -2877,8 +2939,9 @@ struct KilnTileAndVectorizePass
     : kiln::impl::KilnTileAndVectorizeBase<KilnTileAndVectorizePass> {
   using KilnTileAndVectorizeBase::KilnTileAndVectorizeBase;
   void runOnOperation() override {
-    MatmulTiles tiles{registerTileM, registerTileN, cacheTileM,  cacheTileN,
-                      cacheTileK,    bf16DotPairs,  intDotPairs, vectorWidth};
+    MatmulTiles tiles{registerTileM, registerTileN, cacheTileM,
+                      cacheTileN,    cacheTileK,    bf16DotPairs,
+                      intDotPairs,   vectorWidth,   amxBf16 && bf16DotPairs};
     if (vectorWidth <= 0 || tiles.registerM <= 0 || tiles.registerN <= 0 ||
         tiles.cacheM <= 0 || tiles.cacheN <= 0 || tiles.cacheK <= 0) {
       getOperation()->emitError(

@@ -7,6 +7,7 @@
 #ifndef KILN_LOWERING_CPU_PASSES_H
 #define KILN_LOWERING_CPU_PASSES_H
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -229,6 +230,10 @@ mlir::linalg::LinalgOp panelTileAsMatmul(mlir::RewriterBase &rewriter,
 void vectorizePanelPairs(mlir::RewriterBase &rewriter,
                          mlir::linalg::LinalgOp tile);
 
+/// The attribute kiln-tile-and-vectorize marks a bf16 panel product's
+/// register tile with for kiln-lower-amx-tiles to compute on AMX tiles.
+constexpr llvm::StringLiteral kAmxTileAttr = "kiln.amx_tile";
+
 /// Lets convert-to-llvm lower the x86vector dialect to LLVM intrinsics.
 void registerX86VectorToLLVMInterface(mlir::DialectRegistry &registry);
 
@@ -273,6 +278,12 @@ struct KilnToCpuPipelineOptions
       *this, "avx512-vnni",
       llvm::cl::desc("The CPU has AVX-512 VNNI (vpdpwssd): int8 and int16 "
                      "matmuls accumulating in i32 use its dot products"),
+      llvm::cl::init(false)};
+  Option<bool> amxBf16{
+      *this, "amx-bf16",
+      llvm::cl::desc("The CPU has AMX tiles with bf16 (tdpbf16ps) and the "
+                     "process may use them: bf16 matmuls accumulating in "
+                     "f32 multiply AMX tiles"),
       llvm::cl::init(false)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",

@@ -224,7 +224,12 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "(pairs for vdpbf16ps, see kiln-lower-vectors) and any shape">,
     Option<"intDotPairs", "int-dot-pairs", "bool", "false",
            "int8 and int16 matmuls into i32 take register tiles of two k "
-           "steps (pairs for vpdpwssd, see kiln-lower-vectors)">
+           "steps (pairs for vpdpwssd, see kiln-lower-vectors)">,
+    Option<"amxBf16", "amx-bf16", "bool", "false",
+           "bf16 x bf16 -> f32 products packed in pairs (bf16-dot-pairs) "
+           "take register tiles of 32 x 32 AMX tiles over a cache tile's k "
+           "pairs, marked for kiln-lower-amx-tiles (the CPU must have "
+           "amx-bf16)">
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
@@ -348,6 +353,44 @@ def KilnLowerForalls : Pass<"kiln-lower-foralls"> {
   }];
   let dependentDialects = [
     "::mlir::omp::OpenMPDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def KilnLowerAmxTiles : Pass<"kiln-lower-amx-tiles"> {
+  let summary = "Compute the register tiles marked for AMX on AMX tiles";
+  let description = [{
+    On memrefs, after bufferization: each `linalg.generic` that
+    `kiln-tile-and-vectorize` marked `kiln.amx_tile` (a register tile of a
+    bf16 product packed in pairs: A [rows, pairs, 2], one panel of B
+    [1, pairs, 32, 2], C [rows, 1, 32] in f32, rows 16 or 32, pairs a
+    multiple of 16) becomes AMX code: C's 16 x 16 tiles loaded, a loop over
+    the pairs 16 at a time that loads A's 16 x 32 tiles and the panel's
+    (whose rows of 16 columns' pairs are the layout `tdpbf16ps` reads) and
+    multiplies them into C's tiles, which stay in tile registers across the
+    loop, then C's tiles stored. LLVM configures the tile registers
+    (`ldtilecfg`) and releases them. A marked op whose operands are not laid
+    out that way (not expected) stays for the loop lowering, unmarked.
+
+    Example:
+
+    ```mlir
+    linalg.generic {kiln.amx_tile, ...}
+        ins(%a, %panel : memref<32x64x2xbf16, ...>, memref<1x64x32x2xbf16, ...>)
+        outs(%c : memref<32x1x32xf32, ...>)
+    // becomes
+    %c00 = amx.tile_load %c[%c0, %c0, %c0], %n : ... into !amx.tile<16x16xf32>
+    ...
+    %r:4 = scf.for %q = %c0 to %c64 step %c16 iter_args(...) {
+      %a0 = amx.tile_load %a[%c0, %q, %c0], %k : ... into !amx.tile<16x32xbf16>
+      ...
+      %t = amx.tile_mulf %a0, %b0, %acc00 : ...
+    }
+    amx.tile_store %c[%c0, %c0, %c0], %r#0, %n : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::amx::AMXDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

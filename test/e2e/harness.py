@@ -156,14 +156,14 @@ _MODES = (("", ()), (" (interpreted)", ("--interpret",)))
 
 
 def check(name, program, entry, args, expected, rtol=0.0, atol=0.0,
-          interpret=True):
-    """Runs compiled and (if `interpret`) interpreted and compares every
-    result with `expected` (NaN equals NaN); records a failure instead of
-    stopping."""
+          interpret=True, extra=()):
+    """Runs compiled and (if `interpret`) interpreted, with kiln-run's
+    flags `extra`, and compares every result with `expected` (NaN equals
+    NaN); records a failure instead of stopping."""
     if os.environ.get("KILN_GPU_BUNDLE"):
         _bundle(name, program, entry, args, expected, rtol, atol)
     for mode, flags in _MODES[:2 if interpret else 1]:
-        results, stderr, status = run(program, entry, args, flags)
+        results, stderr, status = run(program, entry, args, (*flags, *extra))
         if status != 0:
             _failures.append(f"{name}{mode}: kiln-run failed ({status}):\n"
                              f"{stderr}")

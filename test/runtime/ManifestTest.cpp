@@ -115,4 +115,15 @@ TEST(Manifest, NamesTheCpuFeaturesACpuLacks) {
   EXPECT_TRUE(hostHasCpuFeature("not-a-feature"));
 }
 
+TEST(Manifest, AmxTileDataIsGrantedExactlyWhereTheCpuHasAmx) {
+  using namespace kiln::runtime;
+  // Linux grants the permission to a process of a CPU with AMX (since
+  // 5.16) and refuses it elsewhere, with a reason.
+  std::string refused = requestAmxTiles();
+  if (hostHasCpuFeature("amx-tile"))
+    EXPECT_EQ(refused, "");
+  else
+    EXPECT_NE(refused.find("AMX"), std::string::npos) << refused;
+}
+
 } // namespace

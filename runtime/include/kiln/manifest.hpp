@@ -71,6 +71,10 @@ missingCpuFeatures(const std::vector<std::string> &required,
                    bool (*hasFeature)(const std::string &));
 /// Whether this CPU has the feature `name` of cpuFeaturesTheRuntimeChecks().
 bool hostHasCpuFeature(const std::string &name);
+/// Asks the kernel to let this process use AMX tile data (Linux's
+/// ARCH_REQ_XCOMP_PERM; without it, the first AMX instruction kills the
+/// process): empty on success, else why it cannot.
+std::string requestAmxTiles();
 
 /// The manifest as the text kiln-compile embeds in an artifact.
 std::string serializeManifest(const Manifest &manifest);
