@@ -86,6 +86,9 @@ struct PaddedTranspose : OpRewritePattern<vector::TransposeOp> {
   }
 };
 
+/// Bits of a transfer's rows below which they are flattened.
+constexpr int64_t kNarrowRowBits = 64;
+
 struct KilnLowerVectorsPass
     : kiln::impl::KilnLowerVectorsBase<KilnLowerVectorsPass> {
   using KilnLowerVectorsBase::KilnLowerVectorsBase;
@@ -125,6 +128,27 @@ struct KilnLowerVectorsPass
     }
 
     splitCarriedVectors(root);
+
+    // Transfers of rows narrower than 64 bits to or from contiguous memory
+    // (a pair pack's [32, 2] bf16) become one 1-D transfer: unrolled, they
+    // were a load and a store per row (a 1024 x 1024 B packed in pairs at
+    // 1.5 GB/s).
+    SmallVector<Operation *> narrowRows;
+    root->walk([&](VectorTransferOpInterface transfer) {
+      // Upstream's flattening reads the memref's shape as far as the
+      // vector's rank (LLVM 22 crashed on a broadcast from a 0-d memref).
+      VectorType type = transfer.getVectorType();
+      auto memref = dyn_cast<MemRefType>(transfer.getShapedType());
+      if (memref && !transfer.getMask() &&
+          transfer.getPermutationMap().isMinorIdentity() &&
+          memref.getRank() >= type.getRank() && type.getRank() > 1 &&
+          type.getShape().back() * type.getElementTypeBitWidth() <
+              kNarrowRowBits)
+        narrowRows.push_back(transfer);
+    });
+    RewritePatternSet flattening(context);
+    vector::populateFlattenVectorTransferPatterns(flattening, kNarrowRowBits);
+    (void)applyOpPatternsGreedily(narrowRows, std::move(flattening));
 
     RewritePatternSet lowering(context);
     vector::populateVectorContractLoweringPatterns(

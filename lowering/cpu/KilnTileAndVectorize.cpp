@@ -682,8 +682,14 @@ void tilePairPack(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<int64_t> sizes(op.getNumLoops(), 1); // [B,] J, Q, C, 2
   sizes[sizes.size() - 2] = op.getStaticLoopRanges()[sizes.size() - 2];
   sizes.back() = 2;
+  // Pairs of rows outside panels: B is read row by row, where a panel at
+  // a time read a line of each row, a page every row or two (1024^3's B
+  // packed at about 2.5 GB/s, its loads missing).
+  SmallVector<int64_t> order =
+      llvm::to_vector(llvm::seq<int64_t>(0, op.getNumLoops()));
+  std::swap(order[order.size() - 4], order[order.size() - 3]);
   if (auto tiled =
-          dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes)))
+          dyn_cast_or_null<linalg::LinalgOp>(tile(rewriter, op, sizes, order)))
     kiln::vectorizePairPack(rewriter, tiled);
 }
 
@@ -1024,6 +1030,42 @@ bool fitsPieces(int64_t columns, Type element) {
   return pieces <= registers(llvm::bit_ceil(uint64_t(columns)));
 }
 
+/// The AMX panel product `op` (multipliesAmxTiles) with its rows (loop
+/// `loop` its first matmul loop) or k pairs (its K loop) padded with zeros
+/// to `size`, a whole AMX tile's: A's rows and C's, then C's rows sliced
+/// back; A's pairs and the panels'. Where fewer than 16 rows or pairs are
+/// left (a K of 784 leaves 8 of 392 pairs), copying them padded costs a
+/// row of tiles, and runs them on AMX: on vdpbf16ps, 8 pairs of 392 took
+/// 15% of a 256 x 784 x 512 product's time.
+linalg::LinalgOp paddedAmxProduct(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  size_t loop, int64_t size) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value a = op->getOperand(0), panels = op->getOperand(1),
+        acc = op->getOperand(2);
+  // A [..., M, Q, 2], the panels [..., J, Q, 32, 2], C [..., M, J, 32].
+  auto rankOf = [](Value value) {
+    return unsigned(cast<RankedTensorType>(value.getType()).getRank());
+  };
+  bool rows = loop == firstMatmulLoop(op);
+  if (rows) {
+    a = kiln::zeroPadded(rewriter, loc, a, rankOf(a) - 3, size);
+    acc = kiln::zeroPadded(rewriter, loc, acc, rankOf(acc) - 3, size);
+  } else {
+    a = kiln::zeroPadded(rewriter, loc, a, rankOf(a) - 2, size);
+    panels = kiln::zeroPadded(rewriter, loc, panels, rankOf(panels) - 3, size);
+  }
+  auto padded = cast<linalg::LinalgOp>(clone(
+      rewriter, op, TypeRange{acc.getType()}, ValueRange{a, panels, acc}));
+  Value result = padded->getResult(0);
+  if (rows)
+    result = kiln::sliceAlong(rewriter, loc, result, rankOf(acc) - 3, 0,
+                              cast<RankedTensorType>(op->getResult(0).getType())
+                                  .getDimSize(rankOf(acc) - 3));
+  rewriter.replaceOp(op, result);
+  return padded;
+}
+
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
 /// register tiles over single k steps, one batch at a time. No dimension
 /// has a partial tile: where M, N or K is not a whole number of cache
@@ -1060,23 +1102,33 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   bool quads = kiln::isByteQuadProduct(op);
   int64_t kStep = steps ? 1 : quads ? 4 : pairs ? 2 : 1;
   // AMX tiles take rows and k pairs 16 at a time: the rest of either is
-  // split off for vdpbf16ps.
+  // split off and padded with zeros to 16.
   bool amx = multipliesAmxTiles(op, tiles);
   if (amx)
     for (auto [loop, unit] :
          {std::pair(batch, kAmxRows), std::pair(batch + 2, kAmxPairs)}) {
-      if (ranges[loop] % unit == 0)
+      int64_t rest = ranges[loop] % unit;
+      if (rest == 0)
         continue;
-      MatmulTiles vectors = tiles;
-      vectors.amx = false;
       if (ranges[loop] < unit)
-        return tileMatmul(rewriter, op, vectors);
-      auto [first, second] =
-          split(rewriter, op, loop, ranges[loop] - ranges[loop] % unit);
+        return tileMatmul(rewriter, paddedAmxProduct(rewriter, op, loop, unit),
+                          tiles);
+      auto [first, second] = split(rewriter, op, loop, ranges[loop] - rest);
       tileMatmul(rewriter, first, tiles);
-      tileMatmul(rewriter, second, vectors);
+      tileMatmul(rewriter, second, tiles);
       return;
     }
+  // A product from zeros over more k pairs than a cache tile's: its first
+  // cache tile of K starts its tiles at zero (tilezero, fuseStart), the
+  // rest accumulate onto it, instead of all of C filled with zeros first
+  // (1024^3: 4 MB, 8% of its time).
+  if (amx && ranges[batch + 2] > kAmxCachePairs &&
+      accumulatorStart(op->getOperand(2))) {
+    auto [first, second] = split(rewriter, op, batch + 2, kAmxCachePairs);
+    tileMatmul(rewriter, first, tiles);
+    tileMatmul(rewriter, second, tiles);
+    return;
+  }
   // 2 x 2 AMX tiles of C, of 2 of A and a panel's 2 of B: the 8 tile
   // registers, with as many tile loads as products.
   if (amx) {
@@ -2997,11 +3049,15 @@ struct KilnTileAndVectorizePass
         continue;
       }
       // A block of fused rows is small: threads share the loop around it.
+      // An AMX product's chunks take its start as it is, for their first
+      // cache tile of K to start from tilezero (tileMatmul).
       SmallVector<linalg::LinalgOp> parts =
           fusedLoopOf(op, fusedLoops)
               ? SmallVector<linalg::LinalgOp>{op}
               : distribute(rewriter, op, chunkGranules(op, tiles, vectorWidth),
-                           parallelWork, vectorWidth);
+                           parallelWork,
+                           multipliesAmxTiles(op, tiles) ? kStartMovesOn
+                                                         : vectorWidth);
       for (linalg::LinalgOp part : parts)
         schedule(rewriter, part, tiles, vectorWidth);
     }

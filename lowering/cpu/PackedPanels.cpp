@@ -431,15 +431,12 @@ void kiln::vectorizePairPack(RewriterBase &rewriter, linalg::LinalgOp tile) {
     steps.push_back(vector::BitCastOp::create(
         rewriter, loc, VectorType::get({width}, i16),
         vector::ExtractOp::create(rewriter, loc, read, step)));
-  Value pairs = vector::BitCastOp::create(
-      rewriter, loc, VectorType::get({2 * width}, rowsType.getElementType()),
-      kiln::interleaveRows(rewriter, loc, steps));
-  // Written as the one row it is: as [w, 2], the write became w writes of
-  // a pair (a 1024 x 1024 B packed at 1.5 GB/s).
-  SmallVector<ReassociationIndices> whole = kiln::allInOne(rank);
-  Value out = tensor::CollapseShapeOp::create(rewriter, loc, init, whole);
-  kiln::replaceTile(rewriter, tile,
-                    tensor::ExpandShapeOp::create(
-                        rewriter, loc, init.getType(),
-                        kiln::writeAll(rewriter, loc, pairs, out), whole));
+  Value pairs = vector::ShapeCastOp::create(
+      rewriter, loc, VectorType::get({width, 2}, rowsType.getElementType()),
+      vector::BitCastOp::create(
+          rewriter, loc,
+          VectorType::get({2 * width}, rowsType.getElementType()),
+          kiln::interleaveRows(rewriter, loc, steps)));
+  Value out = kiln::asMatrix(rewriter, loc, init, rank - 2, rank - 1);
+  kiln::replaceTile(rewriter, tile, kiln::writeAll(rewriter, loc, pairs, out));
 }

@@ -318,3 +318,25 @@ func.func @stored_in_pieces(%b: memref<40x24xf32>, %c: memref<64x24xf32>, %i: in
   vector.transfer_write %sum, %c[%i, %c0] {in_bounds = [true, true]} : vector<8x24xf32>, memref<64x24xf32>
   return
 }
+
+// -----
+
+// Rows narrower than 64 bits to contiguous memory (a pair pack's 32
+// columns of bf16 pairs, shape-cast from the row it interleaved) are
+// stored as one row of 64, not 32 stores of a pair; rows that are not
+// contiguous (every other pair) stay rows.
+// CHECK-LABEL: func.func @narrow_rows
+// CHECK: %[[ROWS:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1], [2, 3]]
+// CHECK: vector.store %arg0, %[[ROWS]]{{.*}} : memref<8x16x64xbf16>, vector<64xbf16>
+// CHECK-COUNT-32: vector.store %{{.*}} : memref<32x2xbf16, strided<[4, 1], offset: ?>>, vector<2xbf16>
+// CHECK-NOT: vector.store
+// CHECK: return
+func.func @narrow_rows(%pairs: vector<64xbf16>, %packed: memref<8x16x32x2xbf16>, %spaced: memref<8x16x64x2xbf16>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %row = vector.shape_cast %pairs : vector<64xbf16> to vector<32x2xbf16>
+  %sub = memref.subview %packed[%i, %i, 0, 0] [1, 1, 32, 2] [1, 1, 1, 1] : memref<8x16x32x2xbf16> to memref<32x2xbf16, strided<[2, 1], offset: ?>>
+  vector.transfer_write %row, %sub[%c0, %c0] {in_bounds = [true, true]} : vector<32x2xbf16>, memref<32x2xbf16, strided<[2, 1], offset: ?>>
+  %gaps = memref.subview %spaced[%i, %i, 0, 0] [1, 1, 32, 2] [1, 1, 2, 1] : memref<8x16x64x2xbf16> to memref<32x2xbf16, strided<[4, 1], offset: ?>>
+  vector.transfer_write %row, %gaps[%c0, %c0] {in_bounds = [true, true]} : vector<32x2xbf16>, memref<32x2xbf16, strided<[4, 1], offset: ?>>
+  return
+}
