@@ -30,9 +30,10 @@ func.func @f(%a: {ttype(lhs, element)}, %b: {ttype(rhs, element)}) -> {ttype(out
 
 
 # Rows: whole register tiles of 32 and a last tile of 16 (144), rows past
-# the last 16 (150, on vdpbf16ps). K: 16 pairs, pairs past the last 16
-# (100 steps: 48 + 2), cache tiles of 256 pairs and a rest (1100 steps: 256
-# + 256 + 32 + 6). B transposed, A transposed, a batch.
+# the last 16 (150: 6 padded to 16). K: 16 pairs, pairs past the last 16
+# (100 steps: 48 + 2 padded to 16), cache tiles of 256 pairs and a rest
+# (1100 steps: 256 + 256 + 32 + 6). B transposed, A transposed, a batch. N not a multiple
+# of 32 and an odd K (B padded with zeros into whole panels of pairs).
 for lhs, rhs, lc, rc, subscripts in [
         ((128, 32), (32, 32), [1], [0], "mk,kn->mn"),
         ((144, 100), (100, 64), [1], [0], "mk,kn->mn"),
@@ -40,7 +41,9 @@ for lhs, rhs, lc, rc, subscripts in [
         ((160, 1100), (1100, 64), [1], [0], "mk,kn->mn"),
         ((256, 784), (512, 784), [1], [1], "mk,nk->mn"),
         ((96, 176), (96, 32), [0], [0], "km,kn->mn"),
-        ((2, 144, 64), (2, 64, 32), [2], [1], "bmk,bkn->bmn")]:
+        ((2, 144, 64), (2, 64, 32), [2], [1], "bmk,bkn->bmn"),
+        ((257, 129), (129, 63), [1], [0], "mk,kn->mn"),
+        ((2, 130, 33), (2, 33, 40), [2], [1], "bmk,bkn->bmn")]:
     A = to_bf16(rng.standard_normal(lhs))
     B = to_bf16(rng.standard_normal(rhs))
     want = np.einsum(subscripts, A.astype(np.float64), B).astype(np.float32)

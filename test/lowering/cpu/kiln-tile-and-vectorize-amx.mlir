@@ -91,3 +91,25 @@ func.func @k_split(%a: tensor<128x600xbf16>, %b: tensor<600x32xbf16>) -> tensor<
   %r = linalg.matmul ins(%a, %b : tensor<128x600xbf16>, tensor<600x32xbf16>) outs(%c : tensor<128x32xf32>) -> tensor<128x32xf32>
   return %r : tensor<128x32xf32>
 }
+
+// 63 columns and an odd K of 129: A and B are padded with zeros to K =
+// 130, B and C's start to 64 columns, so that B packs into 2 whole panels
+// of 65 pairs; the product runs on AMX tiles (its 65 pairs: 64, then 1
+// padded to 16) and its 63 columns are sliced back.
+// CHECK-LABEL: func.func @padded_panels
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[0, 0] [257, 129] [1, 1] : tensor<257x129xbf16> into tensor<257x130xbf16>
+// CHECK: tensor.insert_slice %arg1 into %{{.*}}[0, 0] [129, 63] [1, 1] : tensor<129x63xbf16> into tensor<130x63xbf16>
+// CHECK: tensor.insert_slice %{{.*}}[0, 0] [130, 63] [1, 1] : tensor<130x63xbf16> into tensor<130x64xbf16>
+// CHECK: scf.for {{.*}} -> (tensor<2x65x32x2xbf16>)
+// CHECK: attrs = {kiln.amx_tile}
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [257, 63] [1, 1] : tensor<257x64xf32> to tensor<257x63xf32>
+// OFF-LABEL: func.func @padded_panels
+// OFF-NOT: kiln.amx_tile
+// OFF-NOT: tensor<257x130xbf16>
+func.func @padded_panels(%a: tensor<257x129xbf16>, %b: tensor<129x63xbf16>) -> tensor<257x63xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<257x63xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%init : tensor<257x63xf32>) -> tensor<257x63xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<257x129xbf16>, tensor<129x63xbf16>) outs(%c : tensor<257x63xf32>) -> tensor<257x63xf32>
+  return %r : tensor<257x63xf32>
+}
