@@ -2968,13 +2968,8 @@ Operation *fusedLoopOf(Operation *op, const DenseSet<Operation *> &fusedLoops) {
 /// the product; for a product computed block by block in a fused loop (an
 /// epilogue's), once before the loop, each block reading its columns'
 /// panels.
-/// Rows from which a bf16 product whose B is not whole panels of pairs (N
-/// not a multiple of a panel's columns, or an odd K) is padded for AMX
-/// tiles: B copied padded, then packed, costs a few rows' products.
-constexpr int64_t kAmxPaddedMinRows = 128;
-
 /// `matmul`, a bf16 x bf16 -> f32 linalg.matmul or batch_matmul of at
-/// least kAmxPaddedMinRows rows, with K padded with zeros to an even size
+/// least kiln::kAmxPanelMinRows rows, with K padded with zeros to an even size
 /// (in A and B) and N to a multiple of `width` (in B and C, C's start a
 /// fill of the padded shape where it is a fill), its result's columns
 /// sliced back, so that B packs into whole panels of pairs and the product
@@ -3000,7 +2995,7 @@ linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
   int64_t paddedK = llvm::alignTo(k, 2), paddedN = llvm::alignTo(n, width);
   if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }) ||
-      m < kAmxPaddedMinRows || (paddedK == k && paddedN == n))
+      m < kiln::kAmxPanelMinRows || (paddedK == k && paddedN == n))
     return {};
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
@@ -3049,8 +3044,8 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
       if (linalg::LinalgOp padded =
               paddedForAmxPanels(rewriter, matmul, tiles.registerN))
         matmul = padded;
-    if (int64_t group =
-            kiln::panelGroup(matmul, tiles.registerN, tiles.bf16Pairs))
+    if (int64_t group = kiln::panelGroup(matmul, tiles.registerN,
+                                         tiles.bf16Pairs, tiles.amx))
       kiln::packMatmulPanels(rewriter, matmul, tiles.registerN, group);
   }
 }

@@ -126,9 +126,11 @@ Value packPanels(OpBuilder &b, Location loc, Value source, int64_t width,
 /// The k steps per group of panels for a product of `lhs` by `rhs` into
 /// `acc` of M rows, K steps and B rows of `n` (kiln::panelGroup).
 int64_t groupFor(Type lhs, Type rhs, Type acc, int64_t m, int64_t n, int64_t k,
-                 int64_t width, bool bf16Pairs) {
+                 int64_t width, bool bf16Pairs, bool amx = false) {
+  bool amxPairs = amx && bf16Pairs && lhs.isBF16();
   // Dynamic sizes are negative; an empty product has nothing to pack.
-  if (m <= 0 || n <= 0 || k <= 0 || width <= 0 || m < kPanelMinRows ||
+  if (m <= 0 || n <= 0 || k <= 0 || width <= 0 ||
+      m < (amxPairs ? kiln::kAmxPanelMinRows : kPanelMinRows) ||
       n % width != 0 || !acc.isF32() || lhs != rhs)
     return 0;
   // vdpbf16ps's pairs: packing also saves interleaving B's rows at every
@@ -195,7 +197,8 @@ Value kiln::keepingDims(OpBuilder &b, Location loc, Value value,
       getAsIndexOpFoldResult(context, ones));
 }
 
-int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs) {
+int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs,
+                         bool amx) {
   if (!isPlainMatmul(op))
     return 0;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges(); // [B,] M, N, K
@@ -206,7 +209,7 @@ int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs) {
                   getElementTypeOrSelf(op->getOperand(1).getType()),
                   getElementTypeOrSelf(op->getOperand(2).getType()),
                   ranges[batch], ranges[batch + 1], ranges[batch + 2], width,
-                  bf16Pairs);
+                  bf16Pairs, amx);
 }
 
 bool kiln::packBlockPanels(RewriterBase &rewriter, linalg::LinalgOp matmul,

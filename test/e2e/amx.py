@@ -33,7 +33,8 @@ func.func @f(%a: {ttype(lhs, element)}, %b: {ttype(rhs, element)}) -> {ttype(out
 # the last 16 (150: 6 padded to 16). K: 16 pairs, pairs past the last 16
 # (100 steps: 48 + 2 padded to 16), cache tiles of 256 pairs and a rest
 # (1100 steps: 256 + 256 + 32 + 6). B transposed, A transposed, a batch. N not a multiple
-# of 32 and an odd K (B padded with zeros into whole panels of pairs).
+# of 32 and an odd K (B padded with zeros into whole panels of pairs). 48
+# and 20 rows (B packed from 16 rows on AMX).
 for lhs, rhs, lc, rc, subscripts in [
         ((128, 32), (32, 32), [1], [0], "mk,kn->mn"),
         ((144, 100), (100, 64), [1], [0], "mk,kn->mn"),
@@ -43,7 +44,9 @@ for lhs, rhs, lc, rc, subscripts in [
         ((96, 176), (96, 32), [0], [0], "km,kn->mn"),
         ((2, 144, 64), (2, 64, 32), [2], [1], "bmk,bkn->bmn"),
         ((257, 129), (129, 63), [1], [0], "mk,kn->mn"),
-        ((2, 130, 33), (2, 33, 40), [2], [1], "bmk,bkn->bmn")]:
+        ((2, 130, 33), (2, 33, 40), [2], [1], "bmk,bkn->bmn"),
+        ((48, 100), (100, 40), [1], [0], "mk,kn->mn"),
+        ((20, 301), (301, 200), [1], [0], "mk,kn->mn")]:
     A = to_bf16(rng.standard_normal(lhs))
     B = to_bf16(rng.standard_normal(rhs))
     want = np.einsum(subscripts, A.astype(np.float64), B).astype(np.float32)
