@@ -670,7 +670,13 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
     };
     Value input = adaptor.getOperand();
     Value reduced;
-    if (laneReductions) {
+    // An empty input reduces to its init as it is: its lanes' or blocks'
+    // slices would have an offset of 0 in a dimension of size 0, which
+    // upstream's verifier calls out of bounds (a random program's
+    // reduce_max of 6 x 0 x 1 x 17 x 17 failed to compile).
+    bool empty = llvm::is_contained(
+        cast<RankedTensorType>(input.getType()).getShape(), 0);
+    if (laneReductions && !empty) {
       input =
           reduceTrailingFirst(rewriter, loc, input, dims, element, reduceOver);
       reduced =
@@ -681,7 +687,7 @@ struct ReduceToLinalg : OpConversionPattern<OpTy> {
                                       reduceOver);
     }
     if (!reduced) {
-      if (identity == Identity::Zero && isFloat(element))
+      if (identity == Identity::Zero && isFloat(element) && !empty)
         input = longSumBlocks(rewriter, loc, input, dims, element, reduceOver);
       reduced = reduceOver(input, dims, init);
     }

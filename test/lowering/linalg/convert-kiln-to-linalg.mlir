@@ -423,3 +423,18 @@ func.func @scatter_rows(%t: tensor<10x4x8xf32>, %i: tensor<2x3xi32>, %u: tensor<
   %0 = kiln.scatter_add %t[%i], %u, dim = 1 : (tensor<10x4x8xf32>, tensor<2x3xi32>, tensor<10x2x3x8xf32>) -> tensor<10x4x8xf32>
   return %0 : tensor<10x4x8xf32>
 }
+
+// -----
+
+// An empty input reduces into its init as it is, in one linalg.reduce: the
+// lanes' slices of a dimension of size 0 would not verify.
+// CHECK-LABEL: func.func @empty_reduce
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1xi8>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: linalg.reduce ins(%arg0 : tensor<6x0x1x289xi8>) outs(%[[INIT]] : tensor<1xi8>) dimensions = [0, 1, 3]
+// CHECK-NOT: linalg.reduce
+// NOLANES-LABEL: func.func @empty_reduce
+func.func @empty_reduce(%x: tensor<6x0x1x289xi8>) -> tensor<1xi8> {
+  %r = kiln.reduce_max %x, dims = [3, 0, 1] : (tensor<6x0x1x289xi8>) -> tensor<1xi8>
+  return %r : tensor<1xi8>
+}
