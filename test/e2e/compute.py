@@ -401,12 +401,8 @@ for op, reference in [("reduce_sum", np.sum), ("reduce_prod", np.prod),
             np.float32)
         single(f"{op} {dims}", f"kiln.{op} %a0, dims = {dims} : "
                f"{sig([R], want)}", [R], want, rtol=1e-5, atol=1e-6)
-# Reductions of empty tensors give their identity (a random program's
-# reduce_max over a dimension of 0 failed to compile: its lanes' slices).
-E8 = np.zeros((6, 0, 1, 17, 17), np.int8)
-single("reduce_max of an empty tensor", "kiln.reduce_max %a0, dims = "
-       f"[3, 0, 1, 4] : {sig([E8], np.zeros((1,), np.int8))}", [E8],
-       np.full((1,), -128, np.int8))
+# Reductions of empty tensors give their identity (see fuzz_findings'
+# seed6190 for a reduce_max).
 E32 = np.zeros((4, 0, 300), np.float32)
 single("reduce_sum of an empty tensor", "kiln.reduce_sum %a0, dims = "
        f"[1, 2] : {sig([E32], np.zeros((4,), np.float32))}", [E32],

@@ -69,6 +69,18 @@ func.func @f(%x: tensor<7x0x17x{dtype}>) -> tensor<16x{dtype}> {{
 """
     check(f"seed2013336 ({dtype})", EMPTY_SUM, "f",
           [np.zeros((7, 0, 17), np_dtype)], [np.full(16, -0.0, np_dtype)])
+# seed6190: a reduce_max over a dimension of 0 failed to compile: its
+# lanes' split sliced the empty input, and upstream's verifier rejects an
+# offset of 0 in a dimension of size 0.
+EMPTY_MAX = """
+func.func @f(%x: tensor<3x0x1x17x17xi8>) -> tensor<1xi8> {
+  %c = kiln.concatenate %x, %x, dim = 0 : (tensor<3x0x1x17x17xi8>, tensor<3x0x1x17x17xi8>) -> tensor<6x0x1x17x17xi8>
+  %r = kiln.reduce_max %c, dims = [3, 0, 1, 4] : (tensor<6x0x1x17x17xi8>) -> tensor<1xi8>
+  return %r : tensor<1xi8>
+}
+"""
+check("seed6190", EMPTY_MAX, "f", [np.zeros((3, 0, 1, 17, 17), np.int8)],
+      [np.full(1, -128, np.int8)])
 # seed4015143: exp of a NaN that LLVM could compute from constants (inf -
 # inf, the inf the minimum of nothing) left the result unwritten: the
 # approximation converted the NaN to an integer, which is poison.
