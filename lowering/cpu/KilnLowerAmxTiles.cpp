@@ -22,9 +22,10 @@ namespace kiln {
 
 namespace {
 
-/// Rows of A's and C's tiles, k pairs of A's and B's, columns of B's and
-/// C's.
-constexpr int64_t kRows = 16, kPairs = 16, kColumns = 16;
+/// Rows of A's and C's tiles, k pairs of A's and B's (kiln::kAmxTileRows,
+/// kiln::kAmxTilePairs), columns of B's and C's.
+constexpr int64_t kRows = kiln::kAmxTileRows, kPairs = kiln::kAmxTilePairs,
+                  kColumns = 16;
 
 /// Columns of a panel: two tiles of B and of C.
 constexpr int64_t kPanelColumns = 2 * kColumns;

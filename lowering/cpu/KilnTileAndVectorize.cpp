@@ -280,10 +280,6 @@ struct MatmulTiles {
   bool amx;
 };
 
-/// Rows of an AMX tile of A and C, and k pairs of one of A and B (16 x 32
-/// bf16, 64-byte rows; C 16 x 16 f32).
-constexpr int64_t kAmxRows = 16, kAmxPairs = 16;
-
 /// k pairs of an AMX product's cache tile: its register tile's rows of A
 /// (32 x 512 bf16, 32 KiB) stay in L1 while every panel's pairs stream past
 /// them from L2, and C's tiles are loaded and stored once per 512 k steps.
@@ -1030,6 +1026,28 @@ bool fitsPieces(int64_t columns, Type element) {
   return pieces <= registers(llvm::bit_ceil(uint64_t(columns)));
 }
 
+/// Replaces the product `op` by its clone on `a`, `b` and `acc` (its own
+/// operands, padded with zeros), whose result is sliced back to `op`'s
+/// from its first element; returns the clone.
+linalg::LinalgOp replaceByPadded(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 Value a, Value b, Value acc) {
+  auto padded = cast<linalg::LinalgOp>(
+      clone(rewriter, op, TypeRange{acc.getType()}, ValueRange{a, b, acc}));
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Value result = padded->getResult(0);
+  if (result.getType() != type) {
+    MLIRContext *context = rewriter.getContext();
+    SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+    result = tensor::ExtractSliceOp::create(
+        rewriter, op.getLoc(), type, result,
+        getAsIndexOpFoldResult(context, zeros),
+        getAsIndexOpFoldResult(context, type.getShape()),
+        getAsIndexOpFoldResult(context, ones));
+  }
+  rewriter.replaceOp(op, result);
+  return padded;
+}
+
 /// The AMX panel product `op` (multipliesAmxTiles) with its rows (loop
 /// `loop` its first matmul loop) or k pairs (its K loop) padded with zeros
 /// to `size`, a whole AMX tile's: A's rows and C's, then C's rows sliced
@@ -1055,15 +1073,7 @@ linalg::LinalgOp paddedAmxProduct(RewriterBase &rewriter, linalg::LinalgOp op,
     a = kiln::zeroPadded(rewriter, loc, a, rankOf(a) - 2, size);
     panels = kiln::zeroPadded(rewriter, loc, panels, rankOf(panels) - 3, size);
   }
-  auto padded = cast<linalg::LinalgOp>(clone(
-      rewriter, op, TypeRange{acc.getType()}, ValueRange{a, panels, acc}));
-  Value result = padded->getResult(0);
-  if (rows)
-    result = kiln::sliceAlong(rewriter, loc, result, rankOf(acc) - 3, 0,
-                              cast<RankedTensorType>(op->getResult(0).getType())
-                                  .getDimSize(rankOf(acc) - 3));
-  rewriter.replaceOp(op, result);
-  return padded;
+  return replaceByPadded(rewriter, op, a, panels, acc);
 }
 
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
@@ -1105,8 +1115,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // split off and padded with zeros to 16.
   bool amx = multipliesAmxTiles(op, tiles);
   if (amx)
-    for (auto [loop, unit] :
-         {std::pair(batch, kAmxRows), std::pair(batch + 2, kAmxPairs)}) {
+    for (auto [loop, unit] : {std::pair(batch, kiln::kAmxTileRows),
+                              std::pair(batch + 2, kiln::kAmxTilePairs)}) {
       int64_t rest = ranges[loop] % unit;
       if (rest == 0)
         continue;
@@ -1132,7 +1142,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // 2 x 2 AMX tiles of C, of 2 of A and a panel's 2 of B: the 8 tile
   // registers, with as many tile loads as products.
   if (amx) {
-    tiles.registerM = tiles.cacheM = 2 * kAmxRows;
+    tiles.registerM = tiles.cacheM = 2 * kiln::kAmxTileRows;
     cacheK = kAmxCachePairs;
   }
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
@@ -1191,17 +1201,9 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
         kiln::zeroPadded(rewriter, loc, op->getOperand(1), batch + 1, padded);
     Value acc =
         kiln::zeroPadded(rewriter, loc, op->getOperand(2), batch + 1, padded);
-    auto wide = cast<linalg::LinalgOp>(clone(
-        rewriter, op, TypeRange{acc.getType()},
-        ValueRange{op->getOperand(0), rhs, acc}));
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    MLIRContext *context = rewriter.getContext();
-    SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, type, wide->getResult(0), getAsIndexOpFoldResult(context, zeros),
-        getAsIndexOpFoldResult(context, type.getShape()),
-        getAsIndexOpFoldResult(context, ones));
-    tileMatmul(rewriter, wide, tiles);
+    tileMatmul(rewriter,
+               replaceByPadded(rewriter, op, op->getOperand(0), rhs, acc),
+               tiles);
     return;
   }
   for (size_t loop : {batch, batch + 1, batch + 2})
@@ -2963,11 +2965,6 @@ Operation *fusedLoopOf(Operation *op, const DenseSet<Operation *> &fusedLoops) {
   return loop == fusedLoops.end() ? nullptr : *loop;
 }
 
-/// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
-/// register tile's columns (kiln::panelGroup), once, before threads share
-/// the product; for a product computed block by block in a fused loop (an
-/// epilogue's), once before the loop, each block reading its columns'
-/// panels.
 /// `matmul`, a bf16 x bf16 -> f32 linalg.matmul or batch_matmul of at
 /// least kiln::kAmxPanelMinRows rows, with K padded with zeros to an even size
 /// (in A and B) and N to a multiple of `width` (in B and C, C's start a
@@ -2978,15 +2975,7 @@ Operation *fusedLoopOf(Operation *op, const DenseSet<Operation *> &fusedLoops) {
 /// or null where `matmul` is not such a product or needs no padding.
 linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
                                     linalg::LinalgOp matmul, int64_t width) {
-  auto plain = [](Operation *op) {
-    if (auto product = dyn_cast<linalg::MatmulOp>(op))
-      return !product.hasUserDefinedMaps();
-    if (auto product = dyn_cast<linalg::BatchMatmulOp>(op))
-      return !product.hasUserDefinedMaps();
-    return false;
-  };
-  if (!plain(matmul) || !matmul.hasPureTensorSemantics() ||
-      !inputElement(matmul).isBF16() ||
+  if (!kiln::isPlainMatmul(matmul) || !inputElement(matmul).isBF16() ||
       !getElementTypeOrSelf(matmul->getOperand(1).getType()).isBF16() ||
       !accumulatorElement(matmul).isF32())
     return {};
@@ -3016,15 +3005,14 @@ linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
                                   fill.getInputs()[0])
              : kiln::zeroPadded(rewriter, loc, c, rank - 1, paddedN);
   }
-  auto padded = cast<linalg::LinalgOp>(
-      clone(rewriter, matmul, TypeRange{c.getType()}, ValueRange{a, b, c}));
-  Value result = padded->getResult(0);
-  if (paddedN != n)
-    result = kiln::sliceAlong(rewriter, loc, result, rank - 1, 0, n);
-  rewriter.replaceOp(matmul, result);
-  return padded;
+  return replaceByPadded(rewriter, matmul, a, b, c);
 }
 
+/// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
+/// register tile's columns (kiln::panelGroup), once, before threads share
+/// the product; for a product computed block by block in a fused loop (an
+/// epilogue's), once before the loop, each block reading its columns'
+/// panels.
 void packMatmulPanels(RewriterBase &rewriter, Operation *root,
                       MatmulTiles tiles,
                       const DenseSet<Operation *> &fusedLoops) {

@@ -35,9 +35,9 @@ constexpr int64_t kPanelMinRows = 128;
 /// packed, and paid for the copy.
 constexpr int64_t kAliasingRowBytes = 4096;
 
-/// Whether `op` is a linalg.matmul or linalg.batch_matmul with the default
-/// indexing maps, on tensors.
-bool isPlainMatmul(linalg::LinalgOp op) {
+} // namespace
+
+bool kiln::isPlainMatmul(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
     return false;
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
@@ -46,6 +46,8 @@ bool isPlainMatmul(linalg::LinalgOp op) {
     return !matmul.hasUserDefinedMaps();
   return false;
 }
+
+namespace {
 
 /// The indexing maps of a panel product with `batch` batch loops over k
 /// steps in groups of `group` (1, or 2 for pairs): over (batch..., j, m,

@@ -133,6 +133,15 @@ mlir::Value writeAll(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value interleaveRows(mlir::OpBuilder &builder, mlir::Location loc,
                            llvm::ArrayRef<mlir::Value> rows);
 
+/// Whether `op` is a linalg.matmul or linalg.batch_matmul with the default
+/// indexing maps, on tensors.
+bool isPlainMatmul(mlir::linalg::LinalgOp op);
+
+/// Rows of an AMX tile of A and C, and k pairs of one of A and B (16 x 32
+/// bf16, 64-byte rows; C 16 x 16 f32): kiln-tile-and-vectorize gives AMX
+/// register tiles whole multiples of them, kiln-lower-amx-tiles loads them.
+constexpr int64_t kAmxTileRows = 16, kAmxTilePairs = 16;
+
 /// Rows of A from which a bf16 product on AMX tiles packs B (and pads it
 /// into whole panels): a row of AMX tiles. Its products run several times
 /// as fast as on vdpbf16ps (64 x 1024 x 1024: 1.8 -> 0.3 ms with the copy).
