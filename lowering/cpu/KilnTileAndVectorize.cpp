@@ -292,6 +292,20 @@ bool multipliesAmxTiles(linalg::LinalgOp op, const MatmulTiles &tiles) {
   return tiles.amx && kiln::panelProductGroup(op) == 2;
 }
 
+/// The k steps (AMX: k pairs) of a cache tile of K of the panel product
+/// `op` that splits off its first one where it starts from zeros (0 where
+/// it does not): the first part's tiles start in registers (or tilezero),
+/// instead of all of C filled with zeros first (1024^3: 4 MB, 3-8% of its
+/// time). An f32 panel of 256 k steps (32 KiB) stays in L1 while every row
+/// tile of a cache tile of A passes it: over all of K, each row tile
+/// streamed its 1024 x 32 panel from L2 (1024^3 on an Intel Xeon: 3-7%
+/// slower).
+int64_t splitCacheTileK(linalg::LinalgOp op, const MatmulTiles &tiles) {
+  if (multipliesAmxTiles(op, tiles))
+    return kAmxCachePairs;
+  return kiln::panelProductGroup(op) == 1 ? tiles.cacheK : 0;
+}
+
 /// `slice` of the chunkInput that computes its source, as that op on the
 /// part of its input the slice covers, into a tensor of its own; returns
 /// that op (null, leaving `slice`, where it cannot be).
@@ -1097,11 +1111,14 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   bool packed = kiln::isPackedQuadProduct(op);
   size_t batch = firstMatmulLoop(op);
   int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  // A panel's rows are contiguous: as many of them as a cache tile of B
-  // holds stay in L2 (1024^3: 192 -> 200 GFLOP/s over K tiles of 256).
+  // A vdpbf16ps panel's rows are contiguous: as many of them as a cache
+  // tile of B holds stay in L2 (1024^3: 192 -> 200 GFLOP/s over K tiles of
+  // 256, on an AMD Zen 5).
   int64_t panels = kiln::panelProductGroup(op), steps = stepsAfterK(op);
   int64_t panelsPerTile = std::max<int64_t>(1, tiles.cacheN / tiles.registerN);
+  int64_t firstK = splitCacheTileK(op, tiles);
   int64_t cacheK = packed   ? std::max<int64_t>(1, tiles.cacheK / 4)
+                   : firstK ? firstK
                    : panels ? tiles.cacheK * panelsPerTile / panels
                             : tiles.cacheK;
   bool pairs = kiln::multipliesInPairs(
@@ -1128,23 +1145,20 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       tileMatmul(rewriter, second, tiles);
       return;
     }
-  // A product from zeros over more k pairs than a cache tile's: its first
-  // cache tile of K starts its tiles at zero (tilezero, fuseStart), the
-  // rest accumulate onto it, instead of all of C filled with zeros first
-  // (1024^3: 4 MB, 8% of its time).
-  if (amx && ranges[batch + 2] > kAmxCachePairs &&
+  // A product from zeros over more k steps than a cache tile's: its first
+  // cache tile of K starts its tiles at zero (in registers or tilezero,
+  // fuseStart), the rest accumulate onto it.
+  if (firstK && ranges[batch + 2] > firstK &&
       accumulatorStart(op->getOperand(2))) {
-    auto [first, second] = split(rewriter, op, batch + 2, kAmxCachePairs);
+    auto [first, second] = split(rewriter, op, batch + 2, firstK);
     tileMatmul(rewriter, first, tiles);
     tileMatmul(rewriter, second, tiles);
     return;
   }
   // 2 x 2 AMX tiles of C, of 2 of A and a panel's 2 of B: the 8 tile
   // registers, with as many tile loads as products.
-  if (amx) {
+  if (amx)
     tiles.registerM = tiles.cacheM = 2 * kiln::kAmxTileRows;
-    cacheK = kAmxCachePairs;
-  }
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
   // 129 x 63 took 5.6 ms; 0.05 ms widened).
   if (hasNarrowFloats(op) && !pairs &&
@@ -3100,15 +3114,15 @@ struct KilnTileAndVectorizePass
         continue;
       }
       // A block of fused rows is small: threads share the loop around it.
-      // An AMX product's chunks take its start as it is, for their first
-      // cache tile of K to start from tilezero (tileMatmul).
+      // A panel product's chunks take its start as it is, for their first
+      // cache tile of K to start in registers (splitCacheTileK).
       SmallVector<linalg::LinalgOp> parts =
           fusedLoopOf(op, fusedLoops)
               ? SmallVector<linalg::LinalgOp>{op}
               : distribute(rewriter, op, chunkGranules(op, tiles, vectorWidth),
                            parallelWork,
-                           multipliesAmxTiles(op, tiles) ? kStartMovesOn
-                                                         : vectorWidth);
+                           splitCacheTileK(op, tiles) ? kStartMovesOn
+                                                      : vectorWidth);
       for (linalg::LinalgOp part : parts)
         schedule(rewriter, part, tiles, vectorWidth);
     }

@@ -127,3 +127,26 @@ func.func @odd_pairs(%a: tensor<128x7xbf16>, %b: tensor<7x64xbf16>, %c: tensor<1
   %0 = linalg.matmul ins(%a, %b : tensor<128x7xbf16>, tensor<7x64xbf16>) outs(%c : tensor<128x64xf32>) -> tensor<128x64xf32>
   return %0 : tensor<128x64xf32>
 }
+
+// -----
+
+// From zeros over more k steps than a cache tile's (256): the first cache
+// tile of K starts each register tile at zero in registers, and the rest
+// accumulate onto it in cache tiles of 256 k steps, a panel's 256 x 32
+// (32 KiB) staying in L1 while every row tile passes it.
+// CHECK-LABEL: func.func @packed_k_tiles
+// CHECK: tensor.empty() : tensor<32x768x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZEROS:.*]] = vector.transfer_write %{{.*}} : vector<8x1x32xf32>, tensor<8x1x32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}} = %[[ZEROS]])
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+func.func @packed_k_tiles(%a: tensor<128x768xf32>, %b: tensor<768x1024xf32>) -> tensor<128x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<128x1024xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<128x768xf32>, tensor<768x1024xf32>) outs(%c : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  return %0 : tensor<128x1024xf32>
+}
