@@ -129,7 +129,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     least 128 rows packs B once into panels of a register tile's columns,
     [N / 32, K, 32], and becomes a product over (batch, panel, m, column,
     k) scheduled like a batch matmul of one panel at a time (row blocks
-    outermost, K tiles of as many panel rows as a cache tile of B holds);
+    outermost; K tiles of `cache-tile-k` steps, whose panel part stays in
+    L1 while the block's rows pass it, the first split off to start from
+    zeros in registers; of bf16 pairs, of as many panel rows as a cache
+    tile of B holds);
     with `bf16-dot-pairs`, a bf16 x bf16 -> f32 matmul of at least 128 rows
     and an even K packs B's pairs of rows interleaved, [N / 32, K / 2, 32,
     2], as vdpbf16ps reads them, and each register tile reads a panel's
