@@ -1,9 +1,9 @@
 //===- PackedPanels.cpp - matmuls on B packed into panels of columns ------===//
 //
 // A register tile walks B down K one row at a time. Where B's rows are a
-// multiple of 4 KiB apart, every row of the walk falls in the same sets of
-// L1 and L2 and in a page of its own, so the cache tile of B that should
-// stay in L2 does not (f32 1024^3 ran at 90% of oneDNN). Packing B once
+// multiple of 2 KiB apart, every row of the walk falls in the same few sets
+// of L1 and L2, so the part of B that should stay in cache does not (f32
+// 1024^3 ran at 90% of oneDNN). Packing B once
 // into panels of a register tile's columns, [N / w, K, w], makes each
 // panel's walk contiguous. bf16 products on vdpbf16ps's k pairs pack pairs
 // of rows interleaved, [N / w, K / 2, w, 2], as the instruction reads them,
@@ -29,11 +29,14 @@ namespace {
 /// packed; 64 rows were 4% slower).
 constexpr int64_t kPanelMinRows = 128;
 
-/// The distance between B's rows, in bytes, a multiple of which makes them
-/// fall in the same cache sets (4 KiB: L1's sets times its lines; the page
-/// size). Products whose rows are 2, 3, 5 or 6 KiB apart ran no faster
-/// packed, and paid for the copy.
-constexpr int64_t kAliasingRowBytes = 4096;
+/// The distance between B's rows, in bytes, a multiple of which makes a
+/// register tile's columns of them fall in a few cache sets (L1's 4 KiB
+/// ways hold two such rows each): a panel's 256 k steps no longer stay in
+/// L1 while row tiles pass it. Rows 2 KiB apart (256 x 784 x 512, a
+/// layer's product) ran 1.50 -> 1.27 ms packed on an Intel Xeon; rows 3.2
+/// KiB apart (256 x 784 x 800) ran 0-5% faster, but their 25 panels split
+/// unevenly between 2 threads' chunks (1.22 -> 1.48 ms).
+constexpr int64_t kAliasingRowBytes = 2048;
 
 } // namespace
 
@@ -148,6 +151,23 @@ bool definedOutside(Value value, Operation *loop) {
   return !loop->isAncestor(value.getParentBlock()->getParentOp());
 }
 
+/// The rows of the whole A of which `a` is a block's part in `loop`: a
+/// slice of an A defined outside the loop, or the loop's transpose of a
+/// slice of one (fuseChunkInputs: a weight gradient's X^T, each block
+/// transposing its rows); else 0.
+int64_t wholeRows(Value a, Operation *loop) {
+  auto transpose = a.getDefiningOp<linalg::TransposeOp>();
+  if (transpose)
+    a = transpose.getInput();
+  auto slice = a.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !definedOutside(slice.getSource(), loop) ||
+      slice.getSourceType().getRank() != slice.getResultType().getRank())
+    return 0;
+  unsigned rows = slice.getSourceType().getRank() - 2;
+  return slice.getSourceType().getDimSize(
+      transpose ? transpose.getPermutation()[rows] : rows);
+}
+
 /// Whether `offset` is a multiple of `width`: a constant, or the induction
 /// variable of an scf.for or scf.forall whose bounds and steps are.
 bool isMultipleOf(OpFoldResult offset, int64_t width) {
@@ -219,10 +239,9 @@ bool kiln::packBlockPanels(RewriterBase &rewriter, linalg::LinalgOp matmul,
                            kiln::PackedSources &packed) {
   if (!isPlainMatmul(matmul))
     return false;
-  auto aSlice = matmul->getOperand(0).getDefiningOp<tensor::ExtractSliceOp>();
   auto bSlice = matmul->getOperand(1).getDefiningOp<tensor::ExtractSliceOp>();
-  if (!aSlice || !bSlice || !definedOutside(aSlice.getSource(), loop) ||
-      !definedOutside(bSlice.getSource(), loop) || !bSlice.hasUnitStride() ||
+  if (!bSlice || !definedOutside(bSlice.getSource(), loop) ||
+      !bSlice.hasUnitStride() ||
       bSlice.getSourceType().getRank() != bSlice.getResultType().getRank() ||
       !bSlice.getResultType().hasStaticShape())
     return false;
@@ -231,12 +250,12 @@ bool kiln::packBlockPanels(RewriterBase &rewriter, linalg::LinalgOp matmul,
   RankedTensorType whole = bSlice.getSourceType();
   unsigned rank = whole.getRank();
   int64_t k = whole.getDimSize(rank - 2), n = whole.getDimSize(rank - 1);
-  int64_t m =
-      aSlice.getSourceType().getDimSize(aSlice.getSourceType().getRank() - 2);
-  int64_t group = groupFor(
-      whole.getElementType(), getElementTypeOrSelf(aSlice.getSourceType()),
-      getElementTypeOrSelf(matmul->getOperand(2).getType()), m, n, k, width,
-      bf16Pairs);
+  int64_t m = wholeRows(matmul->getOperand(0), loop);
+  int64_t group =
+      groupFor(whole.getElementType(),
+               getElementTypeOrSelf(matmul->getOperand(0).getType()),
+               getElementTypeOrSelf(matmul->getOperand(2).getType()), m, n, k,
+               width, bf16Pairs);
   // The block reads all of K and whole panels.
   SmallVector<OpFoldResult> offsets = bSlice.getMixedOffsets();
   ArrayRef<int64_t> sizes = bSlice.getResultType().getShape();

@@ -149,7 +149,7 @@ constexpr int64_t kAmxPanelMinRows = 16;
 
 /// The k steps per group of panels into which kiln-tile-and-vectorize
 /// packs B of the matmul `op` (packMatmulPanels), or 0 where it does not:
-/// 1 for f32 whose B rows are a multiple of 4 KiB apart, 2 for bf16 into
+/// 1 for f32 whose B rows are a multiple of 2 KiB apart, 2 for bf16 into
 /// f32 on `bf16Pairs` (vdpbf16ps) with an even K; with enough rows of A to
 /// pay for the copy (from kAmxPanelMinRows where bf16 products multiply
 /// `amx` tiles).
@@ -331,7 +331,7 @@ struct KilnToCpuPipelineOptions
       llvm::cl::init(150000)};
   Option<bool> packPanels{
       *this, "pack-panels",
-      llvm::cl::desc("f32 matmuls whose B rows are a multiple of 4 KiB "
+      llvm::cl::desc("f32 matmuls whose B rows are a multiple of 2 KiB "
                      "apart, and bf16 ones on dot product pairs, pack B "
                      "into panels of a register tile's columns first"),
       llvm::cl::init(true)};

@@ -125,7 +125,7 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     fewer columns than a register tile stay whole.
 
     Then, with `pack-panels`, an f32 matmul whose B rows are a multiple
-    of 4 KiB apart (rows that fall in the same cache sets) and that has at
+    of 2 KiB apart (rows that fall in the same cache sets) and that has at
     least 128 rows packs B once into panels of a register tile's columns,
     [N / 32, K, 32], and becomes a product over (batch, panel, m, column,
     k) scheduled like a batch matmul of one panel at a time (row blocks
@@ -174,7 +174,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     columns first where they are enough. A matmul's rows chunk by whole
     cache tiles, or by 32 rows where M is not an even number of them (each
     chunk reads all of B); a product of packed panels may chunk its panels,
-    8 at a time (each chunk reads all of A). Rows past the last whole
+    8 at a time, each chunk packing its own and reading all of A: f32 ones
+    do unless A is a transpose that chunks of rows compute part by part
+    (then B is packed before them), bf16 ones where A is at most 512 KiB.
+    Rows past the last whole
     chunk are distributed again, along another loop where that pays, else
     run after it. Each chunk is then tiled as above. Matmuls are scheduled
     first: one that starts from a fill (its zeros) and whose chunks or
@@ -219,7 +222,7 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "Estimated ns on one thread from which an op runs in chunks "
            "that threads share (0: never)">,
     Option<"packPanels", "pack-panels", "bool", "true",
-           "f32 matmuls whose B rows are a multiple of 4 KiB apart, and "
+           "f32 matmuls whose B rows are a multiple of 2 KiB apart, and "
            "bf16 ones on dot product pairs, pack B into panels of a "
            "register tile's columns first">,
     Option<"bf16DotPairs", "bf16-dot-pairs", "bool", "false",

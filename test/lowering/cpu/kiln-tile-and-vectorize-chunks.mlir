@@ -26,22 +26,22 @@ func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<2
 
 // -----
 
-// 257 rows (a prime, 135 MFLOP, a target of 5 chunks): the 256 rows run
+// 257 rows (a prime, 202 MFLOP, a target of 8 chunks): the 256 rows run
 // in chunks of 32, half a cache tile (each chunk reads all of B: chunks of
-// one 8-row register tile read it from L3 for every 8 rows), all 8 of them
-// (5 to 7 would leave rows after them); the last row on one thread (too
-// little work to chunk its columns), in register tiles of 1 x 256 (a row
-// takes 8 rows' columns).
+// one 8-row register tile read it from L3 for every 8 rows), all 8 of them;
+// the last row on one thread (too little work to chunk its columns), in
+// register tiles of 1 x 256 (a row takes 8 rows' columns). B's rows are 3
+// KiB apart: it is not packed.
 // CHECK-LABEL: func.func @prime_rows
-func.func @prime_rows(%a: tensor<257x512xf32>, %b: tensor<512x512xf32>, %c: tensor<257x512xf32>) -> tensor<257x512xf32> {
-  // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x512xf32>)
-  // CHECK: tensor.parallel_insert_slice {{.*}} [32, 512] [1, 1]
-  // CHECK: tensor.insert_slice %[[WHOLE]] into %{{.*}}[0, 0] [256, 512] [1, 1]
+func.func @prime_rows(%a: tensor<257x512xf32>, %b: tensor<512x768xf32>, %c: tensor<257x768xf32>) -> tensor<257x768xf32> {
+  // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf32>)
+  // CHECK: tensor.parallel_insert_slice {{.*}} [32, 768] [1, 1]
+  // CHECK: tensor.insert_slice %[[WHOLE]] into %{{.*}}[0, 0] [256, 768] [1, 1]
   // CHECK-NOT: scf.forall
   // CHECK: vector.contract {{.*}} into vector<1x256xf32>
-  %0 = linalg.matmul ins(%a, %b : tensor<257x512xf32>, tensor<512x512xf32>)
-                     outs(%c : tensor<257x512xf32>) -> tensor<257x512xf32>
-  return %0 : tensor<257x512xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<257x512xf32>, tensor<512x768xf32>)
+                     outs(%c : tensor<257x768xf32>) -> tensor<257x768xf32>
+  return %0 : tensor<257x768xf32>
 }
 
 // -----
@@ -60,13 +60,12 @@ func.func @rows_past_the_chunks(%a: tensor<287x1280xf32>, %b: tensor<1280x768xf3
 
 // -----
 
-// A product of packed panels (B's rows 16 KiB apart) chunks the loop with
-// more chunks: 128 x 1024 x 4096 (A 512 KB, B 16 MB) in 16 chunks of 8
-// panels of 32 columns, each reading all of A, rather than 2 chunks of 64
-// rows, each streaming all of B; 1024^3 in 16 chunks of 64 rows (4 of 8
-// panels). Each chunk packs its own 8 panels (a 16 MB B packed in a pass
-// of its own first was 11% of an FFN's time), and multiplies them while
-// they are in cache.
+// A product of packed f32 panels (B's rows 16 KiB apart) runs in chunks of
+// panels: 128 x 1024 x 4096 (A 512 KB, B 16 MB) in 16 chunks of 8 panels
+// of 32 columns, each reading all of A, rather than 2 chunks of 64 rows,
+// each streaming all of B. Each chunk packs its own 8 panels (a 16 MB B
+// packed in a pass of its own first was 11% of an FFN's time), and
+// multiplies them while they are in cache.
 // CHECK-LABEL: func.func @panels_in_chunks
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<128x1024x32xf32>
 // CHECK-NOT: scf.forall
@@ -85,8 +84,7 @@ func.func @panels_in_chunks(%a: tensor<128x1024xf32>, %b: tensor<1024x4096xf32>,
 // With K = 4096, 8 panels are 4 MB, more than a thread may hold (a loop
 // whose chunks held them would run on one thread): the product splits
 // along K into 4 pieces of 1024 steps, each accumulating onto the last,
-// whose chunks each pack their 1 MiB part of the piece's B. B is larger
-// than 4 MiB, so the chunks are of panels although there are more rows.
+// whose chunks each pack their 1 MiB part of the piece's B.
 // CHECK-LABEL: func.func @panels_split_along_k
 // CHECK-NOT: -> (tensor<32x4096x32xf32>)
 // CHECK: %[[B0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [1024, 32, 32] [1, 1, 1] : tensor<4096x32x32xf32> to tensor<1024x32x32xf32>
@@ -107,10 +105,28 @@ func.func @panels_split_along_k(%a: tensor<256x4096xf32>, %b: tensor<4096x1024xf
   return %0 : tensor<256x1024xf32>
 }
 
-// CHECK-LABEL: func.func @rows_in_chunks
+// 1024^3: 4 chunks of 8 panels, each packing its own.
+// CHECK-LABEL: func.func @square_panels_in_chunks
+// CHECK-NOT: scf.forall
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1024x32x32xf32>)
+// CHECK: tensor<1024x8x32xf32>
+// CHECK-NOT: scf.forall (
+// CHECK: return
+func.func @square_panels_in_chunks(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>)
+                     outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// Where A is a transpose (a weight gradient's X^T), chunks of rows each
+// transpose their rows of it: B is packed first, then 16 chunks of 64 rows.
+// CHECK-LABEL: func.func @transposed_rows_in_chunks
 // CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<32x1024x32xf32>)
-// CHECK: scf.forall (%{{.*}}) = (0) to (1024) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1024x32x32xf32>)
-func.func @rows_in_chunks(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (1024) step (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1024x32x32xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[I]]] [1024, 64] [1, 1] : tensor<1024x1024xf32> to tensor<1024x64xf32>
+func.func @transposed_rows_in_chunks(%x: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %a = linalg.transpose ins(%x : tensor<1024x1024xf32>) outs(%e : tensor<1024x1024xf32>) permutation = [1, 0]
   %0 = linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32>)
                      outs(%c : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>

@@ -584,13 +584,16 @@ func.func @exponentials_returned(%arg0: tensor<512x256xf32>) -> (tensor<512x256x
 // columns by 64 rows (blocks of 256 rows would make 4 blocks, fewer than
 // the 10 chunks the work asks for): each block of the product is computed
 // over all of K in a buffer of its own, each register tile from zeros,
-// then biased from cache. No product of all 512 x 512 is left.
+// then biased from cache. B, its rows 2 KiB apart, is packed into panels
+// before the loop, each block reading its columns' 8. No product of all
+// 512 x 512 is left.
 // CHECK-LABEL: func.func @epilogue
+// CHECK: %[[PANELS:.*]] = scf.for {{.*}} -> (tensor<16x256x32xf32>)
 // CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 512) step (256, 64)
 // CHECK: tensor.extract_slice %arg0[%[[M]], 0] [64, 256] [1, 1]
-// CHECK: tensor.extract_slice %arg1[0, %[[N]]] [256, 256] [1, 1]
 // CHECK: tensor.empty() : tensor<64x256xf32>
-// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// CHECK: tensor.extract_slice %[[PANELS]][%{{.*}}, 0, 0] [8, 256, 32] [1, 1, 1]
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}} : vector<8x1x32xf32>, tensor<8x1x32xf32>
 // CHECK: vector.contract
 // CHECK: arith.addf %{{.*}} : vector<1x64xf32>
 // CHECK: arith.maximumf %{{.*}} : vector<1x64xf32>
@@ -687,10 +690,10 @@ func.func @transposed_rows_too_long(%x: tensor<4096x784xf32>, %dy: tensor<4096x5
 
 // Not epilogues: a product that is also returned (fusing would compute it
 // twice), and one of 10 columns (each block would pad B): each product is
-// computed whole (the first in chunks of rows, for threads), then its
+// computed whole (the first in chunks of panels, for threads), then its
 // tanh.
 // CHECK-LABEL: func.func @not_epilogues
-// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (64)
+// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (8)
 // CHECK: vector.contract
 // CHECK: scf.forall.in_parallel
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c256

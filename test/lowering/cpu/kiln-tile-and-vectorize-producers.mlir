@@ -84,12 +84,14 @@ func.func @chunks_transpose_their_rows(%x: tensor<256x784xf32>, %dy: tensor<256x
 
 // -----
 
-// Bᵀ read whole by every chunk of rows: transposed once, before the loop.
+// Bᵀ packed into panels (its rows 2 KiB apart), which chunks of them pack
+// from: transposed once, before the loop.
 // CHECK-LABEL: func.func @whole_operands_stay_outside
 // CHECK: scf.for
-// CHECK: vector.transfer_read {{.*}} permutation_map
+// CHECK: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
 // CHECK: scf.forall
-// CHECK-NOT: permutation_map
+// CHECK: -> (tensor<8x256x32xf32>)
+// CHECK-NOT: tensor<16x16xf32>
 // CHECK: vector.contract
 func.func @whole_operands_stay_outside(%a: tensor<512x256xf32>, %b: tensor<512x256xf32>) -> tensor<512x512xf32> {
   %zero = arith.constant 0.0 : f32
