@@ -1589,9 +1589,16 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
     // read all of B: distribute takes the loop with more chunks, panels by
     // a cache tile's columns (8 panels of 32). An FFN's 256 x 1024 x 4096
     // on 2 threads ran 7.8 ms in 4 chunks of rows, each streaming all 16
-    // MB of packed B, and 6.6 ms in 16 chunks of panels.
-    if (kiln::panelProductGroup(op))
-      granules[m - 1] = std::max<int64_t>(1, tiles.cacheN / tiles.registerN);
+    // MB of packed B, and 6.6 ms in 16 chunks of panels. f32 panels that
+    // chunks pack chunk one at a time (distribute keeps a cache tile's in a
+    // chunk where there are enough): 11 panels (257 x 1000 x 333) in one
+    // chunk of 8 and 3 left over kept one of 2 threads idle for most of
+    // the product.
+    if (int64_t group = kiln::panelProductGroup(op))
+      granules[m - 1] =
+          group == 1 && packsPerChunk(op)
+              ? 1
+              : std::max<int64_t>(1, tiles.cacheN / tiles.registerN);
   } else {
     granules.back() = width;
     // Chunks of a transpose keep whole blocks (tileTranspose): NHWC to
@@ -1606,6 +1613,9 @@ SmallVector<int64_t> chunkGranules(linalg::LinalgOp op, MatmulTiles tiles,
       granule = 0;
   return granules;
 }
+
+/// Panels of 32 columns in a cache tile of 256.
+constexpr int64_t kPanelsPerTile = 8;
 
 /// Chunks of one loop at most: enough for 64 threads.
 constexpr int64_t kMaxChunks = 64;
@@ -1765,6 +1775,11 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
   if (loop && granules[*loop] != 0 &&
       ranges[*loop] / granules[*loop] >= (packsPerChunk(op) ? 2 : target)) {
     units = ranges[*loop] / granules[*loop];
+    // Chunks of single f32 panels (chunkGranules) each read all of A: they
+    // hold a cache tile's 8 where there are enough (1024^3 in 32 chunks of
+    // a panel ran 12.8 -> 15.7 ms on one thread, 6.8 -> 8.1 on two).
+    if (kiln::panelProductGroup(op) == 1)
+      target = std::min(target, std::max<int64_t>(2, units / kPanelsPerTile));
   } else {
     loop = std::nullopt;
     for (auto [index, range, granule] : llvm::enumerate(ranges, granules)) {
@@ -2979,39 +2994,23 @@ Operation *fusedLoopOf(Operation *op, const DenseSet<Operation *> &fusedLoops) {
   return loop == fusedLoops.end() ? nullptr : *loop;
 }
 
-/// `matmul`, a bf16 x bf16 -> f32 linalg.matmul or batch_matmul of at
-/// least kiln::kAmxPanelMinRows rows, with K padded with zeros to an even size
-/// (in A and B) and N to a multiple of `width` (in B and C, C's start a
-/// fill of the padded shape where it is a fill), its result's columns
-/// sliced back, so that B packs into whole panels of pairs and the product
-/// runs on AMX tiles; on vdpbf16ps, with B's rows interleaved in registers,
-/// 257 x 129 x 63 took 3 times oneDNN's time. Returns the padded matmul,
-/// or null where `matmul` is not such a product or needs no padding.
-linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
-                                    linalg::LinalgOp matmul, int64_t width) {
-  if (!kiln::isPlainMatmul(matmul) || !inputElement(matmul).isBF16() ||
-      !getElementTypeOrSelf(matmul->getOperand(1).getType()).isBF16() ||
-      !accumulatorElement(matmul).isF32())
-    return {};
-  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
-  size_t batch = firstMatmulLoop(matmul);
-  int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
-  int64_t paddedK = llvm::alignTo(k, 2), paddedN = llvm::alignTo(n, width);
-  if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }) ||
-      m < kiln::kAmxPanelMinRows || (paddedK == k && paddedN == n))
-    return {};
+/// `matmul` with K padded with zeros to `paddedK` (in A and B) and N to
+/// `paddedN` (in B and C, C's start a fill of the padded shape where it is
+/// a fill), its result's columns sliced back; returns the padded matmul.
+linalg::LinalgOp paddedProduct(RewriterBase &rewriter, linalg::LinalgOp matmul,
+                               int64_t paddedK, int64_t paddedN) {
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
   Value a = matmul->getOperand(0), b = matmul->getOperand(1),
         c = matmul->getOperand(2);
-  unsigned rank = cast<RankedTensorType>(c.getType()).getRank();
-  if (paddedK != k) {
+  auto type = cast<RankedTensorType>(c.getType());
+  unsigned rank = type.getRank();
+  if (paddedK != cast<RankedTensorType>(a.getType()).getDimSize(rank - 1)) {
     a = kiln::zeroPadded(rewriter, loc, a, rank - 1, paddedK);
     b = kiln::zeroPadded(rewriter, loc, b, rank - 2, paddedK);
   }
-  if (paddedN != n) {
+  if (paddedN != type.getDimSize(rank - 1)) {
     b = kiln::zeroPadded(rewriter, loc, b, rank - 1, paddedN);
-    auto type = cast<RankedTensorType>(c.getType());
     SmallVector<int64_t> shape(type.getShape());
     shape[rank - 1] = paddedN;
     auto fill = c.getDefiningOp<linalg::FillOp>();
@@ -3020,6 +3019,77 @@ linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
              : kiln::zeroPadded(rewriter, loc, c, rank - 1, paddedN);
   }
   return replaceByPadded(rewriter, matmul, a, b, c);
+}
+
+/// The static [M, N, K] of `matmul`, a plain matmul of `element` operands
+/// into f32, none of them empty; else nothing.
+std::optional<std::array<int64_t, 3>> paddableProduct(linalg::LinalgOp matmul,
+                                                      Type element) {
+  if (!kiln::isPlainMatmul(matmul) || inputElement(matmul) != element ||
+      getElementTypeOrSelf(matmul->getOperand(1).getType()) != element ||
+      !accumulatorElement(matmul).isF32())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }))
+    return std::nullopt;
+  size_t batch = firstMatmulLoop(matmul);
+  return std::array<int64_t, 3>{ranges[batch], ranges[batch + 1],
+                                ranges[batch + 2]};
+}
+
+/// `matmul`, a bf16 x bf16 -> f32 linalg.matmul or batch_matmul of at
+/// least kiln::kAmxPanelMinRows rows, with K padded with zeros to an even
+/// size and N to a multiple of `width` (paddedProduct), so that B packs
+/// into whole panels of pairs and the product runs on AMX tiles; on
+/// vdpbf16ps, with B's rows interleaved in registers, 257 x 129 x 63 took 3
+/// times oneDNN's time. Returns the padded matmul, or null where `matmul`
+/// is not such a product or needs no padding.
+linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
+                                    linalg::LinalgOp matmul, int64_t width) {
+  auto sizes = paddableProduct(matmul, rewriter.getBF16Type());
+  if (!sizes)
+    return {};
+  auto [m, n, k] = *sizes;
+  int64_t paddedK = llvm::alignTo(k, 2), paddedN = llvm::alignTo(n, width);
+  if (m < kiln::kAmxPanelMinRows || (paddedK == k && paddedN == n))
+    return {};
+  return paddedProduct(rewriter, matmul, paddedK, paddedN);
+}
+
+/// The most columns of zeros, as a fraction of N, that an f32 product's B
+/// takes to pack into whole panels (paddedForF32Panels): on an Intel Xeon,
+/// 1000 x 129 x 200 padded to 224 columns (12%) ran 13% slower, 300 x 500
+/// x 300 to 320 (7%) 3% faster, 257 x 1000 x 333 to 352 (6%) 7% faster.
+constexpr int64_t kPaddedColumnsFraction = 16;
+
+/// The fewest k steps of an f32 product whose B is padded into panels: its
+/// result's columns sliced back are a copy of C, which few steps do not pay
+/// for.
+constexpr int64_t kPaddedPanelsMinK = 64;
+
+/// `matmul`, an f32 linalg.matmul or batch_matmul of at least
+/// kiln::kPanelMinRows rows and kPaddedPanelsMinK k steps whose B rows are
+/// off cache lines (N not a multiple of 16: a register tile's row of B
+/// straddles lines, and a panel's walk down K does not stay in L1), with N
+/// padded with zeros to a multiple of `width` (paddedProduct) where that
+/// adds at most N / kPaddedColumnsFraction columns, so that B packs into
+/// whole panels: on an Intel Xeon, 493 x 633 x 505 ran 2.46 -> 2.05 ms on
+/// one thread, 1.50 -> 1.23 on two. A B that is a transpose chunks of
+/// columns compute (x W^T) is not padded: the transpose, the padding and
+/// the pack would be three passes (450 x 249 x 581 took 0.86 -> 0.98 ms).
+/// Returns the padded matmul, or null where `matmul` is not such a product.
+linalg::LinalgOp paddedForF32Panels(RewriterBase &rewriter,
+                                    linalg::LinalgOp matmul, int64_t width) {
+  auto sizes = paddableProduct(matmul, rewriter.getF32Type());
+  if (!sizes)
+    return {};
+  auto [m, n, k] = *sizes;
+  int64_t paddedN = llvm::alignTo(n, width);
+  if (m < kiln::kPanelMinRows || k < kPaddedPanelsMinK || n % 16 == 0 ||
+      (paddedN - n) * kPaddedColumnsFraction > n ||
+      transposeReadOnce(matmul->getOperand(1)))
+    return {};
+  return paddedProduct(rewriter, matmul, k, paddedN);
 }
 
 /// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
@@ -3046,6 +3116,12 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
       if (linalg::LinalgOp padded =
               paddedForAmxPanels(rewriter, matmul, tiles.registerN))
         matmul = padded;
+    // Padded f32 panels pack whatever the distance between B's rows.
+    if (linalg::LinalgOp padded =
+            paddedForF32Panels(rewriter, matmul, tiles.registerN)) {
+      kiln::packMatmulPanels(rewriter, padded, tiles.registerN, /*group=*/1);
+      continue;
+    }
     if (int64_t group = kiln::panelGroup(matmul, tiles.registerN,
                                          tiles.bf16Pairs, tiles.amx))
       kiln::packMatmulPanels(rewriter, matmul, tiles.registerN, group);

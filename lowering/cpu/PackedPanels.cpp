@@ -24,11 +24,6 @@ using namespace mlir;
 
 namespace {
 
-/// Rows of A from which B is packed: the packing copies B once, which 128
-/// rows of products amortize (measured on 128 x 1024 x 1024: 3% faster
-/// packed; 64 rows were 4% slower).
-constexpr int64_t kPanelMinRows = 128;
-
 /// The distance between B's rows, in bytes, a multiple of which makes a
 /// register tile's columns of them fall in a few cache sets (L1's 4 KiB
 /// ways hold two such rows each): a panel's 256 k steps no longer stay in
@@ -135,7 +130,7 @@ int64_t groupFor(Type lhs, Type rhs, Type acc, int64_t m, int64_t n, int64_t k,
   bool amxPairs = amx && bf16Pairs && lhs.isBF16();
   // Dynamic sizes are negative; an empty product has nothing to pack.
   if (m <= 0 || n <= 0 || k <= 0 || width <= 0 ||
-      m < (amxPairs ? kiln::kAmxPanelMinRows : kPanelMinRows) ||
+      m < (amxPairs ? kiln::kAmxPanelMinRows : kiln::kPanelMinRows) ||
       n % width != 0 || !acc.isF32() || lhs != rhs)
     return 0;
   // vdpbf16ps's pairs: packing also saves interleaving B's rows at every

@@ -125,8 +125,12 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     fewer columns than a register tile stay whole.
 
     Then, with `pack-panels`, an f32 matmul whose B rows are a multiple
-    of 2 KiB apart (rows that fall in the same cache sets) and that has at
-    least 128 rows packs B once into panels of a register tile's columns,
+    of 2 KiB apart (rows that fall in the same cache sets), or off cache
+    lines (N not a multiple of 16; B and C then padded with zero columns
+    to whole panels where that adds at most N / 16 of them, K is at least
+    64 and B is no transpose that chunks of columns compute, the result's
+    columns sliced back), and that has at least 128
+    rows packs B once into panels of a register tile's columns,
     [N / 32, K, 32], and becomes a product over (batch, panel, m, column,
     k) scheduled like a batch matmul of one panel at a time (row blocks
     outermost; K tiles of `cache-tile-k` steps, whose panel part stays in
@@ -176,7 +180,8 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     chunk reads all of B); a product of packed panels may chunk its panels,
     8 at a time, each chunk packing its own and reading all of A: f32 ones
     do unless A is a transpose that chunks of rows compute part by part
-    (then B is packed before them), bf16 ones where A is at most 512 KiB.
+    (then B is packed before them), in chunks of 8 panels where there are
+    enough of them, else of fewer; bf16 ones where A is at most 512 KiB.
     Rows past the last whole
     chunk are distributed again, along another loop where that pays, else
     run after it. Each chunk is then tiled as above. Matmuls are scheduled

@@ -690,10 +690,10 @@ func.func @transposed_rows_too_long(%x: tensor<4096x784xf32>, %dy: tensor<4096x5
 
 // Not epilogues: a product that is also returned (fusing would compute it
 // twice), and one of 10 columns (each block would pad B): each product is
-// computed whole (the first in chunks of panels, for threads), then its
-// tanh.
+// computed whole (the first in 4 chunks of 4 panels, for threads), then
+// its tanh.
 // CHECK-LABEL: func.func @not_epilogues
-// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (8)
+// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (4)
 // CHECK: vector.contract
 // CHECK: scf.forall.in_parallel
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c256

@@ -62,6 +62,44 @@ func.func @unpacked(%a: tensor<127x16xf32>, %b: tensor<16x1024xf32>, %c: tensor<
 
 // -----
 
+// B's rows off cache lines (505 columns): B padded with zeros to 512
+// columns packs into 16 panels, and so does C, the product's columns
+// sliced back.
+// CHECK-LABEL: func.func @padded_panels
+// CHECK: tensor.insert_slice %arg1 into %{{.*}}[0, 0] [100, 505] [1, 1] : tensor<100x505xf32> into tensor<100x512xf32>
+// CHECK: tensor.insert_slice %arg2 into %{{.*}}[0, 0] [256, 505] [1, 1] : tensor<256x505xf32> into tensor<256x512xf32>
+// CHECK: tensor.empty() : tensor<16x100x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [256, 505] [1, 1] : tensor<256x512xf32> to tensor<256x505xf32>
+// OFF-LABEL: func.func @padded_panels
+// OFF-NOT: x512xf32>
+// OFF: return
+func.func @padded_panels(%a: tensor<256x100xf32>, %b: tensor<100x505xf32>, %c: tensor<256x505xf32>) -> tensor<256x505xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x100xf32>, tensor<100x505xf32>) outs(%c : tensor<256x505xf32>) -> tensor<256x505xf32>
+  return %0 : tensor<256x505xf32>
+}
+
+// -----
+
+// Not padded: 200 columns (224 would be 12% zeros), 32 k steps (too few to
+// pay for copying C back), a transposed B (chunks of columns transpose
+// their own).
+// CHECK-LABEL: func.func @unpadded
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @unpadded(%a: tensor<256x100xf32>, %b: tensor<100x200xf32>, %c: tensor<256x200xf32>,
+                    %d: tensor<256x32xf32>, %e: tensor<32x505xf32>, %f: tensor<256x505xf32>,
+                    %w: tensor<505x100xf32>) -> (tensor<256x200xf32>, tensor<256x505xf32>, tensor<256x505xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x100xf32>, tensor<100x200xf32>) outs(%c : tensor<256x200xf32>) -> tensor<256x200xf32>
+  %1 = linalg.matmul ins(%d, %e : tensor<256x32xf32>, tensor<32x505xf32>) outs(%f : tensor<256x505xf32>) -> tensor<256x505xf32>
+  %te = tensor.empty() : tensor<100x505xf32>
+  %wt = linalg.transpose ins(%w : tensor<505x100xf32>) outs(%te : tensor<100x505xf32>) permutation = [1, 0]
+  %2 = linalg.matmul ins(%a, %wt : tensor<256x100xf32>, tensor<100x505xf32>) outs(%f : tensor<256x505xf32>) -> tensor<256x505xf32>
+  return %0, %1, %2 : tensor<256x200xf32>, tensor<256x505xf32>, tensor<256x505xf32>
+}
+
+// -----
+
 // A product computed block by block for its epilogue (a ReLU): B is
 // packed once before the epilogue's loop, and each block of 256 columns
 // reads its 8 panels, from panel column / 32.

@@ -84,13 +84,13 @@ func.func @chunks_transpose_their_rows(%x: tensor<256x784xf32>, %dy: tensor<256x
 
 // -----
 
-// Bᵀ packed into panels (its rows 2 KiB apart), which chunks of them pack
-// from: transposed once, before the loop.
+// Bᵀ packed into panels (its rows 2 KiB apart), which 4 chunks of 4 panels
+// pack from: transposed once, before the loop.
 // CHECK-LABEL: func.func @whole_operands_stay_outside
 // CHECK: scf.for
 // CHECK: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
-// CHECK: scf.forall
-// CHECK: -> (tensor<8x256x32xf32>)
+// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (4)
+// CHECK: -> (tensor<4x256x32xf32>)
 // CHECK-NOT: tensor<16x16xf32>
 // CHECK: vector.contract
 func.func @whole_operands_stay_outside(%a: tensor<512x256xf32>, %b: tensor<512x256xf32>) -> tensor<512x512xf32> {
