@@ -1168,8 +1168,12 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // cache tile: a vector-matrix product with 2 accumulators would wait on
   // each FMA's latency. The register tile becomes that many rows, so that
   // the parts split below do not widen it again (8 rows of byte quads
-  // reached 128 columns, 64 accumulators spilled to the stack).
+  // reached 128 columns, 64 accumulators spilled to the stack). Such a
+  // product streams B, each element used by those few rows: its cache tile
+  // takes all of N, so that a K tile walks every column of its rows while
+  // their lines are in cache (1 x 1024 x 1024: 0.175 -> 0.149 ms).
   if (m < tiles.registerM && (pairs || !hasNarrowFloats(op))) {
+    tiles.cacheN = std::max(tiles.cacheN, n);
     int64_t rows = int64_t(llvm::bit_ceil(uint64_t(m)));
     tiles.registerN =
         std::min(tiles.cacheN, tiles.registerN * (tiles.registerM / rows));
