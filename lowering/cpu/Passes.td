@@ -117,7 +117,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     Next, matmul epilogues: an all-parallel op that reads a matmul's result
     element for element, as its only reader (a bias add and an
     activation), is tiled by blocks of the product (columns by up to a
-    cache tile, rows by up to 4 cache tiles, or 1 where that makes fewer
+    cache tile, or all of them where A is a transpose the blocks compute
+    and B fits 1 MiB, so that each transposes its rows once; rows by up to
+    4 cache tiles, or 1 where that makes fewer
     blocks than threads would want chunks; multiples of the register tile
     that divide the dimension, else all of it), and each block of the
     product is zeroed and computed over all of K in the loop, in a buffer

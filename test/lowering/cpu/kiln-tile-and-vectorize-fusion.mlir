@@ -621,20 +621,19 @@ func.func @epilogue(%arg0: tensor<512x256xf32>, %arg1: tensor<256x512xf32>, %arg
 // -----
 
 // An SGD update of a weight gradient, W - 0.05 X^T dY (784 x 256 x 512,
-// from a 256-row batch): 2 blocks of 256 columns by 112 rows, each
-// transposing its 112 rows of X^T (all 256 of K) in a buffer of its own
-// while it computes them, rather than one thread transposing all of X
-// before the blocks start. With 2 blocks of columns, each row of X^T is
-// transposed twice.
+// from a 256-row batch): blocks of 56 rows by all 512 columns (B's 512 KiB
+// stay in L2 as they pass), each transposing its 56 rows of X^T (all 256
+// of K) once, in a buffer of its own while it computes them, rather than
+// one thread transposing all of X before the blocks start.
 // CHECK-LABEL: func.func @transposed_rows_in_blocks
 // CHECK-NOT: linalg.transpose
-// CHECK: scf.forall (%[[N:.*]], %[[M:.*]]) = (0, 0) to (512, 784) step (256, 112)
-// CHECK: tensor.extract_slice %arg0[0, %[[M]]] [256, 112] [1, 1]
-// CHECK: tensor.empty() : tensor<112x256xf32>
+// CHECK: scf.forall (%[[M:.*]]) = (0) to (784) step (56)
+// CHECK: tensor.extract_slice %arg0[0, %[[M]]] [256, 56] [1, 1]
+// CHECK: tensor.empty() : tensor<56x256xf32>
 // CHECK: vector.transfer_read {{.*}} {permutation_map = {{.*}}} : tensor<16x16xf32>, vector<16x16xf32>
 // CHECK: vector.contract
 // CHECK: arith.subf %{{.*}} : vector<1x64xf32>
-// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[M]], %[[N]]] [112, 256] [1, 1]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[M]], 0] [56, 512] [1, 1]
 // CHECK-NOT: linalg.transpose
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
