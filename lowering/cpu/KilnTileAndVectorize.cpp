@@ -1722,27 +1722,49 @@ double computedInputBytes(linalg::LinalgOp op) {
 
 /// How many chunks of whole granules threads should share `units`
 /// granules in: of the counts from `target` (at most `units`), the fewest
-/// whose longest share on 2 threads plus that on 4 is least, a share being
-/// a thread's block of chunks (a static schedule's) then the granules past
-/// the last whole chunk, which run after them (only where `leftover`
-/// allows any). A transformer block's 308 x 192 x 192 products (9
-/// granules of 32 rows, a target of 3) made 3 chunks, 2 of them on one of
-/// 2 threads: 6 granules; 4 chunks of 2 leave it 5, with the last one.
-int64_t chunkCount(int64_t units, int64_t target, bool leftover) {
-  int64_t best = units, leastSpan = std::numeric_limits<int64_t>::max();
+/// whose longest share on 1, 2 and 4 threads together is least, a share
+/// being a thread's block of chunks (a static schedule's) then the
+/// granules past the last whole chunk, which run after them (only where
+/// `leftover` allows any), each chunk costing `overhead` granules more. A
+/// transformer block's 308 x 192 x 192 products (9 granules of 32 rows, a
+/// target of 3) made 3 chunks, 2 of them on one of 2 threads: 6 granules;
+/// 4 chunks of 2 leave it 5, with the last one.
+int64_t chunkCount(int64_t units, int64_t target, bool leftover,
+                   double overhead) {
+  int64_t best = units;
+  double leastSpan = std::numeric_limits<double>::max();
   for (int64_t count = std::min(target, units); count <= units; ++count) {
     int64_t size = units / count, rest = units % count;
     if (rest != 0 && !leftover)
       continue;
-    int64_t span = 0;
-    for (int64_t threads : {2, 4})
-      span += llvm::divideCeil(count, threads) * size + rest;
+    double span = 0;
+    for (int64_t threads : {1, 2, 4})
+      span += llvm::divideCeil(count, threads) * (size + overhead) +
+              (rest != 0 ? rest + overhead : 0);
     if (span < leastSpan) {
       best = count;
       leastSpan = span;
     }
   }
   return best;
+}
+
+/// What each chunk of `op` along `loop` costs beyond its granules, in
+/// granules of `granuleNs`: streaming the inputs that every chunk reads
+/// whole (that loop does not index) from memory, where they are more than
+/// a core's L2 holds. 1134 x 756 x 826 in 26 chunks of one panel, each
+/// streaming all 3.4 MB of A, took 11.0 ms on one thread.
+double chunkOverhead(linalg::LinalgOp op, unsigned loop, double granuleNs) {
+  int64_t bytes = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (type && type.hasStaticShape() &&
+        !op.getMatchingIndexingMap(input).isFunctionOfDim(loop))
+      bytes += kiln::storageBytes(type);
+  }
+  if (bytes <= kiln::kThreadBufferBytes || granuleNs <= 0)
+    return 0;
+  return bytes / kiln::kStreamingBytesPerNs / granuleNs;
 }
 
 /// Where `op` is estimated to take at least `minNs` on one thread, splits
@@ -1823,7 +1845,8 @@ SmallVector<linalg::LinalgOp> distribute(RewriterBase &rewriter,
     // 4096-column product).
     return distributePieces(*loop, range - range % granule);
   }
-  int64_t chunks = chunkCount(units, target, op->getNumResults() == 1);
+  int64_t chunks = chunkCount(units, target, op->getNumResults() == 1,
+                              chunkOverhead(op, *loop, ns / units));
   if (units % chunks != 0)
     return distributePieces(*loop, units / chunks * chunks * granule);
   if (std::optional<std::pair<unsigned, int64_t>> at =

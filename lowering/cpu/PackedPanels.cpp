@@ -28,10 +28,18 @@ namespace {
 /// register tile's columns of them fall in a few cache sets (L1's 4 KiB
 /// ways hold two such rows each): a panel's 256 k steps no longer stay in
 /// L1 while row tiles pass it. Rows 2 KiB apart (256 x 784 x 512, a
-/// layer's product) ran 1.50 -> 1.27 ms packed on an Intel Xeon; rows 3.2
-/// KiB apart (256 x 784 x 800) ran 0-5% faster, but their 25 panels split
-/// unevenly between 2 threads' chunks (1.22 -> 1.48 ms).
+/// layer's product) ran 1.50 -> 1.27 ms packed on an Intel Xeon.
 constexpr int64_t kAliasingRowBytes = 2048;
+
+/// The size of an f32 B past which it packs whatever its rows' distance
+/// (half of L2 on this project's CPUs): a register tile then walks down K
+/// through a panel's consecutive lines, not through rows that the hardware
+/// prefetches a page at most of. On an Intel Xeon, 287 x 1280 x 768 (rows
+/// 3 KiB apart) ran 4.47 -> 3.07 ms packed, 256 x 256 x 768 (768 KiB) 0.54
+/// -> 0.48, 300 x 500 x 320 (640 KiB) the same on one thread and 0.37 ->
+/// 0.31 on two; smaller Bs stay in L2 unpacked: 256 x 512 x 256 and 256^3
+/// ran the same packed, 128^3 5% slower (15% on two threads).
+constexpr int64_t kPackedPanelsMinBytes = 512 << 10;
 
 } // namespace
 
@@ -138,7 +146,10 @@ int64_t groupFor(Type lhs, Type rhs, Type acc, int64_t m, int64_t n, int64_t k,
   if (lhs.isBF16() && bf16Pairs && k % 2 == 0)
     return 2;
   int64_t rowBytes = n * int64_t(sizeof(float));
-  return lhs.isF32() && rowBytes % kAliasingRowBytes == 0 ? 1 : 0;
+  return lhs.isF32() && (rowBytes % kAliasingRowBytes == 0 ||
+                         k * rowBytes > kPackedPanelsMinBytes)
+             ? 1
+             : 0;
 }
 
 /// Whether `value` is defined outside `loop`.

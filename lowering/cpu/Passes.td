@@ -127,7 +127,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     fewer columns than a register tile stay whole.
 
     Then, with `pack-panels`, an f32 matmul whose B rows are a multiple
-    of 2 KiB apart (rows that fall in the same cache sets), or off cache
+    of 2 KiB apart (rows that fall in the same cache sets) or whose B is
+    over 512 KiB (half of L2: unpacked, a register tile walks down K
+    through rows the hardware does not prefetch far), or off cache
     lines (N not a multiple of 16; B and C then padded with zero columns
     to whole panels where that adds at most N / 16 of them, K is at least
     64 and B is no transpose that chunks of columns compute, the result's
@@ -174,8 +176,10 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     (kiln-lower-foralls): batch, then rows, then columns, whichever first
     has enough whole cache tiles, register tiles or vector rows for a chunk
     per `parallel-work / 2` ns, else the one with the most (of the chunk
-    counts from that target, the fewest that 2 and 4 threads share most
-    evenly, granules past the last whole chunk left over), except that a
+    counts from that target, the fewest that 1, 2 and 4 threads share
+    most evenly, granules past the last whole chunk left over, each chunk
+    costing the time to stream the inputs it reads whole from memory
+    where they are over 1 MiB), except that a
     matmul whose B alone is a transpose only it reads (x W^T) splits
     columns first where they are enough. A matmul's rows chunk by whole
     cache tiles, or by 32 rows where M is not an even number of them (each

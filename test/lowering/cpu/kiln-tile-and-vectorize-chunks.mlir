@@ -26,36 +26,36 @@ func.func @matmul(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>, %c: tensor<2
 
 // -----
 
-// 257 rows (a prime, 202 MFLOP, a target of 8 chunks): the 256 rows run
-// in chunks of 32, half a cache tile (each chunk reads all of B: chunks of
-// one 8-row register tile read it from L3 for every 8 rows), all 8 of them;
-// the last row on one thread (too little work to chunk its columns), in
-// register tiles of 1 x 256 (a row takes 8 rows' columns). B's rows are 3
-// KiB apart: it is not packed.
+// 257 rows (a prime) of f64 (202 MFLOP, 2 ms at half the f32 rate, a
+// target of 16 chunks; f64 is never packed, so chunks split rows): the
+// 256 rows run in chunks of 32, half a cache tile (each chunk reads all of
+// B: chunks of one 8-row register tile read it from L3 for every 8 rows),
+// all 8 of them; the last row on one thread (too little work to chunk its
+// columns), in register tiles of 1 x 128 (a row takes 8 rows' columns).
 // CHECK-LABEL: func.func @prime_rows
-func.func @prime_rows(%a: tensor<257x512xf32>, %b: tensor<512x768xf32>, %c: tensor<257x768xf32>) -> tensor<257x768xf32> {
-  // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf32>)
+func.func @prime_rows(%a: tensor<257x512xf64>, %b: tensor<512x768xf64>, %c: tensor<257x768xf64>) -> tensor<257x768xf64> {
+  // CHECK: %[[WHOLE:.*]] = scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf64>)
   // CHECK: tensor.parallel_insert_slice {{.*}} [32, 768] [1, 1]
   // CHECK: tensor.insert_slice %[[WHOLE]] into %{{.*}}[0, 0] [256, 768] [1, 1]
   // CHECK-NOT: scf.forall
-  // CHECK: vector.contract {{.*}} into vector<1x256xf32>
-  %0 = linalg.matmul ins(%a, %b : tensor<257x512xf32>, tensor<512x768xf32>)
-                     outs(%c : tensor<257x768xf32>) -> tensor<257x768xf32>
-  return %0 : tensor<257x768xf32>
+  // CHECK: vector.contract {{.*}} into vector<1x128xf64>
+  %0 = linalg.matmul ins(%a, %b : tensor<257x512xf64>, tensor<512x768xf64>)
+                     outs(%c : tensor<257x768xf64>) -> tensor<257x768xf64>
+  return %0 : tensor<257x768xf64>
 }
 
 // -----
 
-// 287 x 1280 x 768 (564 MFLOP): 256 rows in 8 chunks of 32; the 31 rows
-// after them are 61 MFLOP (305 us, a target of 2 chunks), so they run in
-// chunks too, of their columns: 3 of 256 (whole cache tiles).
+// 287 x 1280 x 768 of f64 (564 MFLOP): 256 rows in 8 chunks of 32; the 31
+// rows after them are 61 MFLOP (610 us, a target of 4 chunks), so they
+// run in chunks too, of their columns: 3 of 256 (whole cache tiles).
 // CHECK-LABEL: func.func @rows_past_the_chunks
-func.func @rows_past_the_chunks(%a: tensor<287x1280xf32>, %b: tensor<1280x768xf32>, %c: tensor<287x768xf32>) -> tensor<287x768xf32> {
-  // CHECK: scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf32>)
-  // CHECK: scf.forall (%{{.*}}) = (0) to (768) step (256) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<31x768xf32>)
-  %0 = linalg.matmul ins(%a, %b : tensor<287x1280xf32>, tensor<1280x768xf32>)
-                     outs(%c : tensor<287x768xf32>) -> tensor<287x768xf32>
-  return %0 : tensor<287x768xf32>
+func.func @rows_past_the_chunks(%a: tensor<287x1280xf64>, %b: tensor<1280x768xf64>, %c: tensor<287x768xf64>) -> tensor<287x768xf64> {
+  // CHECK: scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf64>)
+  // CHECK: scf.forall (%{{.*}}) = (0) to (768) step (256) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<31x768xf64>)
+  %0 = linalg.matmul ins(%a, %b : tensor<287x1280xf64>, tensor<1280x768xf64>)
+                     outs(%c : tensor<287x768xf64>) -> tensor<287x768xf64>
+  return %0 : tensor<287x768xf64>
 }
 
 // -----
@@ -128,6 +128,29 @@ func.func @single_panel_chunks(%a: tensor<257x1000xf32>, %b: tensor<1000x333xf32
   %0 = linalg.matmul ins(%a, %b : tensor<257x1000xf32>, tensor<1000x333xf32>)
                      outs(%c : tensor<257x333xf32>) -> tensor<257x333xf32>
   return %0 : tensor<257x333xf32>
+}
+
+// B's rows 3.25 KiB apart pack where B (1.7 MB) is more than half of L2
+// (kiln-tile-and-vectorize-pack-panels.mlir). Each chunk of panels reads
+// all of A; at 2 MB, A streams from memory once per chunk, so its 26 panels
+// run in 4 chunks of 6, then 2 of one, not in 26 of one.
+// CHECK-LABEL: func.func @panel_chunks_reading_a_large_a
+// CHECK: scf.forall (%{{.*}}) = (0) to (24) step (6) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1024x24x32xf32>)
+// CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1024x2x32xf32>)
+func.func @panel_chunks_reading_a_large_a(%a: tensor<1024x512xf32>, %b: tensor<512x832xf32>, %c: tensor<1024x832xf32>) -> tensor<1024x832xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1024x512xf32>, tensor<512x832xf32>)
+                     outs(%c : tensor<1024x832xf32>) -> tensor<1024x832xf32>
+  return %0 : tensor<1024x832xf32>
+}
+
+// The same product of half the rows: A (1 MiB) stays in L2 between chunks,
+// so the 26 panels share evenly in chunks of one.
+// CHECK-LABEL: func.func @panel_chunks_reading_a_small_a
+// CHECK: scf.forall (%{{.*}}) in (26) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x26x32xf32>)
+func.func @panel_chunks_reading_a_small_a(%a: tensor<512x512xf32>, %b: tensor<512x832xf32>, %c: tensor<512x832xf32>) -> tensor<512x832xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<512x512xf32>, tensor<512x832xf32>)
+                     outs(%c : tensor<512x832xf32>) -> tensor<512x832xf32>
+  return %0 : tensor<512x832xf32>
 }
 
 // Where A is a transpose (a weight gradient's X^T), chunks of rows each

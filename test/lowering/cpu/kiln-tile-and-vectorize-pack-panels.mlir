@@ -43,8 +43,8 @@ func.func @packed_batch(%a: tensor<2x130x8xf32>, %b: tensor<2x8x2048xf32>, %c: t
 
 // -----
 
-// Not packed: fewer than 128 rows; B's rows 4000 bytes apart, or 1 KiB;
-// f64.
+// Not packed: fewer than 128 rows; B's rows 4000 bytes apart, or 1 KiB,
+// and B within half of L2 (64 KiB); f64.
 // CHECK-LABEL: func.func @unpacked
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return
@@ -61,6 +61,20 @@ func.func @unpacked(%a: tensor<127x16xf32>, %b: tensor<16x1024xf32>, %c: tensor<
 }
 
 // -----
+
+// B's rows 3 KiB apart pack where B (1.2 MB) is more than half of L2:
+// unpacked, register tiles would walk down K through rows 3 KiB apart,
+// where a panel's are consecutive lines.
+// CHECK-LABEL: func.func @packed_large_b
+// CHECK: tensor.empty() : tensor<24x384x32xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// OFF-LABEL: func.func @packed_large_b
+// OFF-NOT: tensor.expand_shape
+// OFF: return
+func.func @packed_large_b(%a: tensor<128x384xf32>, %b: tensor<384x768xf32>, %c: tensor<128x768xf32>) -> tensor<128x768xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x384xf32>, tensor<384x768xf32>) outs(%c : tensor<128x768xf32>) -> tensor<128x768xf32>
+  return %0 : tensor<128x768xf32>
+}
 
 // B's rows off cache lines (505 columns): B padded with zeros to 512
 // columns packs into 16 panels, and so does C, the product's columns
