@@ -1722,7 +1722,8 @@ double computedInputBytes(linalg::LinalgOp op) {
 
 /// How many chunks of whole granules threads should share `units`
 /// granules in: of the counts from `target` (at most `units`), the fewest
-/// whose longest share on 1, 2 and 4 threads together is least, a share
+/// whose longest share on 1 and 2 threads (this project's machines' cores)
+/// plus half that on 4 is least, a share
 /// being a thread's block of chunks (a static schedule's) then the
 /// granules past the last whole chunk, which run after them (only where
 /// `leftover` allows any), each chunk costing `overhead` granules more. A
@@ -1738,9 +1739,10 @@ int64_t chunkCount(int64_t units, int64_t target, bool leftover,
     if (rest != 0 && !leftover)
       continue;
     double span = 0;
-    for (int64_t threads : {1, 2, 4})
-      span += llvm::divideCeil(count, threads) * (size + overhead) +
-              (rest != 0 ? rest + overhead : 0);
+    for (auto [threads, weight] :
+         {std::pair(1, 1.0), std::pair(2, 1.0), std::pair(4, 0.5)})
+      span += weight * (llvm::divideCeil(count, threads) * (size + overhead) +
+                        (rest != 0 ? rest + overhead : 0));
     if (span < leastSpan) {
       best = count;
       leastSpan = span;
@@ -3105,40 +3107,34 @@ linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
   return paddedProduct(rewriter, matmul, paddedK, paddedN);
 }
 
-/// The most columns of zeros, as a fraction of N, that an f32 product's B
-/// takes to pack into whole panels (paddedForF32Panels): on an Intel Xeon,
-/// 1000 x 129 x 200 padded to 224 columns (12%) ran 13% slower, 300 x 500
-/// x 300 to 320 (7%) 3% faster, 257 x 1000 x 333 to 352 (6%) 7% faster.
-constexpr int64_t kPaddedColumnsFraction = 16;
+/// The fewest k steps of an f32 product whose whole panels split off to
+/// pack (splitForF32Panels).
+constexpr int64_t kSplitPanelsMinK = 64;
 
-/// The fewest k steps of an f32 product whose B is padded into panels: its
-/// result's columns sliced back are a copy of C, which few steps do not pay
-/// for.
-constexpr int64_t kPaddedPanelsMinK = 64;
-
-/// `matmul`, an f32 linalg.matmul or batch_matmul of at least
-/// kiln::kPanelMinRows rows and kPaddedPanelsMinK k steps whose B rows are
+/// Of `matmul`, an f32 linalg.matmul or batch_matmul of at least
+/// kiln::kPanelMinRows rows and kSplitPanelsMinK k steps whose B rows are
 /// off cache lines (N not a multiple of 16: a register tile's row of B
-/// straddles lines, and a panel's walk down K does not stay in L1), with N
-/// padded with zeros to a multiple of `width` (paddedProduct) where that
-/// adds at most N / kPaddedColumnsFraction columns, so that B packs into
-/// whole panels: on an Intel Xeon, 493 x 633 x 505 ran 2.46 -> 2.05 ms on
-/// one thread, 1.50 -> 1.23 on two. A B that is a transpose chunks of
-/// columns compute (x W^T) is not padded: the transpose, the padding and
-/// the pack would be three passes (450 x 249 x 581 took 0.86 -> 0.98 ms).
-/// Returns the padded matmul, or null where `matmul` is not such a product.
-linalg::LinalgOp paddedForF32Panels(RewriterBase &rewriter,
-                                    linalg::LinalgOp matmul, int64_t width) {
+/// straddles lines, and a panel's walk down K does not stay in L1), the
+/// columns of whole panels of `width` split from those after them (split),
+/// so that their B packs: the rest is a product of fewer columns than a
+/// register tile. On an Intel Xeon, one thread, 514 x 1395 x 450 ran 6.9
+/// -> 4.4 ms, 257 x 1000 x 333 1.36 -> 1.20 (1.36 with B and C padded
+/// with zero columns into whole panels, which copies both), 1134 x 756 x
+/// 826 10.4 -> 9.7 (padded). A B that is a transpose chunks of columns
+/// compute (x W^T) does not split: its chunks transpose their own columns.
+/// Returns the product of whole panels, or null where `matmul` is not
+/// such a product.
+linalg::LinalgOp splitForF32Panels(RewriterBase &rewriter,
+                                   linalg::LinalgOp matmul, int64_t width) {
   auto sizes = paddableProduct(matmul, rewriter.getF32Type());
   if (!sizes)
     return {};
   auto [m, n, k] = *sizes;
-  int64_t paddedN = llvm::alignTo(n, width);
-  if (m < kiln::kPanelMinRows || k < kPaddedPanelsMinK || n % 16 == 0 ||
-      (paddedN - n) * kPaddedColumnsFraction > n ||
-      transposeReadOnce(matmul->getOperand(1)))
+  int64_t whole = llvm::alignDown(n, width);
+  if (m < kiln::kPanelMinRows || k < kSplitPanelsMinK || n % 16 == 0 ||
+      whole == 0 || transposeReadOnce(matmul->getOperand(1)))
     return {};
-  return paddedProduct(rewriter, matmul, k, paddedN);
+  return split(rewriter, matmul, firstMatmulLoop(matmul) + 1, whole).first;
 }
 
 /// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
@@ -3165,10 +3161,11 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
       if (linalg::LinalgOp padded =
               paddedForAmxPanels(rewriter, matmul, tiles.registerN))
         matmul = padded;
-    // Padded f32 panels pack whatever the distance between B's rows.
-    if (linalg::LinalgOp padded =
-            paddedForF32Panels(rewriter, matmul, tiles.registerN)) {
-      kiln::packMatmulPanels(rewriter, padded, tiles.registerN, /*group=*/1);
+    // Whole f32 panels split off pack whatever the distance between B's
+    // rows.
+    if (linalg::LinalgOp panels =
+            splitForF32Panels(rewriter, matmul, tiles.registerN)) {
+      kiln::packMatmulPanels(rewriter, panels, tiles.registerN, /*group=*/1);
       continue;
     }
     if (int64_t group = kiln::panelGroup(matmul, tiles.registerN,

@@ -76,40 +76,42 @@ func.func @packed_large_b(%a: tensor<128x384xf32>, %b: tensor<384x768xf32>, %c: 
   return %0 : tensor<128x768xf32>
 }
 
-// B's rows off cache lines (505 columns): B padded with zeros to 512
-// columns packs into 16 panels, and so does C, the product's columns
-// sliced back.
-// CHECK-LABEL: func.func @padded_panels
-// CHECK: tensor.insert_slice %arg1 into %{{.*}}[0, 0] [100, 505] [1, 1] : tensor<100x505xf32> into tensor<100x512xf32>
-// CHECK: tensor.insert_slice %arg2 into %{{.*}}[0, 0] [256, 505] [1, 1] : tensor<256x505xf32> into tensor<256x512xf32>
-// CHECK: tensor.empty() : tensor<16x100x32xf32>
+// B's rows off cache lines (505 columns): the product of its first 480
+// columns splits off, and their B packs into 15 panels, written into C's
+// columns in place; the last 25 columns are a product of their own (its
+// columns padded to a register tile's 32 in registers).
+// CHECK-LABEL: func.func @split_panels
+// CHECK: %[[B:.*]] = tensor.extract_slice %arg1[0, 0] [100, 480] [1, 1] : tensor<100x505xf32> to tensor<100x480xf32>
+// CHECK: %[[C:.*]] = tensor.extract_slice %arg2[0, 0] [256, 480] [1, 1] : tensor<256x505xf32> to tensor<256x480xf32>
+// CHECK: tensor.expand_shape %[[B]] {{\[}}[0], [1, 2]] output_shape [100, 15, 32]
+// CHECK: tensor.empty() : tensor<15x100x32xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] output_shape [256, 15, 32]
 // CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// CHECK: tensor.extract_slice %{{.*}}[0, 0] [256, 505] [1, 1] : tensor<256x512xf32> to tensor<256x505xf32>
-// OFF-LABEL: func.func @padded_panels
-// OFF-NOT: x512xf32>
+// CHECK: %[[WHOLE:.*]] = tensor.insert_slice %{{.*}} into %arg2[0, 0] [256, 480] [1, 1] : tensor<256x480xf32> into tensor<256x505xf32>
+// CHECK: tensor.extract_slice %arg1[0, 480] [100, 25] [1, 1] : tensor<100x505xf32> to tensor<100x25xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[WHOLE]][0, 480] [256, 25] [1, 1] : tensor<256x25xf32> into tensor<256x505xf32>
+// OFF-LABEL: func.func @split_panels
+// OFF-NOT: tensor.expand_shape
 // OFF: return
-func.func @padded_panels(%a: tensor<256x100xf32>, %b: tensor<100x505xf32>, %c: tensor<256x505xf32>) -> tensor<256x505xf32> {
+func.func @split_panels(%a: tensor<256x100xf32>, %b: tensor<100x505xf32>, %c: tensor<256x505xf32>) -> tensor<256x505xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<256x100xf32>, tensor<100x505xf32>) outs(%c : tensor<256x505xf32>) -> tensor<256x505xf32>
   return %0 : tensor<256x505xf32>
 }
 
 // -----
 
-// Not padded: 200 columns (224 would be 12% zeros), 32 k steps (too few to
-// pay for copying C back), a transposed B (chunks of columns transpose
-// their own).
-// CHECK-LABEL: func.func @unpadded
+// Not split: 32 k steps (too few to pay for packing), a transposed B
+// (chunks of columns transpose their own).
+// CHECK-LABEL: func.func @unsplit
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return
-func.func @unpadded(%a: tensor<256x100xf32>, %b: tensor<100x200xf32>, %c: tensor<256x200xf32>,
-                    %d: tensor<256x32xf32>, %e: tensor<32x505xf32>, %f: tensor<256x505xf32>,
-                    %w: tensor<505x100xf32>) -> (tensor<256x200xf32>, tensor<256x505xf32>, tensor<256x505xf32>) {
-  %0 = linalg.matmul ins(%a, %b : tensor<256x100xf32>, tensor<100x200xf32>) outs(%c : tensor<256x200xf32>) -> tensor<256x200xf32>
-  %1 = linalg.matmul ins(%d, %e : tensor<256x32xf32>, tensor<32x505xf32>) outs(%f : tensor<256x505xf32>) -> tensor<256x505xf32>
+func.func @unsplit(%a: tensor<256x100xf32>, %d: tensor<256x32xf32>, %e: tensor<32x505xf32>,
+                   %f: tensor<256x505xf32>, %w: tensor<505x100xf32>) -> (tensor<256x505xf32>, tensor<256x505xf32>) {
+  %0 = linalg.matmul ins(%d, %e : tensor<256x32xf32>, tensor<32x505xf32>) outs(%f : tensor<256x505xf32>) -> tensor<256x505xf32>
   %te = tensor.empty() : tensor<100x505xf32>
   %wt = linalg.transpose ins(%w : tensor<505x100xf32>) outs(%te : tensor<100x505xf32>) permutation = [1, 0]
-  %2 = linalg.matmul ins(%a, %wt : tensor<256x100xf32>, tensor<100x505xf32>) outs(%f : tensor<256x505xf32>) -> tensor<256x505xf32>
-  return %0, %1, %2 : tensor<256x200xf32>, tensor<256x505xf32>, tensor<256x505xf32>
+  %1 = linalg.matmul ins(%a, %wt : tensor<256x100xf32>, tensor<100x505xf32>) outs(%f : tensor<256x505xf32>) -> tensor<256x505xf32>
+  return %0, %1 : tensor<256x505xf32>, tensor<256x505xf32>
 }
 
 // -----
