@@ -46,11 +46,10 @@ for gen, (m, k, n), dtype in (
         [(pieces, s, np.float32)
          for s in [(6272, 40, 20), (45, 130, 52), (64, 33, 17)]] +
         [(pieces, s, np.float64) for s in [(64, 70, 12), (45, 33, 9)]] +
-        # Columns past the last whole panel of 32 (N not a multiple of 16):
-        # the whole panels' product splits off and packs B, the rest runs
-        # on its own.
+        # Columns past the last whole panel of 32: the whole panels'
+        # product splits off and packs B, the rest runs on its own.
         [(np.random.default_rng(33), s, np.float32)
-         for s in [(130, 100, 505), (257, 70, 333)]]):
+         for s in [(130, 100, 505), (257, 70, 333), (128, 64, 784)]]):
     SA = gen.standard_normal((m, k)).astype(dtype)
     SB = gen.standard_normal((k, n)).astype(dtype)
     want = (SA.astype(np.float64) @ SB).astype(dtype)

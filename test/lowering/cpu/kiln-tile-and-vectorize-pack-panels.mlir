@@ -100,6 +100,19 @@ func.func @split_panels(%a: tensor<256x100xf32>, %b: tensor<100x505xf32>, %c: te
 
 // -----
 
+// B's rows on cache lines (784 columns) but not in whole panels: the first
+// 768 columns split off too.
+// CHECK-LABEL: func.func @split_panels_on_lines
+// CHECK: tensor.extract_slice %arg1[0, 0] [100, 768] [1, 1] : tensor<100x784xf32> to tensor<100x768xf32>
+// CHECK: tensor.empty() : tensor<24x100x32xf32>
+// CHECK: tensor.extract_slice %arg1[0, 768] [100, 16] [1, 1] : tensor<100x784xf32> to tensor<100x16xf32>
+func.func @split_panels_on_lines(%a: tensor<256x100xf32>, %b: tensor<100x784xf32>, %c: tensor<256x784xf32>) -> tensor<256x784xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x100xf32>, tensor<100x784xf32>) outs(%c : tensor<256x784xf32>) -> tensor<256x784xf32>
+  return %0 : tensor<256x784xf32>
+}
+
+// -----
+
 // Not split: 32 k steps (too few to pay for packing), a transposed B
 // (chunks of columns transpose their own).
 // CHECK-LABEL: func.func @unsplit
