@@ -3122,8 +3122,11 @@ constexpr int64_t kSplitPanelsMinK = 64;
 /// with zero columns into whole panels, which copies both), 1134 x 756 x
 /// 826 10.4 -> 9.7 (padded), 512 x 512 x 784 2.74 -> 2.49 and A^T B of
 /// 1437 x 759 x 1136 24.1 -> 17.4 (neither packed). A B that is a
-/// transpose chunks of columns
-/// compute (x W^T) does not split: its chunks transpose their own columns.
+/// transpose chunks of columns compute (x W^T) splits only where it is
+/// over 1 MiB and rows outnumber columns, so that chunks of rows would
+/// each stream it (999 x 1166 x 698: 17.9 -> 11.2 ms, transposed whole
+/// first); else its chunks transpose their own columns (256 x 512 x 784
+/// ran 1.24 -> 1.45 ms split, 267 x 768 x 1412 3.57 -> 4.40).
 /// Returns the product of whole panels, or null where `matmul` is not
 /// such a product.
 linalg::LinalgOp splitForF32Panels(RewriterBase &rewriter,
@@ -3134,7 +3137,9 @@ linalg::LinalgOp splitForF32Panels(RewriterBase &rewriter,
   auto [m, n, k] = *sizes;
   int64_t whole = llvm::alignDown(n, width);
   if (m < kiln::kPanelMinRows || k < kSplitPanelsMinK || n % width == 0 ||
-      whole == 0 || transposeReadOnce(matmul->getOperand(1)))
+      whole == 0 ||
+      (transposeReadOnce(matmul->getOperand(1)) &&
+       (m <= n || k * n * int64_t(sizeof(float)) <= kiln::kThreadBufferBytes)))
     return {};
   return split(rewriter, matmul, firstMatmulLoop(matmul) + 1, whole).first;
 }

@@ -113,8 +113,23 @@ func.func @split_panels_on_lines(%a: tensor<256x100xf32>, %b: tensor<100x784xf32
 
 // -----
 
+// A transposed B over 1 MiB (x W^T, 300 x 900) of a product of more rows
+// than columns splits too: chunks of rows would each stream it.
+// CHECK-LABEL: func.func @split_transposed_b
+// CHECK: tensor.empty() : tensor<300x900xf32>
+// CHECK: tensor.empty() : tensor<28x300x32xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 896] [300, 4] [1, 1] : tensor<300x900xf32> to tensor<300x4xf32>
+func.func @split_transposed_b(%a: tensor<1000x300xf32>, %w: tensor<900x300xf32>, %c: tensor<1000x900xf32>) -> tensor<1000x900xf32> {
+  %te = tensor.empty() : tensor<300x900xf32>
+  %wt = linalg.transpose ins(%w : tensor<900x300xf32>) outs(%te : tensor<300x900xf32>) permutation = [1, 0]
+  %0 = linalg.matmul ins(%a, %wt : tensor<1000x300xf32>, tensor<300x900xf32>) outs(%c : tensor<1000x900xf32>) -> tensor<1000x900xf32>
+  return %0 : tensor<1000x900xf32>
+}
+
+// -----
+
 // Not split: 32 k steps (too few to pay for packing), a transposed B
-// (chunks of columns transpose their own).
+// within 1 MiB (chunks of columns transpose their own).
 // CHECK-LABEL: func.func @unsplit
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return
