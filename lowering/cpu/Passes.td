@@ -129,11 +129,12 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     Then, with `pack-panels`, an f32 matmul whose B rows are a multiple
     of 2 KiB apart (rows that fall in the same cache sets) or whose B is
     over 512 KiB (half of L2: unpacked, a register tile walks down K
-    through rows the hardware does not prefetch far), or off cache
-    lines (N not a multiple of 16; B and C then padded with zero columns
-    to whole panels where that adds at most N / 16 of them, K is at least
-    64 and B is no transpose that chunks of columns compute, the result's
-    columns sliced back), and that has at least 128
+    through rows the hardware does not prefetch far), or whose N is not a
+    multiple of 32 (its whole panels' columns then split off into a
+    product that packs, the rest a narrow product of its own, where K is
+    at least 64 and B is no transpose that chunks of columns compute: one
+    within 1 MiB, or of a product of no more rows than columns), and that
+    has at least 128
     rows packs B once into panels of a register tile's columns,
     [N / 32, K, 32], and becomes a product over (batch, panel, m, column,
     k) scheduled like a batch matmul of one panel at a time (row blocks
