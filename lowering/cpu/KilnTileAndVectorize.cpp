@@ -1723,13 +1723,13 @@ double computedInputBytes(linalg::LinalgOp op) {
 /// How many chunks of whole granules threads should share `units`
 /// granules in: of the counts from `target` (at most `units`), the fewest
 /// whose longest share on 1 and 2 threads (this project's machines' cores)
-/// plus half that on 4 is least, a share
-/// being a thread's block of chunks (a static schedule's) then the
-/// granules past the last whole chunk, which run after them (only where
-/// `leftover` allows any), each chunk costing `overhead` granules more. A
-/// transformer block's 308 x 192 x 192 products (9 granules of 32 rows, a
-/// target of 3) made 3 chunks, 2 of them on one of 2 threads: 6 granules;
-/// 4 chunks of 2 leave it 5, with the last one.
+/// plus half that on 4 is least, a share being a thread's block of chunks
+/// (a static schedule's) then the granules past the last whole chunk,
+/// which run after them (only where `leftover` allows any), each chunk
+/// costing `overhead` granules more. A transformer block's 308 x 192 x 192
+/// products (9 granules of 32 rows, a target of 3) made 3 chunks, 2 of
+/// them on one of 2 threads: 6 granules; 4 chunks of 2 leave it 5, with
+/// the last one.
 int64_t chunkCount(int64_t units, int64_t target, bool leftover,
                    double overhead) {
   int64_t best = units;

@@ -177,8 +177,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     (kiln-lower-foralls): batch, then rows, then columns, whichever first
     has enough whole cache tiles, register tiles or vector rows for a chunk
     per `parallel-work / 2` ns, else the one with the most (of the chunk
-    counts from that target, the fewest that 1, 2 and 4 threads share
-    most evenly, granules past the last whole chunk left over, each chunk
+    counts from that target, the fewest that 1 and 2 threads, and at half
+    the weight 4, share most evenly, granules past the last whole chunk
+    left over, each chunk
     costing the time to stream the inputs it reads whole from memory
     where they are over 1 MiB), except that a
     matmul whose B alone is a transpose only it reads (x W^T) splits
