@@ -60,6 +60,32 @@ func.func @rows_past_the_chunks(%a: tensor<287x1280xf64>, %b: tensor<1280x768xf6
 
 // -----
 
+// 263 x 1280 x 768 of f64: the 7 rows after the 8 chunks of 32 are 14
+// MFLOP (138 us), under parallel-work, but they run right after those
+// chunks, whose threads start again in ~12 us instead of ~75: from 40% of
+// parallel-work such a piece runs in chunks too, of its columns.
+// CHECK-LABEL: func.func @rows_right_after_the_chunks
+func.func @rows_right_after_the_chunks(%a: tensor<263x1280xf64>, %b: tensor<1280x768xf64>, %c: tensor<263x768xf64>) -> tensor<263x768xf64> {
+  // CHECK: scf.forall (%{{.*}}) = (0) to (256) step (32) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256x768xf64>)
+  // CHECK: scf.forall (%{{.*}}) = (0) to (768) step (256) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<7x768xf64>)
+  %0 = linalg.matmul ins(%a, %b : tensor<263x1280xf64>, tensor<1280x768xf64>)
+                     outs(%c : tensor<263x768xf64>) -> tensor<263x768xf64>
+  return %0 : tensor<263x768xf64>
+}
+
+// -----
+
+// The same 7 rows on their own, after no chunks, run on one thread.
+// CHECK-LABEL: func.func @rows_after_no_chunks
+// CHECK-NOT: scf.forall
+func.func @rows_after_no_chunks(%a: tensor<7x1280xf64>, %b: tensor<1280x768xf64>, %c: tensor<7x768xf64>) -> tensor<7x768xf64> {
+  %0 = linalg.matmul ins(%a, %b : tensor<7x1280xf64>, tensor<1280x768xf64>)
+                     outs(%c : tensor<7x768xf64>) -> tensor<7x768xf64>
+  return %0 : tensor<7x768xf64>
+}
+
+// -----
+
 // A product of packed f32 panels (B's rows 16 KiB apart) runs in chunks of
 // panels: 128 x 1024 x 4096 (A 512 KB, B 16 MB) in 16 chunks of 8 panels
 // of 32 columns, each reading all of A, rather than 2 chunks of 64 rows,
