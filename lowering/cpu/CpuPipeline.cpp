@@ -44,6 +44,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                               options.avx512Vnni}));
   pm.addPass(createKilnLowerForalls());
   pm.addPass(createKilnHoistLoopBuffers());
+  pm.addPass(createKilnCarryExtremaAsKeys());
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)
     return;

@@ -439,6 +439,50 @@ for op, value, position in [("reduce_max", 50.0, 999990),
           f"  %0 = kiln.{op} %x, dims = [0, 1] : {sig([W], want)}\n"
           f"  return %0 : tensor<f32>\n}}\n", "f", [extreme], [want],
           interpret=False)
+# Max and min reductions whose loops carry their running vectors as
+# integer keys (kiln-carry-extrema-as-keys): rows of 3136 (49 vectors of 64
+# lanes) and NCHW's H, W, of f32 and f64, with a NaN of either sign, an
+# infinity, rows of zeros of both signs and of -0 alone, against the IEEE
+# maximum and minimum (a NaN wins; -0 is below +0). Signed zeros show as
+# the infinities of 1 / result. Compiled only: the interpreter's max and
+# min take the first of equal zeros.
+def ieee_extreme(x, axis, largest):
+    reduced = (np.max if largest else np.min)(x, axis=axis)
+    zeros = x == 0
+    # Where the extreme is a zero: +0 for max if any +0, -0 for min if any.
+    signed = zeros & (np.signbit(x) != largest)
+    pick = np.any(signed, axis=axis)
+    zero = np.where(pick == largest, 0.0, -0.0).astype(x.dtype)
+    return np.where(reduced == 0, zero, reduced)
+
+
+for dtype in (np.float32, np.float64):
+    for shape, dims in [((12, 3136), (1,)), ((2, 6, 56, 56), (2, 3))]:
+        X = rng.standard_normal(shape).astype(dtype)
+        rows = X.reshape(-1, int(np.prod([shape[d] for d in dims])))
+        rows[1, 7] = np.nan
+        rows[2, -1] = -np.nan
+        rows[3, 100] = np.inf
+        rows[4, 5] = -np.inf
+        rows[5, :] = -0.0
+        rows[6, :] = -0.0
+        rows[6, 2000] = 0.0
+        rows[7, :] = 0.0
+        rows[7, 3] = -0.0
+        for op, largest in [("reduce_max", True), ("reduce_min", False)]:
+            want = ieee_extreme(X, dims, largest)
+            with np.errstate(divide="ignore"):
+                inverse = (1 / want).astype(dtype)
+            t, r = ttype(X.shape, X.dtype), ttype(want.shape, want.dtype)
+            check(f"{op} {list(shape)} {np.dtype(dtype).name} over "
+                  f"{list(dims)} with NaN, infinities and signed zeros", f"""
+func.func @f(%x: {t}) -> ({r}, {r}) {{
+  %0 = kiln.{op} %x, dims = {list(dims)} : ({t}) -> {r}
+  %one = kiln.constant dense<1.0> : {r}
+  %1 = kiln.div %one, %0 : {r}
+  return %0, %1 : {r}, {r}
+}}""", "f", [X], [want, inverse], interpret=False)
+
 # A whole tensor that an elementwise op computes reduces by its own rows
 # (the producer fused into each), then the rows' results; a reduction over
 # trailing dimensions and others (a batch norm's N, H, W of NCHW), the
