@@ -2,12 +2,13 @@
 //
 // A float maximum or minimum that an scf.for carries (a max or min
 // reduction's running vector) is carried as integers instead: each
-// element's bits as an integer key that orders like the float (IEEE 754's
-// totalOrder, -0 below +0), compared with one integer max or min, beside
-// the largest magnitude's bits seen, which tells NaN apart. The float
-// forms, arith.maximumf and arith.minimumf, expand (arith-expand) into two
-// compares and two selects whose chain through the carried vector limited
-// a reduce_max of 6.4M f32 to 25 GB/s, half its reduce_sum's speed.
+// element's bits as an integer key that orders like the float (-0 below
+// +0), compared with one integer max or min, NaN told apart by the largest
+// magnitude seen or by the key that wins.
+// The float forms, arith.maximumf and arith.minimumf, expand
+// (arith-expand) into two compares and two selects in a chain through the
+// carried vector, which limited a reduce_max of 6.4M f32 to 25 GB/s, half
+// its reduce_sum's speed.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -57,54 +58,92 @@ std::optional<CarriedExtremum> carriedExtremum(Operation *op) {
   return std::nullopt;
 }
 
-/// The integer forms of vectors of f32 or f64 (`floats`), with the
-/// constants they take, built once where the loop starts.
+/// Carried vectors of at most this many bytes also carry the largest
+/// magnitude seen, which tells NaN apart (an integer max an element);
+/// larger ones select a NaN's key per element (a compare and a select),
+/// as keys and magnitudes of 16 AVX-512 registers each would take all 32:
+/// a reduce_max over 4099 rows of 257 carries 256 lanes, 0.071 ms, 0.076
+/// with magnitudes, 0.061 selecting; over 2048 x 2048 magnitudes took
+/// 0.21 ms and selecting 0.28.
+constexpr int64_t kMagnitudesMaxBytes = 512;
+
+/// The integer forms of vectors of f32 or f64 (`floats`) for a maximum
+/// (`max`) or a minimum, with the constants they take, built once where
+/// the loop starts: each element's key, and with `magnitudes` its bits
+/// without the sign.
 struct Keys {
   VectorType floats, ints;
-  Value signShift, one, noSign, infinity, nan;
+  bool max, magnitudes;
+  Value signShift, one, noSign, infinity, nanKey, nan;
 
-  Keys(OpBuilder &b, Location loc, VectorType floats) : floats(floats) {
+  Keys(OpBuilder &b, Location loc, VectorType floats, bool max)
+      : floats(floats), max(max) {
     unsigned width = floats.getElementTypeBitWidth();
     ints = floats.clone(b.getIntegerType(width));
+    magnitudes = floats.getNumElements() * width / 8 <= kMagnitudesMaxBytes;
     auto splat = [&](const APInt &value) {
       return arith::ConstantOp::create(b, loc, ints,
                                        DenseElementsAttr::get(ints, value))
           .getResult();
     };
-    const llvm::fltSemantics &semantics =
-        cast<FloatType>(floats.getElementType()).getFloatSemantics();
     signShift = splat(APInt(width, width - 1));
     one = splat(APInt(width, 1));
-    noSign = splat(APInt::getSignedMaxValue(width));
-    infinity = splat(APFloat::getInf(semantics).bitcastToAPInt());
-    nan = arith::ConstantOp::create(
-        b, loc, floats,
-        DenseElementsAttr::get(floats, APFloat::getQNaN(semantics)));
+    const llvm::fltSemantics &semantics =
+        cast<FloatType>(floats.getElementType()).getFloatSemantics();
+    if (magnitudes) {
+      noSign = splat(APInt::getSignedMaxValue(width));
+      infinity = splat(APFloat::getInf(semantics).bitcastToAPInt());
+      nan = arith::ConstantOp::create(
+          b, loc, floats,
+          DenseElementsAttr::get(floats, APFloat::getQNaN(semantics)));
+    } else {
+      nanKey = splat(max ? APInt::getSignedMaxValue(width)
+                         : APInt::getSignedMinValue(width));
+    }
   }
 
   /// Flips the magnitude bits of negative values: signed integers in the
-  /// floats' order (-0 below +0, NaNs past the infinities). Its own
-  /// inverse.
+  /// floats' order (-0 below +0). Its own inverse.
   Value flip(OpBuilder &b, Location loc, Value bitsOrKey) const {
     Value sign = arith::ShRSIOp::create(b, loc, bitsOrKey, signShift);
     Value magnitudes = arith::ShRUIOp::create(b, loc, sign, one);
     return arith::XOrIOp::create(b, loc, bitsOrKey, magnitudes);
   }
 
-  /// x's key, and its bits without the sign: above the infinity's exactly
-  /// where x is NaN, whatever its sign.
-  std::pair<Value, Value> keyAndMagnitude(OpBuilder &b, Location loc,
-                                          Value x) const {
+  /// What the loop carries for x: its key, and its magnitude (above the
+  /// infinity's exactly where x is NaN); or without magnitudes, its key or
+  /// where x is NaN the key that wins the maximum or minimum, whose float
+  /// is a NaN (0x7fff... or 0xffff...).
+  SmallVector<Value> carried(OpBuilder &b, Location loc, Value x) const {
     Value bits = arith::BitcastOp::create(b, loc, ints, x);
-    return {flip(b, loc, bits), arith::AndIOp::create(b, loc, bits, noSign)};
+    Value key = flip(b, loc, bits);
+    if (magnitudes)
+      return {key, arith::AndIOp::create(b, loc, bits, noSign)};
+    Value isNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    return {arith::SelectOp::create(b, loc, isNaN, nanKey, key)};
   }
 
-  /// The floats of `key`, NaN where `largest` (the largest magnitude seen)
-  /// is a NaN's.
-  Value floatsOf(OpBuilder &b, Location loc, Value key, Value largest) const {
-    Value value = arith::BitcastOp::create(b, loc, floats, flip(b, loc, key));
+  /// The carried values of the extremum of those carried as `first` and
+  /// `second`.
+  SmallVector<Value> extreme(OpBuilder &b, Location loc, ValueRange first,
+                             ValueRange second) const {
+    SmallVector<Value> result = {
+        max ? arith::MaxSIOp::create(b, loc, first[0], second[0]).getResult()
+            : arith::MinSIOp::create(b, loc, first[0], second[0]).getResult()};
+    if (magnitudes)
+      result.push_back(arith::MaxUIOp::create(b, loc, first[1], second[1]));
+    return result;
+  }
+
+  /// The floats of the carried values.
+  Value floatsOf(OpBuilder &b, Location loc, ValueRange carried) const {
+    Value value =
+        arith::BitcastOp::create(b, loc, floats, flip(b, loc, carried[0]));
+    if (!magnitudes)
+      return value;
     Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                        largest, infinity);
+                                        carried[1], infinity);
     return arith::SelectOp::create(b, loc, isNaN, nan, value);
   }
 };
@@ -112,28 +151,19 @@ struct Keys {
 void carryAsKeys(RewriterBase &rewriter, const CarriedExtremum &extremum) {
   scf::ForOp loop = extremum.loop;
   Location loc = extremum.op->getLoc();
-  bool max = isa<arith::MaximumFOp>(extremum.op);
   rewriter.setInsertionPoint(loop);
   Keys keys(rewriter, loc,
-            cast<VectorType>(extremum.op->getResult(0).getType()));
-  auto [initKey, initMagnitude] =
-      keys.keyAndMagnitude(rewriter, loc, loop.getInitArgs()[extremum.index]);
+            cast<VectorType>(extremum.op->getResult(0).getType()),
+            isa<arith::MaximumFOp>(extremum.op));
+  SmallVector<Value> inits =
+      keys.carried(rewriter, loc, loop.getInitArgs()[extremum.index]);
   FailureOr<LoopLikeOpInterface> grown =
       cast<LoopLikeOpInterface>(loop.getOperation())
           .replaceWithAdditionalYields(
-              rewriter, {initKey, initMagnitude},
-              /*replaceInitOperandUsesInLoop=*/false,
+              rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
               [&](OpBuilder &b, Location, ArrayRef<BlockArgument> carried) {
-                auto [key, magnitude] =
-                    keys.keyAndMagnitude(b, loc, extremum.incoming);
-                Value extreme =
-                    max ? arith::MaxSIOp::create(b, loc, carried[0], key)
-                              .getResult()
-                        : arith::MinSIOp::create(b, loc, carried[0], key)
-                              .getResult();
-                Value largest =
-                    arith::MaxUIOp::create(b, loc, carried[1], magnitude);
-                return SmallVector<Value>{extreme, largest};
+                return keys.extreme(b, loc, ValueRange(carried),
+                                    keys.carried(b, loc, extremum.incoming));
               });
   if (failed(grown))
     return;
@@ -142,10 +172,9 @@ void carryAsKeys(RewriterBase &rewriter, const CarriedExtremum &extremum) {
   // is the keys' floats.
   rewriter.replaceOp(extremum.op,
                      grownLoop.getRegionIterArgs()[extremum.index]);
-  unsigned first = grownLoop.getNumResults() - 2;
   rewriter.setInsertionPointAfter(grownLoop);
-  Value result = keys.floatsOf(rewriter, loc, grownLoop.getResult(first),
-                               grownLoop.getResult(first + 1));
+  Value result = keys.floatsOf(rewriter, loc,
+                               grownLoop.getResults().take_back(inits.size()));
   rewriter.replaceAllUsesWith(grownLoop.getResult(extremum.index), result);
 }
 

@@ -454,17 +454,20 @@ def KilnCarryExtremaAsKeys : Pass<"kiln-carry-extrema-as-keys"> {
     An `arith.maximumf` or `arith.minimumf` of vectors of f32 or f64 that
     takes an `scf.for`'s iter_arg (which nothing else reads) and whose
     result the loop yields back into it (a max or min reduction's running
-    vector) becomes two integer iter_args: the elements' bits as keys that
-    order like the floats (negative values' magnitude bits flipped, so -0
-    is below +0), taken with `arith.maxsi` or `arith.minsi`, and the
-    largest magnitude's bits seen (`arith.maxui` of the bits without their
-    sign), which is a NaN's exactly where one was seen. After the loop, the
-    result is the keys' floats, NaN where the magnitudes say so: the
-    maximum and minimum as `arith.maximumf` and `arith.minimumf` define
-    them. Those float ops expand (`arith-expand`) into two compares and two
-    selects in a chain through the carried vector: a `reduce_max` over 6.4M
-    f32 ran at 25 GB/s, half its `reduce_sum`'s speed; integer max and min
-    are one instruction each.
+    vector) is carried as integers: the elements' bits as keys that order
+    like the floats (negative values' magnitude bits flipped, so -0 is
+    below +0), taken with `arith.maxsi` or `arith.minsi`, and, for vectors
+    of up to 512 bytes, the largest magnitude's bits seen (`arith.maxui` of
+    the bits without their sign), which is a NaN's exactly where one was
+    seen; a wider vector selects for a NaN the key that wins (the largest
+    for a maximum, the smallest for a minimum, whose floats are NaNs), as
+    keys and magnitudes of 16 registers each would take all of AVX-512's
+    32. After the loop, the result is the keys' floats (NaN where the
+    magnitudes say so): the maximum and minimum as `arith.maximumf` and
+    `arith.minimumf` define them. Those float ops expand (`arith-expand`)
+    into two compares and two selects in a chain through the carried
+    vector: a `reduce_max` over 6.4M f32 ran at 25 GB/s, half its
+    `reduce_sum`'s speed; integer max and min are one instruction each.
 
     Example:
 

@@ -441,8 +441,10 @@ for op, value, position in [("reduce_max", 50.0, 999990),
           interpret=False)
 # Max and min reductions whose loops carry their running vectors as
 # integer keys (kiln-carry-extrema-as-keys): rows of 3136 (49 vectors of 64
-# lanes) and NCHW's H, W, of f32 and f64, with a NaN of either sign, an
-# infinity, rows of zeros of both signs and of -0 alone, against the IEEE
+# lanes, with the largest magnitude seen), NCHW's H, W, and the 300 rows of
+# 300 columns (a row of 256 lanes carried, NaN keys selected), of f32 and
+# f64, each reduced line with a NaN of either sign, an infinity, zeros of
+# both signs or -0 alone, against the IEEE
 # maximum and minimum (a NaN wins; -0 is below +0). Signed zeros show as
 # the infinities of 1 / result. Compiled only: the interpreter's max and
 # min take the first of equal zeros.
@@ -457,16 +459,19 @@ def ieee_extreme(x, axis, largest):
 
 
 for dtype in (np.float32, np.float64):
-    for shape, dims in [((12, 3136), (1,)), ((2, 6, 56, 56), (2, 3))]:
+    for shape, dims in [((12, 3136), (1,)), ((2, 6, 56, 56), (2, 3)),
+                        ((300, 300), (0,))]:
         X = rng.standard_normal(shape).astype(dtype)
-        rows = X.reshape(-1, int(np.prod([shape[d] for d in dims])))
+        # The reduced lines, as views of X.
+        rows = X.T if dims == (0,) else X.reshape(
+            -1, int(np.prod([shape[d] for d in dims])))
         rows[1, 7] = np.nan
         rows[2, -1] = -np.nan
         rows[3, 100] = np.inf
         rows[4, 5] = -np.inf
         rows[5, :] = -0.0
         rows[6, :] = -0.0
-        rows[6, 2000] = 0.0
+        rows[6, 200] = 0.0
         rows[7, :] = 0.0
         rows[7, 3] = -0.0
         for op, largest in [("reduce_max", True), ("reduce_min", False)]:

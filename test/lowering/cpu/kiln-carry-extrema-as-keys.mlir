@@ -67,6 +67,34 @@ func.func @row_min(%row: memref<10x8xf64>, %init: vector<8xf64>) -> vector<8xf64
 
 // -----
 
+// A running maximum of 256 lanes (1 KiB, over kMagnitudesMaxBytes: keys and
+// magnitudes would take every AVX-512 register) carries keys alone, a
+// NaN's key the largest (its float a NaN).
+// CHECK-LABEL: func.func @wide_max
+// CHECK-DAG: %[[NANKEY:.*]] = arith.constant dense<2147483647> : vector<256xi32>
+// CHECK: scf.for {{.*}} -> (vector<256xf32>, vector<256xi32>)
+// CHECK:   %[[FLIPPED:.*]] = arith.xori
+// CHECK:   %[[ISNAN:.*]] = arith.cmpf uno, %[[X:.*]], %[[X]] : vector<256xf32>
+// CHECK:   %[[KEY:.*]] = arith.select %[[ISNAN]], %[[NANKEY]], %[[FLIPPED]]
+// CHECK:   arith.maxsi %{{.*}}, %[[KEY]] : vector<256xi32>
+// CHECK-NOT: arith.maxui
+// CHECK: arith.bitcast %{{.*}} : vector<256xi32> to vector<256xf32>
+// CHECK-NOT: arith.select
+// CHECK: return
+func.func @wide_max(%rows: memref<4099x256xf32>, %init: vector<256xf32>) -> vector<256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4099 = arith.constant 4099 : index
+  %m = scf.for %i = %c0 to %c4099 step %c1 iter_args(%acc = %init) -> (vector<256xf32>) {
+    %x = vector.load %rows[%i, %c0] : memref<4099x256xf32>, vector<256xf32>
+    %next = arith.maximumf %acc, %x : vector<256xf32>
+    scf.yield %next : vector<256xf32>
+  }
+  return %m : vector<256xf32>
+}
+
+// -----
+
 // Left alone: a running maximum the loop also reads otherwise (the carried
 // floats are needed in it), one that is not yielded back into its own
 // iter_arg, and scalars.
