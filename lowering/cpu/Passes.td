@@ -169,13 +169,14 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     product estimated at `parallel-work` ns or more.
 
     Then, an op estimated to take at least `parallel-work` ns on one
-    thread (40% of it for an op that runs right after chunks threads
-    shared, with at most ~30 us of estimated work between: their threads
-    wake in ~12 us, not ~75; matmuls are all split into chunks before any
-    is tiled, so that a piece sees the chunks before it) (an f32 matmul at 200 GFLOP/s times the share of its vectors'
+    thread (an f32 matmul at 200 GFLOP/s times the share of its vectors'
     lanes its columns fill, or as a reduction where it reads more bytes
     than that, a reduction at 80 GB/s of its tensors, other ops at 20
-    GB/s) is split along one parallel loop into
+    GB/s), or 40% of that for an op that runs right after chunks threads
+    shared with at most ~30 us of estimated work between (their threads
+    wake in ~12 us, not ~75; matmuls are all split into chunks before any
+    is tiled, so that a piece sees the chunks before it), is split along
+    one parallel loop into
     chunks run by an `scf.forall`, for threads to share
     (kiln-lower-foralls): batch, then rows, then columns, whichever first
     has enough whole cache tiles, register tiles or vector rows for a chunk
