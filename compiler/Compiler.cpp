@@ -173,6 +173,32 @@ void setNvvmOptions(const kiln::CompileOptions &options,
   gpu.format = options.gpuBinary;
 }
 
+/// Describes the host CPU in `cpu`: the code is compiled for the host
+/// (compiler/Artifact.cpp), and its manifest names the features it needs.
+void setHostTarget(kiln::KilnToCpuPipelineOptions &cpu) {
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  cpu.avx512Bf16 = host.lookup("avx512bf16");
+  // Unless the options turn it off, and only where the kernel lets this
+  // process (and so the one that loads the code, on this machine) use AMX
+  // tile data.
+  cpu.amxBf16 = (cpu.amxBf16 || !cpu.amxBf16.getNumOccurrences()) &&
+                host.lookup("amx-tile") && host.lookup("amx-bf16") &&
+                kiln::runtime::requestAmxTiles().empty();
+  cpu.avx512Vnni = host.lookup("avx512vnni");
+  // Unless the options set it, an f32 matmul's register tile is two
+  // vectors of columns by as many rows as leave 4 registers for B's
+  // vectors and A's broadcasts, at most 8: 8 x 32 on AVX-512's 32 zmm
+  // registers, 6 x 16 on AVX2's 16 ymm (where 8 x 32 spilled its 32
+  // accumulators and ran 256 x 784 x 512 at 31 GFLOP/s, 6 x 16 at 87, on
+  // an AMD Zen 3).
+  int64_t lanes = host.lookup("avx512f") ? 16 : host.lookup("avx") ? 8 : 4;
+  int64_t registers = host.lookup("avx512f") ? 32 : 16;
+  if (!cpu.registerTileN.getNumOccurrences())
+    cpu.registerTileN = 2 * lanes;
+  if (!cpu.registerTileM.getNumOccurrences())
+    cpu.registerTileM = std::min<int64_t>(8, (registers - 4) / 2);
+}
+
 /// The bytes of memory this machine has, or 0 if unknown.
 uint64_t physicalMemory() {
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
@@ -205,17 +231,7 @@ LogicalResult lower(ModuleOp module, const kiln::CompileOptions &options) {
       return module.emitError("bad CPU options '") << options.cpuOptions
                                                    << "'";
     cpu.stopAfter = cpuStage(options.stopAfter);
-    // The code is compiled for the host (compiler/Artifact.cpp), and its
-    // manifest names the features it needs.
-    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-    cpu.avx512Bf16 = host.lookup("avx512bf16");
-    // Unless the options turn it off, and only where the kernel lets this
-    // process (and so the one that loads the code, on this machine) use
-    // AMX tile data.
-    cpu.amxBf16 = (cpu.amxBf16 || !cpu.amxBf16.getNumOccurrences()) &&
-                  host.lookup("amx-tile") && host.lookup("amx-bf16") &&
-                  kiln::runtime::requestAmxTiles().empty();
-    cpu.avx512Vnni = host.lookup("avx512vnni");
+    setHostTarget(cpu);
     kiln::buildKilnToCpuPipeline(pm, cpu);
   }
   return pm.run(module);

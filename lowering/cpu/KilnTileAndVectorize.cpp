@@ -280,6 +280,16 @@ struct MatmulTiles {
   bool amx;
 };
 
+/// Makes each cache tile of `tiles` hold whole register tiles: one that a
+/// register tile does not divide (64 rows of 6) would end in a tile of
+/// dynamic size.
+void alignCacheTiles(MatmulTiles &tiles) {
+  tiles.cacheM = std::max(tiles.registerM,
+                          tiles.cacheM / tiles.registerM * tiles.registerM);
+  tiles.cacheN = std::max(tiles.registerN,
+                          tiles.cacheN / tiles.registerN * tiles.registerN);
+}
+
 /// k pairs of an AMX product's cache tile: its register tile's rows of A
 /// (32 x 512 bf16, 32 KiB) stay in L1 while every panel's pairs stream past
 /// them from L2, and C's tiles are loaded and stored once per 512 k steps.
@@ -1172,13 +1182,14 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // product streams B, each element used by those few rows: its cache tile
   // takes all of N, so that a K tile walks every column of its rows while
   // their lines are in cache (1 x 1024 x 1024: 0.175 -> 0.149 ms).
-  if (m < tiles.registerM && (pairs || !hasNarrowFloats(op))) {
+  int64_t fewRows = int64_t(llvm::bit_ceil(uint64_t(m)));
+  if (fewRows < tiles.registerM && (pairs || !hasNarrowFloats(op))) {
     tiles.cacheN = std::max(tiles.cacheN, n);
-    int64_t rows = int64_t(llvm::bit_ceil(uint64_t(m)));
     tiles.registerN =
-        std::min(tiles.cacheN, tiles.registerN * (tiles.registerM / rows));
-    tiles.registerM = rows;
+        std::min(tiles.cacheN, tiles.registerN * (tiles.registerM / fewRows));
+    tiles.registerM = fewRows;
   }
+  alignCacheTiles(tiles);
   // Dot pairs and quads take rows of whole 8-lane groups only.
   bool pieces = pairs || quads || packed
                     ? n % 8 == 0
@@ -1511,6 +1522,7 @@ MatmulTiles registerTilesOf(linalg::LinalgOp op, MatmulTiles tiles) {
     tiles.registerM *= 2;
     tiles.registerN = std::max<int64_t>(1, tiles.registerN / 2);
   }
+  alignCacheTiles(tiles);
   return tiles;
 }
 

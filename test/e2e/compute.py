@@ -56,6 +56,52 @@ for gen, (m, k, n), dtype in (
     single(f"matmul {m}x{k}x{n}", "kiln.dot_general %a0, %a1, contracting = "
            f"[1] x [0] : {sig([SA, SB], want)}", [SA, SB], want, rtol=1e-4,
            atol=1e-4)
+# The register tiles the compiler picks for each host (compiler/Compiler.cpp:
+# 8 x 32 on AVX-512, 6 x 16 on AVX2), whichever this machine has: rows of
+# 6 leave rows past every cache tile of 64, and the few-row widening.
+tile_rng = np.random.default_rng(66)
+for tile in ("register-tile-m=8 register-tile-n=32",
+             "register-tile-m=6 register-tile-n=16"):
+    for (lead, m, k, n, layout), dtype in (
+            [(((), 257, 129, 63, "nn"), np.float32),
+             (((), 130, 100, 505, "nn"), np.float32),
+             (((), 200, 256, 64, "tn"), np.float32),
+             (((), 100, 70, 90, "nt"), np.float32),
+             (((), 3, 300, 100, "nn"), np.float32),
+             (((), 5, 64, 37, "nn"), np.float32),
+             (((3,), 37, 40, 20, "nn"), np.float32),
+             (((), 45, 33, 40, "nn"), np.float64),
+             (((2,), 25, 36, 20, "nn"), np.int16),
+             (((2,), 13, 20, 24, "nn"), "bf16")]):
+        shape_a = lead + ((k, m) if layout == "tn" else (m, k))
+        shape_b = lead + ((n, k) if layout == "nt" else (k, n))
+        if dtype == np.int16:
+            TA, TB = (tile_rng.integers(-300, 300, s).astype(np.int16)
+                      for s in (shape_a, shape_b))
+            out = np.int32
+        else:
+            TA, TB = (tile_rng.standard_normal(s) for s in (shape_a, shape_b))
+            TA, TB = ((to_bf16(TA), to_bf16(TB)) if dtype == "bf16"
+                      else (TA.astype(dtype), TB.astype(dtype)))
+            out = np.float32 if dtype == "bf16" else dtype
+        wa = np.swapaxes(TA, -1, -2) if layout == "tn" else TA
+        wb = np.swapaxes(TB, -1, -2) if layout == "nt" else TB
+        want = np.matmul(wa.astype(np.float64), wb.astype(np.float64))
+        want = want.astype(out)
+        element = "bf16" if dtype == "bf16" else TA.dtype
+        ta, tb = ttype(TA.shape, element), ttype(TB.shape, element)
+        tr = ttype(want.shape, out)
+        batching = "batching = [0] x [0], " if lead else ""
+        contracting = (f"[{len(lead) + (0 if layout == 'tn' else 1)}] x "
+                       f"[{len(lead) + (1 if layout == 'nt' else 0)}]")
+        tolerance = 0 if dtype == np.int16 else 1e-4
+        check(f"matmul {lead + (m, k, n)} {layout} {element} on {tile}", f"""
+func.func @f(%a: {ta}, %b: {tb}) -> {tr} {{
+  %r = kiln.dot_general %a, %b, {batching}contracting = {contracting}
+      : ({ta}, {tb}) -> {tr}
+  return %r : {tr}
+}}""", "f", [TA, TB], [want], rtol=tolerance, atol=tolerance,
+              interpret=False, extra=("--cpu-options", tile))
 # A batch matmul the schedule tiles, one batch at a time.
 SA = rng.standard_normal((3, 16, 40)).astype(np.float32)
 SB = rng.standard_normal((3, 40, 64)).astype(np.float32)
