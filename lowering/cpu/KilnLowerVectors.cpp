@@ -86,6 +86,40 @@ struct PaddedTranspose : OpRewritePattern<vector::TransposeOp> {
   }
 };
 
+/// A batched contraction of operands narrower than its accumulator (int8
+/// or int16 into i32, bf16 into f32, where no dot product instruction of
+/// the CPU takes them) on its operands extended to the accumulator's
+/// element type, signed as upstream's outer products extend a 2-D one's:
+/// upstream lowers a batched contraction only where its types agree, and
+/// left these unlowered on CPUs without AVX-512 VNNI and BF16.
+struct WidenedBatchContraction : OpRewritePattern<vector::ContractionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::ContractionOp contract,
+                                PatternRewriter &rewriter) const override {
+    Type acc = getElementTypeOrSelf(contract.getAccType());
+    VectorType lhs = contract.getLhsType(), rhs = contract.getRhsType();
+    if (contract.getIteratorTypes().size() <= 3 || !acc.isIntOrFloat() ||
+        (lhs.getElementType() == acc && rhs.getElementType() == acc))
+      return failure();
+    Location loc = contract.getLoc();
+    auto widened = [&](Value operand) -> Value {
+      auto type = cast<VectorType>(operand.getType());
+      if (type.getElementType() == acc)
+        return operand;
+      if (isa<FloatType>(acc))
+        return arith::ExtFOp::create(rewriter, loc, type.clone(acc), operand);
+      return arith::ExtSIOp::create(rewriter, loc, type.clone(acc), operand);
+    };
+    Value wideLhs = widened(contract.getLhs());
+    Value wideRhs = widened(contract.getRhs());
+    rewriter.modifyOpInPlace(contract, [&] {
+      contract.getLhsMutable().assign(wideLhs);
+      contract.getRhsMutable().assign(wideRhs);
+    });
+    return success();
+  }
+};
+
 /// Bits of a transfer's rows below which they are flattened.
 constexpr int64_t kNarrowRowBits = 64;
 
@@ -151,6 +185,7 @@ struct KilnLowerVectorsPass
     (void)applyOpPatternsGreedily(narrowRows, std::move(flattening));
 
     RewritePatternSet lowering(context);
+    lowering.add<WidenedBatchContraction>(context, /*benefit=*/2);
     vector::populateVectorContractLoweringPatterns(
         lowering, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorOuterProductLoweringPatterns(lowering);

@@ -340,3 +340,22 @@ func.func @narrow_rows(%pairs: vector<64xbf16>, %packed: memref<8x16x32x2xbf16>,
   vector.transfer_write %row, %gaps[%c0, %c0] {in_bounds = [true, true]} : vector<32x2xbf16>, memref<32x2xbf16, strided<[4, 1], offset: ?>>
   return
 }
+
+// -----
+
+// A batched contraction of int16 into i32 (no dot product instruction
+// asked for) multiplies its operands extended to i32, as a 2-D one's outer
+// products do; bf16 into f32 extends them to f32.
+#lhs = affine_map<(b, i, j, k) -> (b, i, k)>
+#rhs = affine_map<(b, i, j, k) -> (b, k, j)>
+#out = affine_map<(b, i, j, k) -> (b, i, j)>
+// CHECK-LABEL: func.func @batched_narrow_operands
+// CHECK-DAG: arith.extsi %arg1 : vector<1x1x16xi16> to vector<1x1x16xi32>
+// CHECK-DAG: arith.extf %arg4 : vector<1x1x16xbf16> to vector<1x1x16xf32>
+// CHECK-NOT: vector.contract
+// CHECK: return
+func.func @batched_narrow_operands(%a: vector<1x6x1xi16>, %b: vector<1x1x16xi16>, %c: vector<1x6x16xi32>, %x: vector<1x6x1xbf16>, %y: vector<1x1x16xbf16>, %z: vector<1x6x16xf32>) -> (vector<1x6x16xi32>, vector<1x6x16xf32>) {
+  %0 = vector.contract {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<1x6x1xi16>, vector<1x1x16xi16> into vector<1x6x16xi32>
+  %1 = vector.contract {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %z : vector<1x6x1xbf16>, vector<1x1x16xbf16> into vector<1x6x16xf32>
+  return %0, %1 : vector<1x6x16xi32>, vector<1x6x16xf32>
+}
