@@ -135,8 +135,10 @@ llvm::Error kiln::writeArtifact(const CompiledProgram &program,
   std::string linkError;
   // -Bsymbolic: the program's calls of its own functions bind to them, not
   // to a library's function of the same name loaded earlier (a kiln
-  // function named `step` called libc's regex `step`).
-  llvm::StringRef args[] = {lld, "-shared", "-Bsymbolic", "-o", path, object};
+  // function named `step` called libc's regex `step`). The builtins define
+  // the library calls the code makes, as clang links them.
+  llvm::StringRef args[] = {lld,  "-shared", "-Bsymbolic",         "-o",
+                            path, object,    KILN_BUILTINS_ARCHIVE};
   int code = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, {}, 0, 0,
                                        &linkError);
   if (code != 0)

@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22
-          lld-22 zlib1g-dev ninja-build ccache cmake python3-numpy python3-torch
+          lld-22 libclang-rt-22-dev zlib1g-dev ninja-build ccache cmake python3-numpy python3-torch
           libgtest-dev libopenblas-dev libdnnl-dev libomp-22-dev
           openmpi-bin libopenmpi-dev)
 # Callers may need more (benchmarks/run.sh: matplotlib for its plots).
