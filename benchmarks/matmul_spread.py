@@ -96,6 +96,10 @@ def to_bf16(x):
     return bits.astype(np.uint32).view(np.float32)
 
 
+# dnnl_status_t's dnnl_unimplemented.
+DNNL_UNIMPLEMENTED = 3
+
+
 class OneDnn:
     """oneDNN's GEMM entry points (row-major, C API) through ctypes."""
 
@@ -120,7 +124,9 @@ class OneDnn:
         self.name = f"oneDNN {v.major}.{v.minor}.{v.patch}"
 
     def gemm(self, a, b, layout, bf16):
-        """A call computing C = op(A) op(B) into a buffer of its own."""
+        """A call computing C = op(A) op(B) into a buffer of its own, and the
+        buffer; (None, None) where oneDNN has no kernel for it on this CPU
+        (bf16 without AVX-512)."""
         m = a.shape[1] if layout == "tn" else a.shape[0]
         n = b.shape[0] if layout == "nt" else b.shape[1]
         k = a.shape[0] if layout == "tn" else a.shape[1]
@@ -133,12 +139,16 @@ class OneDnn:
         fn = self.lib.dnnl_gemm_bf16bf16f32 if bf16 else self.lib.dnnl_sgemm
         lda, ldb = a.shape[1], b.shape[1]
 
-        def call():
+        def status():
             # The closure keeps the (converted) arrays alive.
-            status = fn(ta, tb, m, n, k, 1.0, a.ctypes.data, lda,
-                        b.ctypes.data, ldb, 0.0, c.ctypes.data, n)
-            if status != 0:
-                raise RuntimeError(f"oneDNN gemm failed with status {status}")
+            return fn(ta, tb, m, n, k, 1.0, a.ctypes.data, lda,
+                      b.ctypes.data, ldb, 0.0, c.ctypes.data, n)
+
+        def call():
+            if (code := status()) != 0:
+                raise RuntimeError(f"oneDNN gemm failed with status {code}")
+        if status() == DNNL_UNIMPLEMENTED:
+            return None, None
         return call, c
 
 
@@ -177,10 +187,13 @@ def measure(case, threads, bf16, kiln_run, tmp, runs, onednn, rng):
     onednn.set_threads(threads)
     peers = {"torch": median_ms(torch_call(a, b, layout, bf16), runs)}
     call, c = onednn.gemm(a, b, layout, bf16)
-    peers["oneDNN"] = median_ms(call, runs)
-    onednn_error = np.max(np.abs(c - want)) / max(np.max(np.abs(want)), 1e-30)
-    if onednn_error > 1e-3:
-        raise RuntimeError(f"{name}: oneDNN's result is off by {onednn_error}")
+    if call:
+        peers["oneDNN"] = median_ms(call, runs)
+        onednn_error = (np.max(np.abs(c - want)) /
+                        max(np.max(np.abs(want)), 1e-30))
+        if onednn_error > 1e-3:
+            raise RuntimeError(f"{name}: oneDNN's result is off by "
+                               f"{onednn_error}")
     if not bf16 and threads == 1:
         peers["numpy"] = median_ms(numpy_call(a, b, layout), runs)
     return kiln, peers, error
