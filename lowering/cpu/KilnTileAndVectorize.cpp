@@ -741,14 +741,19 @@ constexpr int64_t kThinProductLaneBytes = 64;
 /// Columns up to which a matmul is thin (isThinProduct).
 constexpr int64_t kThinProductMaxColumns = 8;
 
-/// Vectors of lanes a thin product's register tile accumulates in: its
-/// rows times its columns.
-constexpr int64_t kThinProductAccumulators = 16;
+/// Vectors of lanes a thin product's register tile accumulates in (its
+/// rows times its columns): the registers of a matmul's register tile of
+/// f32, 16 on AVX-512 (8 x 32), 6 of 2 registers each on AVX2 (6 x 16).
+int64_t laneAccumulators(const MatmulTiles &tiles) {
+  return std::max<int64_t>(1, tiles.registerM * tiles.registerN * 4 /
+                                  kThinProductLaneBytes);
+}
 
 /// Rows of a register tile in lanes of `columns` columns (or outputs):
-/// rows x columns <= kThinProductAccumulators, at most `most`.
-int64_t laneTileRows(int64_t columns, int64_t most) {
-  return std::clamp<int64_t>(kThinProductAccumulators / columns, 1, most);
+/// rows x columns <= laneAccumulators, at most a register tile's rows.
+int64_t laneTileRows(int64_t columns, const MatmulTiles &tiles) {
+  return std::clamp<int64_t>(laneAccumulators(tiles) / columns, 1,
+                             tiles.registerM);
 }
 
 /// Elements of `element` in a vector of a thin product's lanes.
@@ -1004,18 +1009,17 @@ linalg::LinalgOp withTransposedB(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// A thin product (withTransposedB) in register tiles of R rows and all its
-/// columns (laneTileRows, at most `most` rows), each
-/// summing in lanes (sumInLanes); rows past the last whole tile as a tile
-/// of their own.
-void tileThinRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t most,
-                  int64_t width) {
+/// columns (laneTileRows), each summing in lanes (sumInLanes); rows past
+/// the last whole tile as a tile of their own.
+void tileThinRows(RewriterBase &rewriter, linalg::LinalgOp op,
+                  const MatmulTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   size_t m = ranges.size() - 3;
-  int64_t rows = laneTileRows(ranges[m + 1], most);
+  int64_t rows = laneTileRows(ranges[m + 1], tiles);
   if (ranges[m] > rows && ranges[m] % rows != 0) {
     auto [whole, rest] = split(rewriter, op, m, ranges[m] - ranges[m] % rows);
-    tileThinRows(rewriter, whole, most, width);
-    tileThinRows(rewriter, rest, most, width);
+    tileThinRows(rewriter, whole, tiles);
+    tileThinRows(rewriter, rest, tiles);
     return;
   }
   // A batch at a time.
@@ -1025,7 +1029,7 @@ void tileThinRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t most,
   sizes[m] = std::min(ranges[m], rows);
   if (auto tiled = dyn_cast_or_null<linalg::LinalgOp>(
           tile(rewriter, op, sizes, /*order=*/{},
-               scf::SCFTilingOptions::LoopType::ForOp, width)))
+               scf::SCFTilingOptions::LoopType::ForOp, tiles.vectorWidth)))
     sumInLanes(rewriter, tiled);
 }
 
@@ -1532,9 +1536,8 @@ MatmulTiles registerTilesOf(linalg::LinalgOp op, MatmulTiles tiles) {
 void tileProduct(RewriterBase &rewriter, linalg::LinalgOp op,
                  MatmulTiles tiles) {
   if (isThinProduct(op, tiles.bf16Pairs))
-    return tileThinRows(rewriter,
-                        withTransposedB(rewriter, op, tiles.vectorWidth),
-                        tiles.registerM, tiles.vectorWidth);
+    return tileThinRows(
+        rewriter, withTransposedB(rewriter, op, tiles.vectorWidth), tiles);
   tileMatmul(rewriter, op, registerTilesOf(op, tiles));
 }
 
@@ -2174,15 +2177,15 @@ void laneTileOnRows(RewriterBase &rewriter, linalg::LinalgOp tile,
 }
 
 /// A window product in lanes (windowInLanes) in register tiles of R
-/// (along its loop `rows`; laneTileRows, at most `most`) x all outputs x a
+/// (along its loop `rows`; laneTileRows) x all outputs x a
 /// vector of lanes, each carried over every
 /// window position and group of lanes; rows past the last whole tile as a
 /// tile of their own.
 void tileLaneRows(RewriterBase &rewriter, linalg::LinalgOp op, unsigned rows,
-                  int64_t stride, int64_t most) {
+                  int64_t stride, const MatmulTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned loops = ranges.size(), outputs = outputSpatialDims(op) + 1;
-  int64_t count = laneTileRows(ranges[outputs], most);
+  int64_t count = laneTileRows(ranges[outputs], tiles);
   if (ranges[rows] > count && ranges[rows] % count != 0) {
     // linalg's split, which slices the input's windows (split() slices only
     // operands indexed by the loop itself).
@@ -2192,7 +2195,7 @@ void tileLaneRows(RewriterBase &rewriter, linalg::LinalgOp op, unsigned rows,
         rewriter.getIndexAttr(ranges[rows] - ranges[rows] % count));
     for (TilingInterface part : {whole, rest})
       tileLaneRows(rewriter, cast<linalg::LinalgOp>(part.getOperation()), rows,
-                   stride, most);
+                   stride, tiles);
     return;
   }
   // The window positions and groups (loops outputs + 1 to loops - 2).
@@ -2212,7 +2215,8 @@ void tileLaneRows(RewriterBase &rewriter, linalg::LinalgOp op, unsigned rows,
 /// `rows` (the line's pixels, `stride` apart in the input, or the batch;
 /// tileLaneRows), then each vector's lanes summed into the output.
 void windowInLanes(RewriterBase &rewriter, linalg::LinalgOp op, Value kernelT,
-                   unsigned rows, int64_t stride, int64_t most, int64_t width) {
+                   unsigned rows, int64_t stride, const MatmulTiles &tiles,
+                   int64_t width) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   MLIRContext *context = rewriter.getContext();
@@ -2252,7 +2256,7 @@ void windowInLanes(RewriterBase &rewriter, linalg::LinalgOp op, Value kernelT,
   linalg::ReduceOp sum = addLanes(rewriter, loc, partial->getResult(0), out);
   rewriter.replaceOp(op, sum->getResults());
   tileElementwise(rewriter, zeros.getDefiningOp<linalg::LinalgOp>(), width);
-  tileLaneRows(rewriter, partial, rows, stride, most);
+  tileLaneRows(rewriter, partial, rows, stride, tiles);
   tileElementwise(rewriter, sum, width);
 }
 
@@ -2309,7 +2313,7 @@ void scheduleLineWindowProduct(RewriterBase &rewriter, linalg::LinalgOp op,
             tile(rewriter, op, sizes, /*order=*/{},
                  scf::SCFTilingOptions::LoopType::ForOp, width)))
       windowInLanes(rewriter, part, kernelT->getResult(0),
-                    byPixels ? 0 : spatial, stride, tiles.registerM, width);
+                    byPixels ? 0 : spatial, stride, tiles, width);
     tileElementwise(rewriter, kernelT, width);
     return;
   }
