@@ -53,3 +53,16 @@ func.func @thin(%a: tensor<64x512xf32>, %b: tensor<512x2xf32>, %c: tensor<64x2xf
                      outs(%c : tensor<64x2xf32>) -> tensor<64x2xf32>
   return %0 : tensor<64x2xf32>
 }
+
+// -----
+
+// 8 columns would need 8 vectors of lanes, more than the 6 registers'
+// worth: register tiles of 6 x 8 instead.
+// CHECK-LABEL: func.func @eight_columns
+// CHECK-NOT: vector.multi_reduction
+// CHECK: vector.contract {{.*}} : vector<6x1xf32>, vector<1x8xf32> into vector<6x8xf32>
+func.func @eight_columns(%a: tensor<60x512xf32>, %b: tensor<512x8xf32>, %c: tensor<60x8xf32>) -> tensor<60x8xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<60x512xf32>, tensor<512x8xf32>)
+                     outs(%c : tensor<60x8xf32>) -> tensor<60x8xf32>
+  return %0 : tensor<60x8xf32>
+}
