@@ -1189,8 +1189,11 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t fewRows = int64_t(llvm::bit_ceil(uint64_t(m)));
   if (fewRows < tiles.registerM && (pairs || !hasNarrowFloats(op))) {
     tiles.cacheN = std::max(tiles.cacheN, n);
-    tiles.registerN =
-        std::min(tiles.cacheN, tiles.registerN * (tiles.registerM / fewRows));
+    // A power of two as many: 2 of AVX2's 6 rows took 48 columns, carried
+    // as vectors of 32 and 16 shuffled together every k step.
+    int64_t wider =
+        int64_t(llvm::bit_floor(uint64_t(tiles.registerM / fewRows)));
+    tiles.registerN = std::min(tiles.cacheN, tiles.registerN * wider);
     tiles.registerM = fewRows;
   }
   alignCacheTiles(tiles);

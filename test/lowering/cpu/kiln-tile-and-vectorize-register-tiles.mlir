@@ -4,7 +4,8 @@
 // holds whole register tiles, 60 of its 64 rows: 128 rows are 2 cache tiles
 // of 60, a register tile of 6 and the last 2 rows, each tile of a static
 // size (64-row cache tiles ended in tiles of dynamic size). The last 2
-// rows take 3 times the columns (48), as many accumulators.
+// rows take twice the columns (32): a power of two times, where 6 / 2 = 3
+// times (48) carried vectors of 32 and 16 shuffled together every k step.
 // CHECK-LABEL: func.func @six_rows
 // CHECK-NOT: ?x
 // CHECK: tensor.extract_slice %{{.*}}[0, 0] [126, 64] [1, 1]
@@ -15,7 +16,7 @@
 // CHECK: tensor.extract_slice %{{.*}}[120, 0] [6, 64] [1, 1]
 // CHECK: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 // CHECK: tensor.extract_slice %{{.*}}[126, 0] [2, 64] [1, 1]
-// CHECK: vector.contract {{.*}} : vector<2x1xf32>, vector<1x48xf32> into vector<2x48xf32>
+// CHECK: vector.contract {{.*}} : vector<2x1xf32>, vector<1x32xf32> into vector<2x32xf32>
 // CHECK-NOT: ?x
 // CHECK: return
 func.func @six_rows(%a: tensor<128x64xf32>, %b: tensor<64x48xf32>, %c: tensor<128x48xf32>) -> tensor<128x48xf32> {
