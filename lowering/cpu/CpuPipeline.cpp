@@ -78,6 +78,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createKilnEmitEntryWrappers());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createKilnStoreNarrowFloatBits());
   // OpenMP regions stay as omp ops: LLVM IR translation outlines them.
   pm.addPass(createKilnCheckContract({{"llvm", "omp"}, "kiln-to-cpu-pipeline"}));
 }
