@@ -118,8 +118,8 @@ single("batch matmul scheduled", "kiln.dot_general %a0, %a1, batching = [0] x "
 # tile (9) and one past them (2500: B of 10 MB, so chunks of panels, each
 # packing its part, the product split along K into 1024 + 1024 + 452 steps
 # for the parts to fit a thread's buffers), chunks for threads (256 x 256 x
-# 1024), a batch, and B read transposed (x W^T). Compiled only: the
-# interpreter would take minutes.
+# 1024), a batch, and B read transposed (x W^T, the panels packed from its
+# rows; of a batch too). Compiled only: the interpreter would take minutes.
 for name, lhs, rhs, dims, subscripts in [
         ("130x9x1024", (130, 9), (9, 1024), "contracting = [1] x [0]",
          "mk,kn->mn"),
@@ -130,7 +130,9 @@ for name, lhs, rhs, dims, subscripts in [
         ("batch 2x136x40x2048", (2, 136, 40), (2, 40, 2048),
          "batching = [0] x [0], contracting = [2] x [1]", "bmk,bkn->bmn"),
         ("160x48x1024 (nt)", (160, 48), (1024, 48), "contracting = [1] x [1]",
-         "mk,nk->mn")]:
+         "mk,nk->mn"),
+        ("batch 3x130x96x512 (nt)", (3, 130, 96), (3, 512, 96),
+         "batching = [0] x [0], contracting = [2] x [2]", "bmk,bnk->bmn")]:
     PA = rng.standard_normal(lhs).astype(np.float32)
     PB = rng.standard_normal(rhs).astype(np.float32)
     want = np.einsum(subscripts, PA.astype(np.float64), PB).astype(np.float32)

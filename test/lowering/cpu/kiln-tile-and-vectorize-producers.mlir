@@ -84,16 +84,17 @@ func.func @chunks_transpose_their_rows(%x: tensor<256x784xf32>, %dy: tensor<256x
 
 // -----
 
-// Bᵀ packed into panels (its rows 2 KiB apart), which 4 chunks of 4 panels
-// pack from: transposed once, before the loop.
-// CHECK-LABEL: func.func @whole_operands_stay_outside
-// CHECK: scf.for
-// CHECK: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// Bᵀ packed into panels (its rows 2 KiB apart): 4 chunks of 4 panels each
+// pack theirs straight from B's rows, 16 x 16 blocks transposed in
+// registers, with no transpose of all of B written out before the loop.
+// CHECK-LABEL: func.func @transposed_b_packed_by_chunks
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.expand_shape %arg1 {{\[}}[0, 1], [2]] output_shape [16, 32, 256]
 // CHECK: scf.forall (%{{.*}}) = (0) to (16) step (4)
 // CHECK: -> (tensor<4x256x32xf32>)
-// CHECK-NOT: tensor<16x16xf32>
+// CHECK: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<1x16x16xf32>, vector<1x16x16xf32>
 // CHECK: vector.contract
-func.func @whole_operands_stay_outside(%a: tensor<512x256xf32>, %b: tensor<512x256xf32>) -> tensor<512x512xf32> {
+func.func @transposed_b_packed_by_chunks(%a: tensor<512x256xf32>, %b: tensor<512x256xf32>) -> tensor<512x512xf32> {
   %zero = arith.constant 0.0 : f32
   %te = tensor.empty() : tensor<256x512xf32>
   %bt = linalg.transpose ins(%b : tensor<512x256xf32>) outs(%te : tensor<256x512xf32>) permutation = [1, 0]
