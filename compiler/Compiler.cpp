@@ -197,6 +197,8 @@ void setHostTarget(kiln::KilnToCpuPipelineOptions &cpu) {
     cpu.registerTileN = 2 * lanes;
   if (!cpu.registerTileM.getNumOccurrences())
     cpu.registerTileM = std::min<int64_t>(8, (registers - 4) / 2);
+  if (!cpu.vectorBytes.getNumOccurrences())
+    cpu.vectorBytes = lanes * int64_t(sizeof(float));
 }
 
 /// The bytes of memory this machine has, or 0 if unknown.

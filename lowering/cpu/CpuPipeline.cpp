@@ -30,7 +30,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
       {options.vectorWidth, options.registerTileM, options.registerTileN,
        options.cacheTileM, options.cacheTileN, options.cacheTileK,
        options.parallelWork, options.packPanels, options.avx512Bf16,
-       options.avx512Vnni, options.avx512Bf16 && options.amxBf16}));
+       options.avx512Vnni, options.avx512Bf16 && options.amxBf16,
+       options.vectorBytes}));
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
@@ -44,7 +45,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                               options.avx512Vnni}));
   pm.addPass(createKilnLowerForalls());
   pm.addPass(createKilnHoistLoopBuffers());
-  pm.addPass(createKilnCarryExtremaAsKeys());
+  pm.addPass(createKilnCarryExtremaAsKeys({options.vectorBytes}));
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)
     return;

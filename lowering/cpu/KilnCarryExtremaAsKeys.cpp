@@ -58,14 +58,14 @@ std::optional<CarriedExtremum> carriedExtremum(Operation *op) {
   return std::nullopt;
 }
 
-/// Carried vectors of at most this many bytes also carry the largest
-/// magnitude seen, which tells NaN apart (an integer max an element);
-/// larger ones select a NaN's key per element (a compare and a select),
-/// as keys and magnitudes of 16 AVX-512 registers each would take all 32:
-/// a reduce_max over 4099 rows of 257 carries 256 lanes, 0.071 ms, 0.076
-/// with magnitudes, 0.061 selecting; over 2048 x 2048 magnitudes took
-/// 0.21 ms and selecting 0.28.
-constexpr int64_t kMagnitudesMaxBytes = 512;
+/// Carried vectors of at most this many of the target's vector registers
+/// also carry the largest magnitude seen, which tells NaN apart (an
+/// integer max an element); larger ones select a NaN's key per element (a
+/// compare and a select), as keys and magnitudes of 16 AVX-512 registers
+/// each would take all 32: a reduce_max over 4099 rows of 257 carries 256
+/// lanes, 0.071 ms, 0.076 with magnitudes, 0.061 selecting; over 2048 x
+/// 2048 magnitudes took 0.21 ms and selecting 0.28.
+constexpr int64_t kMagnitudesMaxRegisters = 8;
 
 /// The integer forms of vectors of f32 or f64 (`floats`) for a maximum
 /// (`max`) or a minimum, with the constants they take, built once where
@@ -76,11 +76,13 @@ struct Keys {
   bool max, magnitudes;
   Value signShift, one, noSign, infinity, nanKey, nan;
 
-  Keys(OpBuilder &b, Location loc, VectorType floats, bool max)
+  Keys(OpBuilder &b, Location loc, VectorType floats, bool max,
+       int64_t vectorBytes)
       : floats(floats), max(max) {
     unsigned width = floats.getElementTypeBitWidth();
     ints = floats.clone(b.getIntegerType(width));
-    magnitudes = floats.getNumElements() * width / 8 <= kMagnitudesMaxBytes;
+    magnitudes = floats.getNumElements() * width / 8 <=
+                 kMagnitudesMaxRegisters * vectorBytes;
     auto splat = [&](const APInt &value) {
       return arith::ConstantOp::create(b, loc, ints,
                                        DenseElementsAttr::get(ints, value))
@@ -148,13 +150,14 @@ struct Keys {
   }
 };
 
-void carryAsKeys(RewriterBase &rewriter, const CarriedExtremum &extremum) {
+void carryAsKeys(RewriterBase &rewriter, const CarriedExtremum &extremum,
+                 int64_t vectorBytes) {
   scf::ForOp loop = extremum.loop;
   Location loc = extremum.op->getLoc();
   rewriter.setInsertionPoint(loop);
   Keys keys(rewriter, loc,
             cast<VectorType>(extremum.op->getResult(0).getType()),
-            isa<arith::MaximumFOp>(extremum.op));
+            isa<arith::MaximumFOp>(extremum.op), vectorBytes);
   SmallVector<Value> inits =
       keys.carried(rewriter, loc, loop.getInitArgs()[extremum.index]);
   FailureOr<LoopLikeOpInterface> grown =
@@ -180,7 +183,13 @@ void carryAsKeys(RewriterBase &rewriter, const CarriedExtremum &extremum) {
 
 struct KilnCarryExtremaAsKeysPass
     : kiln::impl::KilnCarryExtremaAsKeysBase<KilnCarryExtremaAsKeysPass> {
+  using KilnCarryExtremaAsKeysBase::KilnCarryExtremaAsKeysBase;
   void runOnOperation() override {
+    if (vectorBytes <= 0) {
+      getOperation()->emitError(
+          "kiln-carry-extrema-as-keys: vector-bytes must be positive");
+      return signalPassFailure();
+    }
     // Inner loops first: an outer loop's rewrite moves the inner ones.
     SmallVector<Operation *> extrema;
     getOperation()->walk([&](Operation *op) {
@@ -190,7 +199,7 @@ struct KilnCarryExtremaAsKeysPass
     IRRewriter rewriter(&getContext());
     for (Operation *op : extrema)
       if (std::optional<CarriedExtremum> extremum = carriedExtremum(op))
-        carryAsKeys(rewriter, *extremum);
+        carryAsKeys(rewriter, *extremum, vectorBytes);
   }
 };
 } // namespace

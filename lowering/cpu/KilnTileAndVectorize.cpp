@@ -44,8 +44,11 @@ void vectorize(RewriterBase &rewriter, Operation *op) {
     rewriter.replaceOp(op, vectorized->replacements);
 }
 
-void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                     int64_t width);
+/// `accumulatorBytes`: the results a reduction's row may carry in
+/// registers (rowLength; 0: rows of `width`, for the ops that are no such
+/// reductions).
+void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op, int64_t width,
+                     int64_t accumulatorBytes = 0);
 
 /// Replaces `slice`, if it is a statically shaped part of a tensor.empty
 /// (where a tiled op writes its part of the whole op's result), by a
@@ -278,6 +281,8 @@ struct MatmulTiles {
   int64_t vectorWidth;
   /// Whether bf16 panel products multiply AMX tiles (amx-bf16).
   bool amx;
+  /// Bytes of one of the target's vector registers (vector-bytes).
+  int64_t vectorBytes;
 };
 
 /// Makes each cache tile of `tiles` hold whole register tiles: one that a
@@ -564,36 +569,41 @@ SmallVector<int64_t> reductionsInside(linalg::LinalgOp op) {
   return order;
 }
 
-/// Bytes of results a row of a reduction with its reductions inside
-/// (reductionsInside) carries in registers at most: 16 of AVX-512's 32.
-constexpr int64_t kAccumulatorRowBytes = 1024;
+/// Vector registers of results a row of a reduction with its reductions
+/// inside (reductionsInside) carries at most: half of AVX-512's 32, all of
+/// AVX2's 16 (rows of 1 KiB there, 32 ymm registers, spilled: on an AMD
+/// Zen 3, column sums of 8192 x 768 took 1.13 ms in them, 0.87 in rows of
+/// 512 bytes; of 2048 x 2048 0.92 and 0.64; a column max of 1024 x 8192
+/// 3.75 and 2.57).
+constexpr int64_t kAccumulatorRowRegisters = 16;
 
 /// The length of rows that tileElementwise tiles `op` in, given rows of
-/// `width` elements for elementwise ops: 4 x `width` (at most
-/// kAccumulatorRowBytes of results) where `op`'s reductions step inside
+/// `width` elements for elementwise ops: up to 4 x `width` (at most
+/// `accumulatorBytes` of results) where `op`'s reductions step inside
 /// (reductionsInside). Rows of 64 f32 read 256 bytes of each row of the
 /// input before moving on to the next, rows of 256 change pages 4 times less
 /// often (a column sum of 6144 x 1024 0.74 -> 0.45 ms, of 8192 x 768 0.42 ->
-/// 0.32).
-int64_t rowLength(linalg::LinalgOp op, int64_t width, bool inside) {
+/// 0.32, on AVX-512).
+int64_t rowLength(linalg::LinalgOp op, int64_t width, int64_t accumulatorBytes,
+                  bool inside) {
   if (!inside)
     return width;
   int64_t resultBytes = 0;
   for (Type type : op->getResultTypes())
     resultBytes += getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8;
-  return std::clamp<int64_t>(kAccumulatorRowBytes /
-                                 std::max<int64_t>(1, resultBytes),
-                             width, 4 * width);
+  return std::clamp<int64_t>(
+      accumulatorBytes / std::max<int64_t>(1, resultBytes), width, 4 * width);
 }
 
-/// Elementwise: rows of up to `width` along the innermost loop. Where no
+/// Elementwise: rows of up to `width` along the innermost loop (of a
+/// reduction with its reductions inside, longer, rowLength). Where no
 /// row length near `width` divides that loop (a row of 50257), the
 /// multiple of `width` below it runs in rows of `width` and the rest as one
 /// shorter row, instead of rows too short to vectorize. Rows of bf16 or
 /// f16 have a power-of-two length: LLVM cannot legalize every operation on
 /// odd-sized vectors of them.
-void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                     int64_t width) {
+void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op, int64_t width,
+                     int64_t accumulatorBytes) {
   if (tileTranspose(rewriter, op))
     return;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -602,7 +612,8 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
   unsigned innermost = ranges.size() - 1;
   bool narrow = hasNarrowFloats(op);
   SmallVector<int64_t> order = reductionsInside(op);
-  int64_t row = rowLength(op, width, !order.empty() && !narrow);
+  int64_t row =
+      rowLength(op, width, accumulatorBytes, !order.empty() && !narrow);
   // A reduction along that loop sums the rest onto the first part's
   // result (a biased int8 product's row sums over K = 517 ran element by
   // element).
@@ -610,8 +621,8 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
       (op.getIteratorTypesArray()[innermost] == utils::IteratorType::parallel ||
        op->getNumResults() == 1)) {
     auto [whole, rest] = split(rewriter, op, innermost, size - size % row);
-    tileElementwise(rewriter, whole, width);
-    tileElementwise(rewriter, rest, width);
+    tileElementwise(rewriter, whole, width, accumulatorBytes);
+    tileElementwise(rewriter, rest, width, accumulatorBytes);
     return;
   }
   // size & -size: the largest power of two that divides size.
@@ -3091,7 +3102,8 @@ void schedule(RewriterBase &rewriter, linalg::LinalgOp op, MatmulTiles tiles,
   if (kiln::isByteLaneQuads(op))
     return tileLaneQuads(rewriter, op);
   if (!isTiledMatmul(op))
-    return tileElementwise(rewriter, op, width);
+    return tileElementwise(rewriter, op, width,
+                           kAccumulatorRowRegisters * tiles.vectorBytes);
   tileProduct(rewriter, op, tiles);
 }
 
@@ -3244,12 +3256,14 @@ struct KilnTileAndVectorizePass
   void runOnOperation() override {
     MatmulTiles tiles{registerTileM, registerTileN, cacheTileM,
                       cacheTileN,    cacheTileK,    bf16DotPairs,
-                      intDotPairs,   vectorWidth,   amxBf16 && bf16DotPairs};
-    if (vectorWidth <= 0 || tiles.registerM <= 0 || tiles.registerN <= 0 ||
-        tiles.cacheM <= 0 || tiles.cacheN <= 0 || tiles.cacheK <= 0) {
+                      intDotPairs,   vectorWidth,   amxBf16 && bf16DotPairs,
+                      vectorBytes};
+    if (vectorWidth <= 0 || vectorBytes <= 0 || tiles.registerM <= 0 ||
+        tiles.registerN <= 0 || tiles.cacheM <= 0 || tiles.cacheN <= 0 ||
+        tiles.cacheK <= 0) {
       getOperation()->emitError(
-          "kiln-tile-and-vectorize: vector width and tile sizes must be "
-          "positive");
+          "kiln-tile-and-vectorize: vector width, vector bytes and tile sizes "
+          "must be positive");
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());

@@ -306,6 +306,12 @@ struct KilnToCpuPipelineOptions
                      "process may use them: bf16 matmuls accumulating in "
                      "f32 multiply AMX tiles"),
       llvm::cl::init(false)};
+  Option<int64_t> vectorBytes{
+      *this, "vector-bytes",
+      llvm::cl::desc("Bytes of one of the CPU's vector registers (64 on "
+                     "AVX-512, 32 on AVX2): how many results a reduction's "
+                     "rows carry in registers"),
+      llvm::cl::init(64)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("Elements per vector row of an elementwise op"),

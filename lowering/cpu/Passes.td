@@ -252,7 +252,11 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "bf16 x bf16 -> f32 products packed in pairs (bf16-dot-pairs) "
            "take register tiles of 32 x 32 AMX tiles over a cache tile's k "
            "pairs, marked for kiln-lower-amx-tiles (the CPU must have "
-           "amx-bf16)">
+           "amx-bf16)">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", "64",
+           "Bytes of one of the target's vector registers (64 on AVX-512, "
+           "32 on AVX2): a reduction's rows carry at most 16 of them of "
+           "results">
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
@@ -483,12 +487,13 @@ def KilnCarryExtremaAsKeys : Pass<"kiln-carry-extrema-as-keys"> {
     vector) is carried as integers: the elements' bits as keys that order
     like the floats (negative values' magnitude bits flipped, so -0 is
     below +0), taken with `arith.maxsi` or `arith.minsi`, and, for vectors
-    of up to 512 bytes, the largest magnitude's bits seen (`arith.maxui` of
-    the bits without their sign), which is a NaN's exactly where one was
-    seen; a wider vector selects for a NaN the key that wins (the largest
-    for a maximum, the smallest for a minimum, whose floats are NaNs), as
-    keys and magnitudes of 16 registers each would take all of AVX-512's
-    32. After the loop, the result is the keys' floats (NaN where the
+    of up to 8 of the target's vector registers (`vector-bytes` each: 512
+    bytes on AVX-512, 256 on AVX2), the largest magnitude's bits seen
+    (`arith.maxui` of the bits without their sign), which is a NaN's
+    exactly where one was seen; a wider vector selects for a NaN the key
+    that wins (the largest for a maximum, the smallest for a minimum, whose
+    floats are NaNs), as keys and magnitudes of 16 registers each would
+    take all of AVX-512's 32. After the loop, the result is the keys' floats (NaN where the
     magnitudes say so): the maximum and minimum as `arith.maximumf` and
     `arith.minimumf` define them. Those float ops expand (`arith-expand`)
     into two compares and two selects in a chain through the carried
@@ -508,6 +513,11 @@ def KilnCarryExtremaAsKeys : Pass<"kiln-carry-extrema-as-keys"> {
     // %m is the floats of the keys, NaN where the magnitudes passed +inf's.
     ```
   }];
+  let options = [
+    Option<"vectorBytes", "vector-bytes", "int64_t", "64",
+           "Bytes of one of the target's vector registers (64 on AVX-512, "
+           "32 on AVX2)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

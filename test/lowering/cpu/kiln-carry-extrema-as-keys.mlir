@@ -1,4 +1,8 @@
 // RUN: kiln-opt %s --kiln-carry-extrema-as-keys --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-carry-extrema-as-keys="vector-bytes=32" --split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: not kiln-opt %s --kiln-carry-extrema-as-keys="vector-bytes=0" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: kiln-carry-extrema-as-keys: vector-bytes must be positive
 
 // A max reduction's running vector: the loop carries the elements' keys
 // (negative values' magnitude bits flipped) and their largest magnitude,
@@ -67,7 +71,31 @@ func.func @row_min(%row: memref<10x8xf64>, %init: vector<8xf64>) -> vector<8xf64
 
 // -----
 
-// A running maximum of 256 lanes (1 KiB, over kMagnitudesMaxBytes: keys and
+// A running maximum of 128 lanes (512 bytes): keys and magnitudes take 16
+// of AVX-512's 32 registers, but would take all 32 ymm registers of AVX2's
+// 16, where it carries keys alone.
+// CHECK-LABEL: func.func @mid_max
+// CHECK: scf.for {{.*}} -> (vector<128xf32>, vector<128xi32>, vector<128xi32>)
+// CHECK: arith.maxui
+// AVX2-LABEL: func.func @mid_max
+// AVX2: scf.for {{.*}} -> (vector<128xf32>, vector<128xi32>)
+// AVX2-NOT: arith.maxui
+// AVX2: return
+func.func @mid_max(%rows: memref<300x128xf32>, %init: vector<128xf32>) -> vector<128xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c300 = arith.constant 300 : index
+  %m = scf.for %i = %c0 to %c300 step %c1 iter_args(%acc = %init) -> (vector<128xf32>) {
+    %x = vector.load %rows[%i, %c0] : memref<300x128xf32>, vector<128xf32>
+    %next = arith.maximumf %acc, %x : vector<128xf32>
+    scf.yield %next : vector<128xf32>
+  }
+  return %m : vector<128xf32>
+}
+
+// -----
+
+// A running maximum of 256 lanes (1 KiB, over 8 vector registers: keys and
 // magnitudes would take every AVX-512 register) carries keys alone, a
 // NaN's key the largest (its float a NaN).
 // CHECK-LABEL: func.func @wide_max

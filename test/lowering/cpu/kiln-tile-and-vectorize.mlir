@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --split-input-file --kiln-tile-and-vectorize="vector-width=16 register-tile-m=4 register-tile-n=16 cache-tile-m=32 cache-tile-n=128 cache-tile-k=64 parallel-work=0" | FileCheck %s --check-prefix=TARGET
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 vector-bytes=32" --split-input-file | FileCheck %s --check-prefix=AVX2
 
 #id = affine_map<(d0) -> (d0)>
 // An elementwise op: rows of 64 along the innermost dimension.
@@ -263,11 +264,12 @@ func.func @reduce(%x: tensor<4x256xf32>, %init: tensor<4xf32>) -> tensor<4xf32> 
 // -----
 
 // A sum over rows (the innermost dimension parallel): tiles step along the
-// columns first, in rows of 4 x 64 f32 (1 KiB of accumulators; 4 x 16 with
-// vector-width=16), and then along
+// columns first, in rows of 4 x 64 f32 (1 KiB of accumulators, 16 AVX-512
+// registers; 4 x 16 with vector-width=16; 512 bytes in 16 of AVX2's 32-byte
+// registers), and then along
 // the rows, so that a row of sums stays in the same vectors over every row
 // read (kiln-lower-vectors hoists its reads and writes out of that loop);
-// rows of 128 f64.
+// rows of 128 f64 (64 on AVX2).
 // CHECK-LABEL: func.func @column_sums
 func.func @column_sums(%x: tensor<300x768xf32>, %init: tensor<768xf32>) -> tensor<768xf32> {
   // CHECK: scf.for {{.*}} = %c0{{.*}} to %c768 step %c256
@@ -276,6 +278,10 @@ func.func @column_sums(%x: tensor<300x768xf32>, %init: tensor<768xf32>) -> tenso
   // TARGET-LABEL: func.func @column_sums
   // TARGET: scf.for {{.*}} = %c0{{.*}} to %c768 step %c64
   // TARGET: scf.for {{.*}} = %c0{{.*}} to %c300 step %c1
+  // AVX2-LABEL: func.func @column_sums
+  // AVX2: scf.for {{.*}} = %c0{{.*}} to %c768 step %c128
+  // AVX2: scf.for {{.*}} = %c0{{.*}} to %c300 step %c1
+  // AVX2: vector.multi_reduction <add>, {{.*}} : vector<1x128xf32> to vector<128xf32>
   %0 = linalg.reduce ins(%x : tensor<300x768xf32>) outs(%init : tensor<768xf32>) dimensions = [0]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
@@ -290,6 +296,8 @@ func.func @column_sums_f64(%x: tensor<8x300x640xf64>, %init: tensor<8x640xf64>) 
   // CHECK: scf.for {{.*}} = %c0{{.*}} to %c640 step %c128
   // CHECK: scf.for {{.*}} = %c0{{.*}} to %c300 step %c1
   // CHECK: vector.multi_reduction <add>, {{.*}} : vector<1x1x128xf64> to vector<1x128xf64>
+  // AVX2-LABEL: func.func @column_sums_f64
+  // AVX2: vector.multi_reduction <add>, {{.*}} : vector<1x1x64xf64> to vector<1x64xf64>
   %0 = linalg.reduce ins(%x : tensor<8x300x640xf64>) outs(%init : tensor<8x640xf64>) dimensions = [1]
     (%in: f64, %acc: f64) {
       %s = arith.addf %in, %acc : f64
