@@ -199,6 +199,8 @@ void setHostTarget(kiln::KilnToCpuPipelineOptions &cpu) {
     cpu.registerTileM = std::min<int64_t>(8, (registers - 4) / 2);
   if (!cpu.vectorBytes.getNumOccurrences())
     cpu.vectorBytes = lanes * int64_t(sizeof(float));
+  if (!cpu.vectorRegisters.getNumOccurrences())
+    cpu.vectorRegisters = registers;
 }
 
 /// The bytes of memory this machine has, or 0 if unknown.

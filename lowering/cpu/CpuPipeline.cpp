@@ -45,7 +45,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
                               options.avx512Vnni}));
   pm.addPass(createKilnLowerForalls());
   pm.addPass(createKilnHoistLoopBuffers());
-  pm.addPass(createKilnCarryExtremaAsKeys({options.vectorBytes}));
+  pm.addPass(createKilnCarryExtremaAsKeys(
+      {options.vectorBytes, options.vectorRegisters}));
   pm.addPass(createCSEPass());
   if (options.stopAfter == CpuStage::Loops)
     return;

@@ -58,14 +58,20 @@ std::optional<CarriedExtremum> carriedExtremum(Operation *op) {
   return std::nullopt;
 }
 
-/// Carried vectors of at most this many of the target's vector registers
-/// also carry the largest magnitude seen, which tells NaN apart (an
-/// integer max an element); larger ones select a NaN's key per element (a
-/// compare and a select), as keys and magnitudes of 16 AVX-512 registers
-/// each would take all 32: a reduce_max over 4099 rows of 257 carries 256
-/// lanes, 0.071 ms, 0.076 with magnitudes, 0.061 selecting; over 2048 x
-/// 2048 magnitudes took 0.21 ms and selecting 0.28.
-constexpr int64_t kMagnitudesMaxRegisters = 8;
+/// Whether a carried vector of `bytes` also carries the largest magnitude
+/// seen, which tells NaN apart (an integer max an element): where keys and
+/// magnitudes take at most half of the target's `registers` vector
+/// registers of `vectorBytes`. Larger ones select a NaN's key per element
+/// (a compare and a select), as keys and magnitudes of 16 AVX-512
+/// registers each would take all 32: a reduce_max over 4099 rows of 257
+/// carries 256 lanes, 0.071 ms, 0.076 with magnitudes, 0.061 selecting;
+/// over 2048 x 2048 magnitudes took 0.21 ms and selecting 0.28. On AVX2's
+/// 16, a reduce_max of 1000003 f32 in rows of 64 lanes carried 16 ymm
+/// registers of keys and magnitudes, spilled: 0.119 ms, 0.100 selecting
+/// (an AMD Zen 3).
+bool carriesMagnitudes(int64_t bytes, int64_t vectorBytes, int64_t registers) {
+  return 2 * bytes <= registers * vectorBytes / 2;
+}
 
 /// The integer forms of vectors of f32 or f64 (`floats`) for a maximum
 /// (`max`) or a minimum, with the constants they take, built once where
@@ -76,13 +82,10 @@ struct Keys {
   bool max, magnitudes;
   Value signShift, one, noSign, infinity, nanKey, nan;
 
-  Keys(OpBuilder &b, Location loc, VectorType floats, bool max,
-       int64_t vectorBytes)
-      : floats(floats), max(max) {
+  Keys(OpBuilder &b, Location loc, VectorType floats, bool max, bool magnitudes)
+      : floats(floats), max(max), magnitudes(magnitudes) {
     unsigned width = floats.getElementTypeBitWidth();
     ints = floats.clone(b.getIntegerType(width));
-    magnitudes = floats.getNumElements() * width / 8 <=
-                 kMagnitudesMaxRegisters * vectorBytes;
     auto splat = [&](const APInt &value) {
       return arith::ConstantOp::create(b, loc, ints,
                                        DenseElementsAttr::get(ints, value))
@@ -151,13 +154,13 @@ struct Keys {
 };
 
 void carryAsKeys(RewriterBase &rewriter, const CarriedExtremum &extremum,
-                 int64_t vectorBytes) {
+                 bool magnitudes) {
   scf::ForOp loop = extremum.loop;
   Location loc = extremum.op->getLoc();
   rewriter.setInsertionPoint(loop);
   Keys keys(rewriter, loc,
             cast<VectorType>(extremum.op->getResult(0).getType()),
-            isa<arith::MaximumFOp>(extremum.op), vectorBytes);
+            isa<arith::MaximumFOp>(extremum.op), magnitudes);
   SmallVector<Value> inits =
       keys.carried(rewriter, loc, loop.getInitArgs()[extremum.index]);
   FailureOr<LoopLikeOpInterface> grown =
@@ -185,9 +188,9 @@ struct KilnCarryExtremaAsKeysPass
     : kiln::impl::KilnCarryExtremaAsKeysBase<KilnCarryExtremaAsKeysPass> {
   using KilnCarryExtremaAsKeysBase::KilnCarryExtremaAsKeysBase;
   void runOnOperation() override {
-    if (vectorBytes <= 0) {
-      getOperation()->emitError(
-          "kiln-carry-extrema-as-keys: vector-bytes must be positive");
+    if (vectorBytes <= 0 || vectorRegisters <= 0) {
+      getOperation()->emitError("kiln-carry-extrema-as-keys: vector-bytes "
+                                "and vector-registers must be positive");
       return signalPassFailure();
     }
     // Inner loops first: an outer loop's rewrite moves the inner ones.
@@ -198,8 +201,13 @@ struct KilnCarryExtremaAsKeysPass
     });
     IRRewriter rewriter(&getContext());
     for (Operation *op : extrema)
-      if (std::optional<CarriedExtremum> extremum = carriedExtremum(op))
-        carryAsKeys(rewriter, *extremum, vectorBytes);
+      if (std::optional<CarriedExtremum> extremum = carriedExtremum(op)) {
+        auto type = cast<VectorType>(op->getResult(0).getType());
+        int64_t bytes =
+            type.getNumElements() * type.getElementTypeBitWidth() / 8;
+        carryAsKeys(rewriter, *extremum,
+                    carriesMagnitudes(bytes, vectorBytes, vectorRegisters));
+      }
   }
 };
 } // namespace

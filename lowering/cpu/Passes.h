@@ -312,6 +312,12 @@ struct KilnToCpuPipelineOptions
                      "AVX-512, 32 on AVX2): how many results a reduction's "
                      "rows carry in registers"),
       llvm::cl::init(64)};
+  Option<int64_t> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("How many vector registers the CPU has (32 on AVX-512, "
+                     "16 on AVX2): whether a running max or min carries "
+                     "magnitudes beside its keys"),
+      llvm::cl::init(32)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("Elements per vector row of an elementwise op"),

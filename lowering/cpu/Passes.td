@@ -487,13 +487,13 @@ def KilnCarryExtremaAsKeys : Pass<"kiln-carry-extrema-as-keys"> {
     vector) is carried as integers: the elements' bits as keys that order
     like the floats (negative values' magnitude bits flipped, so -0 is
     below +0), taken with `arith.maxsi` or `arith.minsi`, and, for vectors
-    of up to 8 of the target's vector registers (`vector-bytes` each: 512
-    bytes on AVX-512, 256 on AVX2), the largest magnitude's bits seen
+    where keys and magnitudes take at most half of the target's vector
+    registers (`vector-registers` of `vector-bytes`: vectors of up to 512
+    bytes on AVX-512, 128 on AVX2), the largest magnitude's bits seen
     (`arith.maxui` of the bits without their sign), which is a NaN's
     exactly where one was seen; a wider vector selects for a NaN the key
     that wins (the largest for a maximum, the smallest for a minimum, whose
-    floats are NaNs), as keys and magnitudes of 16 registers each would
-    take all of AVX-512's 32. After the loop, the result is the keys' floats (NaN where the
+    floats are NaNs). After the loop, the result is the keys' floats (NaN where the
     magnitudes say so): the maximum and minimum as `arith.maximumf` and
     `arith.minimumf` define them. Those float ops expand (`arith-expand`)
     into two compares and two selects in a chain through the carried
@@ -516,7 +516,10 @@ def KilnCarryExtremaAsKeys : Pass<"kiln-carry-extrema-as-keys"> {
   let options = [
     Option<"vectorBytes", "vector-bytes", "int64_t", "64",
            "Bytes of one of the target's vector registers (64 on AVX-512, "
-           "32 on AVX2)">
+           "32 on AVX2)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "32",
+           "How many vector registers the target has (32 on AVX-512, 16 "
+           "on AVX2)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -1,8 +1,9 @@
 // RUN: kiln-opt %s --kiln-carry-extrema-as-keys --split-input-file | FileCheck %s
-// RUN: kiln-opt %s --kiln-carry-extrema-as-keys="vector-bytes=32" --split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: kiln-opt %s --kiln-carry-extrema-as-keys="vector-bytes=32 vector-registers=16" --split-input-file | FileCheck %s --check-prefix=AVX2
 // RUN: not kiln-opt %s --kiln-carry-extrema-as-keys="vector-bytes=0" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not kiln-opt %s --kiln-carry-extrema-as-keys="vector-registers=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: error: kiln-carry-extrema-as-keys: vector-bytes must be positive
+// BAD: error: kiln-carry-extrema-as-keys: vector-bytes and vector-registers must be positive
 
 // A max reduction's running vector: the loop carries the elements' keys
 // (negative values' magnitude bits flipped) and their largest magnitude,
@@ -71,26 +72,32 @@ func.func @row_min(%row: memref<10x8xf64>, %init: vector<8xf64>) -> vector<8xf64
 
 // -----
 
-// A running maximum of 128 lanes (512 bytes): keys and magnitudes take 16
-// of AVX-512's 32 registers, but would take all 32 ymm registers of AVX2's
-// 16, where it carries keys alone.
+// A running maximum of 64 lanes (256 bytes): keys and magnitudes take 8 of
+// AVX-512's 32 registers, but all 16 of AVX2's, where it carries keys
+// alone; 32 lanes (4 ymm registers) carry magnitudes there too.
 // CHECK-LABEL: func.func @mid_max
-// CHECK: scf.for {{.*}} -> (vector<128xf32>, vector<128xi32>, vector<128xi32>)
+// CHECK: scf.for {{.*}} -> (vector<64xf32>, vector<64xi32>, vector<64xi32>)
 // CHECK: arith.maxui
 // AVX2-LABEL: func.func @mid_max
-// AVX2: scf.for {{.*}} -> (vector<128xf32>, vector<128xi32>)
-// AVX2-NOT: arith.maxui
-// AVX2: return
-func.func @mid_max(%rows: memref<300x128xf32>, %init: vector<128xf32>) -> vector<128xf32> {
+// AVX2: scf.for {{.*}} -> (vector<64xf32>, vector<64xi32>)
+// AVX2-NOT: arith.maxui {{.*}} : vector<64xi32>
+// AVX2: scf.for {{.*}} -> (vector<32xf32>, vector<32xi32>, vector<32xi32>)
+// AVX2: arith.maxui {{.*}} : vector<32xi32>
+func.func @mid_max(%rows: memref<300x64xf32>, %init: vector<64xf32>, %half: vector<32xf32>) -> (vector<64xf32>, vector<32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c300 = arith.constant 300 : index
-  %m = scf.for %i = %c0 to %c300 step %c1 iter_args(%acc = %init) -> (vector<128xf32>) {
-    %x = vector.load %rows[%i, %c0] : memref<300x128xf32>, vector<128xf32>
-    %next = arith.maximumf %acc, %x : vector<128xf32>
-    scf.yield %next : vector<128xf32>
+  %m = scf.for %i = %c0 to %c300 step %c1 iter_args(%acc = %init) -> (vector<64xf32>) {
+    %x = vector.load %rows[%i, %c0] : memref<300x64xf32>, vector<64xf32>
+    %next = arith.maximumf %acc, %x : vector<64xf32>
+    scf.yield %next : vector<64xf32>
   }
-  return %m : vector<128xf32>
+  %h = scf.for %i = %c0 to %c300 step %c1 iter_args(%acc = %half) -> (vector<32xf32>) {
+    %x = vector.load %rows[%i, %c0] : memref<300x64xf32>, vector<32xf32>
+    %next = arith.maximumf %acc, %x : vector<32xf32>
+    scf.yield %next : vector<32xf32>
+  }
+  return %m, %h : vector<64xf32>, vector<32xf32>
 }
 
 // -----

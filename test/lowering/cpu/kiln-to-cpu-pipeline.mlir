@@ -23,8 +23,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // The target's vector registers reach the passes that size what loops carry
 // in them: a column max in rows of 128 lanes carries keys and magnitudes
-// in 16 of AVX-512's registers, keys alone in 16 of AVX2's.
-// RUN: kiln-opt %s --kiln-to-cpu-pipeline="stop-after=loops vector-bytes=32" | FileCheck %s --check-prefix=AVX2
+// in 16 of AVX-512's 32 registers, keys alone in 16 of AVX2's 16.
+// RUN: kiln-opt %s --kiln-to-cpu-pipeline="stop-after=loops vector-bytes=32 vector-registers=16" | FileCheck %s --check-prefix=AVX2
 // LOOPS-LABEL: func.func @column_max
 // LOOPS: arith.maxui {{.*}} : vector<128xi32>
 // AVX2-LABEL: func.func @column_max
