@@ -37,17 +37,28 @@ func.func @exp_of_nan(%x: vector<8xf32>) -> vector<8xf32> {
 
 // f64 exp, log and tanh are vector arithmetic: exp (fdlibm's) scales
 // by 2^k built from the bits of k in two factors, log reads the exponent
-// and mantissa from the bits; none is left for libm.
+// and mantissa from the bits; none is left for libm. Integers k move
+// between f64 and i64 through 1.5 * 2^52 (bits 0x4338000000000000), not
+// fptosi and sitofp, which AVX2 lacks for vectors.
 // CHECK-LABEL: func.func @f64_exp_log
+// CHECK-DAG: %[[SHIFT:.+]] = arith.constant dense<0x4338000000000000> : vector<8xf64>
+// CHECK-DAG: %[[UNSHIFT:.+]] = arith.constant dense<-4843621399236968448> : vector<8xi64>
+// CHECK-DAG: %[[SHIFTBITS:.+]] = arith.constant dense<4843621399236968448> : vector<8xi64>
 // CHECK-NOT: math.exp
-// CHECK: math.roundeven {{.*}} : vector<8xf64>
-// CHECK: arith.fptosi {{.*}} : vector<8xf64> to vector<8xi64>
+// CHECK: %[[K:.+]] = math.roundeven {{.*}} : vector<8xf64>
+// CHECK: %[[SHIFTED:.+]] = arith.addf %[[K]], %[[SHIFT]] : vector<8xf64>
+// CHECK: %[[KBITS:.+]] = arith.bitcast %[[SHIFTED]] : vector<8xf64> to vector<8xi64>
+// CHECK: arith.addi %[[KBITS]], %[[UNSHIFT]] : vector<8xi64>
 // CHECK: arith.shli
 // CHECK: arith.bitcast {{.*}} : vector<8xi64> to vector<8xf64>
 // CHECK-NOT: math.log
 // CHECK: arith.bitcast {{.*}} : vector<8xf64> to vector<8xi64>
 // CHECK: arith.divf
-// CHECK: arith.sitofp {{.*}} : vector<8xi64> to vector<8xf64>
+// CHECK: %[[EBITS:.+]] = arith.addi %{{.+}}, %[[SHIFTBITS]] : vector<8xi64>
+// CHECK: %[[E:.+]] = arith.bitcast %[[EBITS]] : vector<8xi64> to vector<8xf64>
+// CHECK: arith.subf %[[E]], %[[SHIFT]] : vector<8xf64>
+// CHECK-NOT: arith.fptosi
+// CHECK-NOT: arith.sitofp
 // tanh is a rational function below 0.625 and built on exp above.
 // CHECK-NOT: math.exp
 // CHECK-NOT: math.log
