@@ -109,8 +109,8 @@ struct Bits {
   /// The integer-valued f64 `k` (|k| < 2^51) as an i64, and an i64 of that
   /// range as an f64, by kIntegerShift: AVX2 has no vector conversion
   /// between f64 and i64 (vcvttpd2qq and vcvtqq2pd are AVX-512DQ's), which
-  /// LLVM made 4 scalar conversions a vector (on an AMD Zen 3, f64 exp of
-  /// 1000 x 999 ran at 72% of PyTorch's speed, f32 pow at 49%).
+  /// LLVM made 4 scalar conversions a vector (on an AMD Zen 3, f64 tanh of
+  /// 1000 x 999 took 5.25 ms with them, 3.64 without; exp 2.57 and 2.42).
   Value toInteger(Value k) const {
     return add(of(e.add(k, e.f64(kIntegerShift))), -kIntegerShiftBits);
   }
