@@ -136,7 +136,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     within 1 MiB, or of a product of no more rows than columns), and that
     has at least 128
     rows packs B once into panels of a register tile's columns,
-    [N / 32, K, 32], and becomes a product over (batch, panel, m, column,
+    [N / 32, K, 32] (a B that is a transpose nothing else reads, x W^T,
+    straight from B^T's rows, in 16 x 16 blocks transposed in registers),
+    and becomes a product over (batch, panel, m, column,
     k) scheduled like a batch matmul of one panel at a time (row blocks
     outermost; K tiles of `cache-tile-k` steps, whose panel part stays in
     L1 while the block's rows pass it, the first split off to start from
