@@ -28,12 +28,65 @@ namespace kiln {
 
 namespace {
 
+/// `index` * `stride` + `offset`, folded where they are constants.
+Value strided(RewriterBase &rewriter, Location loc, Value index,
+              OpFoldResult stride, OpFoldResult offset) {
+  Value scaled = index;
+  if (!isConstantIntValue(stride, 1))
+    scaled = rewriter.createOrFold<arith::MulIOp>(
+        loc, index, getValueOrCreateConstantIndexOp(rewriter, loc, stride));
+  if (isConstantIntValue(offset, 0))
+    return scaled;
+  return rewriter.createOrFold<arith::AddIOp>(
+      loc, scaled, getValueOrCreateConstantIndexOp(rewriter, loc, offset));
+}
+
+/// Makes the tensor.extracts in `op`'s payload read the sources of the
+/// slices they read, at the slices' offsets plus strides times their
+/// indices. The vectorizer gathers an n-D extract at offsets it linearizes
+/// by the tensor's shape, as if its buffer were contiguous; a slice's
+/// buffer is a strided view of its source's, which the gather read as
+/// consecutive elements (a take of rows from a pad's first of 3 columns
+/// read the first 12 elements instead of every third: scripts/fuzz.py,
+/// seed 3023).
+void extractFromSliceSources(RewriterBase &rewriter, Operation *op) {
+  SmallVector<tensor::ExtractOp> extracts;
+  op->walk([&](tensor::ExtractOp extract) {
+    if (extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>())
+      extracts.push_back(extract);
+  });
+  for (tensor::ExtractOp extract : extracts) {
+    rewriter.setInsertionPoint(extract);
+    Value source = extract.getTensor();
+    SmallVector<Value> indices(extract.getIndices());
+    while (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+      llvm::SmallBitVector dropped = slice.getDroppedDims();
+      SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(),
+                                strides = slice.getMixedStrides();
+      SmallVector<Value> sourceIndices;
+      unsigned kept = 0;
+      for (unsigned dim = 0; dim < offsets.size(); ++dim)
+        sourceIndices.push_back(
+            dropped.test(dim)
+                ? getValueOrCreateConstantIndexOp(rewriter, extract.getLoc(),
+                                                  offsets[dim])
+                : strided(rewriter, extract.getLoc(), indices[kept++],
+                          strides[dim], offsets[dim]));
+      indices = std::move(sourceIndices);
+      source = slice.getSource();
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(extract, source, indices);
+  }
+}
+
 /// Replaces the statically shaped linalg op `op` by vector code (a
 /// vector.contract for contractions); leaves it for the loop lowering if the
 /// vectorizer cannot handle it. Reads of an n-D tensor in a payload (a take
 /// of rows) become vector loads where the vector runs along a row, else
-/// gathers.
+/// gathers, from the tensor the read's slices are of
+/// (extractFromSliceSources).
 void vectorize(RewriterBase &rewriter, Operation *op) {
+  extractFromSliceSources(rewriter, op);
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
       rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
@@ -2897,11 +2950,14 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
             feedsProductOperand(slice) ||
             slice.getSourceType() == slice.getResultType())
           return std::nullopt;
-        // A producer with an empty loop (a sum over a size-0 dimension)
-        // computes nothing per tile, and tiling it crashes upstream
-        // (found by scripts/fuzz.py, seed 2013336).
+        // Nor is a producer fused that cannot be tiled (isVectorizable): one
+        // with an empty loop (a sum over a size-0 dimension), which crashed
+        // upstream's tiling (scripts/fuzz.py, seed 2013336), or that reads
+        // through a map other than a projected permutation (a reverse's
+        // n - 1 - d), which upstream's tiling keeps against the input's
+        // slice, which then falls short of it (seed 1592).
         auto linalgOp = dyn_cast<linalg::LinalgOp>(producer.getOwner());
-        if (linalgOp && llvm::is_contained(linalgOp.getStaticLoopRanges(), 0))
+        if (linalgOp && !isVectorizable(linalgOp))
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });

@@ -112,4 +112,40 @@ func.func @f(%a: tensor<0x1xi64>) -> tensor<2x2xi64> {
 """
 check("seed8035439", CROPPED_PADS, "f", [np.zeros((0, 1), np.int64)],
       [np.full((2, 2), 3, np.int64)])
+
+# seed1592: a reverse of the middle and last dimensions feeding a sum over
+# the middle one (its rows fused into the max after it) failed to compile:
+# upstream's tiling kept the reverse's map d -> 2 - d against a slice of
+# one of its 3 rows.
+REVERSED_SUMS = """
+func.func @f(%a: tensor<2x3x7xi16>) -> (tensor<2x7xi16>, tensor<2xi16>) {
+  %r = kiln.reverse %a, dims = [1, 2] : tensor<2x3x7xi16>
+  %s = kiln.reduce_sum %r, dims = [1] : (tensor<2x3x7xi16>) -> tensor<2x7xi16>
+  %m = kiln.reduce_max %s, dims = [1] : (tensor<2x7xi16>) -> tensor<2xi16>
+  return %s, %m : tensor<2x7xi16>, tensor<2xi16>
+}
+"""
+SHORTS = rng.integers(-99, 99, (2, 3, 7)).astype(np.int16)
+REVERSED_SUM = SHORTS[:, ::-1, ::-1].sum(1, dtype=np.int16)
+check("seed1592", REVERSED_SUMS, "f", [SHORTS],
+      [REVERSED_SUM, REVERSED_SUM.max(1)])
+
+# seed3023: a take of rows from a pad's first column (of 3, its rows 2
+# apart) gathered by offsets linearized as if the column were contiguous:
+# rows 3 and 7 read elements 3 and 7 of the padded buffer instead of 9 and
+# 21.
+TAKE_FROM_PAD = """
+func.func @f(%a: tensor<6x3xf32>, %i: tensor<3xi32>) -> tensor<3x1xf32> {
+  %half = kiln.constant dense<0.5> : tensor<f32>
+  %p = kiln.pad %a, %half, low = [1, 0], high = [0, -2], interior = [1, 0] : (tensor<6x3xf32>, tensor<f32>) -> tensor<12x1xf32>
+  %r = kiln.take %p[%i], dim = 0 : (tensor<12x1xf32>, tensor<3xi32>) -> tensor<3x1xf32>
+  return %r : tensor<3x1xf32>
+}
+"""
+PADDED_ROWS = rng.standard_normal((6, 3)).astype(np.float32)
+PADDED = np.full((12, 1), 0.5, np.float32)
+PADDED[1::2, 0] = PADDED_ROWS[:, 0]
+check("seed3023", TAKE_FROM_PAD, "f",
+      [PADDED_ROWS, np.array([3, 7, 12], np.int32)],
+      [PADDED[[3, 7, 11]]])
 finish()

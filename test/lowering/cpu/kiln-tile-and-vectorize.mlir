@@ -522,6 +522,42 @@ func.func @take_rows(%t: tensor<1000x96xf32>, %i: tensor<20xi32>) -> tensor<20x9
 
 // -----
 
+// A take from a slice (rows 1, 3, ... of a 12 x 3 tensor's first column)
+// gathers from the slice's source, at the slice's offset and stride: the
+// vectorizer linearizes a gather's offsets by the shape of the tensor it
+// reads, as if its buffer were contiguous, and the slice's is a strided
+// view (scripts/fuzz.py seed 3023).
+// CHECK-LABEL: func.func @take_from_slice
+// CHECK: %[[TWO:.+]] = arith.constant dense<2> : vector<1x1xindex>
+// CHECK: %[[ROW:.+]] = arith.muli %{{.+}}, %[[TWO]] : vector<1x1xindex>
+// CHECK: %[[ONE:.+]] = arith.constant dense<1> : vector<1x1xindex>
+// CHECK: %[[SOURCEROW:.+]] = arith.addi %[[ROW]], %[[ONE]] : vector<1x1xindex>
+// CHECK: %[[COLUMNS:.+]] = tensor.dim %arg0, %{{.+}} : tensor<12x3xf32>
+// CHECK: %[[ROWLENGTH:.+]] = vector.broadcast %[[COLUMNS]] : index to vector<1x1xindex>
+// CHECK: %[[LINEAR:.+]] = arith.muli %[[SOURCEROW]], %[[ROWLENGTH]] : vector<1x1xindex>
+// CHECK: %[[OFFSETS:.+]] = arith.addi %{{.+}}, %[[LINEAR]] : vector<1x1xindex>
+// CHECK: vector.gather %arg0[%{{.+}}, %{{.+}}] [%[[OFFSETS]]]{{.*}} : tensor<12x3xf32>
+func.func @take_from_slice(%t: tensor<12x3xf32>, %i: tensor<4xi32>) -> tensor<4x1xf32> {
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : index
+  %s = tensor.extract_slice %t[1, 0] [6, 1] [2, 1] : tensor<12x3xf32> to tensor<6x1xf32>
+  %empty = tensor.empty() : tensor<4x1xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%empty : tensor<4x1xf32>) {
+  ^bb0(%out: f32):
+    %row = linalg.index 0 : index
+    %raw = tensor.extract %i[%row] : tensor<4xi32>
+    %index = arith.index_cast %raw : i32 to index
+    %low = arith.maxsi %index, %c0 : index
+    %clamped = arith.minsi %low, %c5 : index
+    %x = tensor.extract %s[%clamped, %c0] : tensor<6x1xf32>
+    linalg.yield %x : f32
+  } -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
 // A vector-matrix product streams B from memory, each element used once:
 // its cache tile takes all 1024 columns, so that each K tile of 256 rows
 // walks every column of its rows while their lines are in cache (1 x 1024
