@@ -1005,20 +1005,12 @@ void sumInLanes(RewriterBase &rewriter, linalg::LinalgOp tile) {
   ::vectorize(rewriter, sum);
 }
 
-/// The permutation of `rank` dimensions that swaps the last two.
-SmallVector<int64_t> lastTwoSwapped(int64_t rank) {
-  SmallVector<int64_t> permutation =
-      llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  std::swap(permutation[rank - 2], permutation[rank - 1]);
-  return permutation;
-}
-
 /// `value` (a tensor of rank 2 or more) with its last two dimensions
 /// swapped.
 linalg::TransposeOp transposeLastTwo(RewriterBase &rewriter, Location loc,
                                      Value value) {
   auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> swap = lastTwoSwapped(type.getRank());
+  SmallVector<int64_t> swap = kiln::lastTwoSwapped(type.getRank());
   Value empty = tensor::EmptyOp::create(rewriter, loc,
                                         applyPermutation(type.getShape(), swap),
                                         type.getElementType());
@@ -1036,13 +1028,9 @@ linalg::LinalgOp withTransposedB(RewriterBase &rewriter, linalg::LinalgOp op,
   Value b = op->getOperand(1);
   int64_t rank = cast<RankedTensorType>(b.getType()).getRank();
   linalg::TransposeOp created;
-  Value bt;
-  linalg::TransposeOp readOnce = transposeReadOnce(b);
-  if (readOnce &&
-      readOnce.getPermutation() == ArrayRef<int64_t>(lastTwoSwapped(rank))) {
-    // Left unread, erased with the unread ops.
-    bt = readOnce.getInput();
-  } else {
+  // A transpose left unread is erased with the unread ops.
+  Value bt = kiln::lastTwoTransposeInput(b);
+  if (!bt) {
     created = transposeLastTwo(rewriter, loc, b);
     bt = created->getResult(0);
   }

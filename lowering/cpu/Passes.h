@@ -161,6 +161,11 @@ constexpr int64_t kAmxPanelMinRows = 16;
 int64_t panelGroup(mlir::linalg::LinalgOp op, int64_t width, bool bf16Pairs,
                    bool amx = false);
 
+/// The input of the transpose of its last two dimensions that computes
+/// `value`, where nothing else reads it (x W^T's W: a product's B^T, which
+/// its reader can read itself), else null.
+mlir::Value lastTwoTransposeInput(mlir::Value value);
+
 /// Replaces the matmul `matmul` (batched or not) by a product of A and B
 /// packed into panels of `width` columns, their k steps in groups of
 /// `group`: [batch..., N / width, K, width] (f32) or [batch..., N / width,

@@ -138,4 +138,11 @@ SmallVector<AffineExpr> loopDims(MLIRContext *context, unsigned count) {
   });
 }
 
+SmallVector<int64_t> lastTwoSwapped(int64_t rank) {
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  return permutation;
+}
+
 } // namespace kiln

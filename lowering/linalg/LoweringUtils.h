@@ -83,6 +83,9 @@ mlir::Value zeroPadded(mlir::OpBuilder &b, mlir::Location loc,
 llvm::SmallVector<mlir::AffineExpr> loopDims(mlir::MLIRContext *context,
                                              unsigned count);
 
+/// The permutation of `rank` dimensions that swaps the last two.
+llvm::SmallVector<int64_t> lastTwoSwapped(int64_t rank);
+
 } // namespace kiln
 
 #endif // KILN_LOWERING_LOWERINGUTILS_H
