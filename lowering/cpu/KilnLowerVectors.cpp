@@ -540,8 +540,13 @@ struct KilnLowerVectorsPass
       splitCarriedVectors(loop);
   }
 
-  /// 1-D gathers from a strided view (a take from a slice) become scalar
-  /// loads: LLVM's gather lowering needs a unit innermost stride.
+  /// 1-D gathers from a strided view (a take from a slice, or from a tensor
+  /// computed in place in a pad's buffer) become scalar loads: LLVM's gather
+  /// lowering needs a contiguous buffer. A gather's offsets count elements
+  /// from its indices in the row-major order of the view's shape (the
+  /// vectorizer linearized them by the tensor's shape), so each lane's
+  /// element is found by delinearizing by that shape, and the load then
+  /// steps by the view's strides (scripts/fuzz.py, seed 20265495).
   static LogicalResult scalarizeStridedGathers(Operation *root) {
     SmallVector<vector::GatherOp> strided;
     root->walk([&](vector::GatherOp gather) {
@@ -556,7 +561,10 @@ struct KilnLowerVectorsPass
                                 "gather from a strided view");
       OpBuilder b(gather);
       Location loc = gather.getLoc();
-      SmallVector<Value> indices(gather.getOffsets());
+      SmallVector<OpFoldResult> shape =
+          memref::getMixedSizes(b, loc, gather.getBase());
+      Value first = affine::AffineLinearizeIndexOp::create(
+          b, loc, gather.getOffsets(), shape);
       Value result = gather.getPassThru();
       for (int64_t lane = 0; lane < type.getNumElements(); ++lane) {
         Value offset = vector::ExtractOp::create(b, loc, gather.getIndices(),
@@ -564,13 +572,17 @@ struct KilnLowerVectorsPass
         if (!offset.getType().isIndex())
           offset =
               arith::IndexCastOp::create(b, loc, b.getIndexType(), offset);
-        SmallVector<Value> at(indices);
-        at.back() = arith::AddIOp::create(b, loc, at.back(), offset);
+        Value linear = arith::AddIOp::create(b, loc, first, offset);
         Value active = vector::ExtractOp::create(b, loc, gather.getMask(),
                                                  lane);
         auto load = scf::IfOp::create(
             b, loc, active,
             [&](OpBuilder &then, Location thenLoc) {
+              // Only an active lane's offset is in bounds (and only then are
+              // the sizes divided by nonzero).
+              ValueRange at = affine::AffineDelinearizeIndexOp::create(
+                                  then, thenLoc, linear, shape)
+                                  .getResults();
               Value element =
                   memref::LoadOp::create(then, thenLoc, gather.getBase(), at);
               scf::YieldOp::create(

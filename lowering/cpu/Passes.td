@@ -569,9 +569,9 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
            "avx512vnni)">
   ];
   let dependentDialects = [
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect", "::mlir::x86vector::X86VectorDialect",
-    "::mlir::LLVM::LLVMDialect"
+    "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect", "::mlir::LLVM::LLVMDialect"
   ];
 }
 

@@ -148,4 +148,26 @@ PADDED[1::2, 0] = PADDED_ROWS[:, 0]
 check("seed3023", TAKE_FROM_PAD, "f",
       [PADDED_ROWS, np.array([3, 7, 12], np.int32)],
       [PADDED[[3, 7, 11]]])
+
+# seed20265495: a take of rows from a tensor that is also padded with
+# interior padding (bufferization computes the tensor in place in the
+# pad's buffer, its rows 6 elements apart there) gathered by offsets
+# linearized as if that buffer were contiguous: the lowering of gathers
+# from strided views now delinearizes them by the view's shape.
+TAKE_AND_PAD = """
+func.func @f(%x: tensor<2x3x1xf32>, %i: tensor<3xi32>) -> (tensor<3x6x2xf32>, tensor<3x3x1xf32>) {
+  %n = kiln.neg %x : tensor<2x3x1xf32>
+  %t = kiln.take %n[%i], dim = 0 : (tensor<2x3x1xf32>, tensor<3xi32>) -> tensor<3x3x1xf32>
+  %three = kiln.constant dense<3.0> : tensor<f32>
+  %p = kiln.pad %n, %three, low = [0, 0, 1], high = [1, -1, 0], interior = [0, 2, 0] : (tensor<2x3x1xf32>, tensor<f32>) -> tensor<3x6x2xf32>
+  return %p, %t : tensor<3x6x2xf32>, tensor<3x3x1xf32>
+}
+"""
+TAKEN = rng.standard_normal((2, 3, 1)).astype(np.float32)
+TAKEN_PADDED = np.full((3, 6, 2), 3.0, np.float32)
+# Rows 0 and 1 of the middle dimension land 3 apart; row 2 is cropped.
+TAKEN_PADDED[0:2, [0, 3], 1] = -TAKEN[:, 0:2, 0]
+check("seed20265495", TAKE_AND_PAD, "f",
+      [TAKEN, np.array([1, -4, 5], np.int32)],
+      [TAKEN_PADDED, -TAKEN[[1, 0, 1]]])
 finish()

@@ -359,3 +359,27 @@ func.func @batched_narrow_operands(%a: vector<1x6x1xi16>, %b: vector<1x1x16xi16>
   %1 = vector.contract {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %z : vector<1x6x1xbf16>, vector<1x1x16xbf16> into vector<1x6x16xf32>
   return %0, %1 : vector<1x6x16xi32>, vector<1x6x16xf32>
 }
+
+// -----
+
+// A gather from a strided view (a tensor computed in place in a pad's
+// buffer, its rows 6 elements apart) counts its offsets in the row-major
+// order of the view's shape: each active lane's element is found by
+// delinearizing by that shape, and the load steps by the view's strides.
+// CHECK-LABEL: func.func @gather_from_strided_view
+// CHECK: %[[FIRST:.*]] = affine.linearize_index [%{{.*}}, %{{.*}}, %{{.*}}] by (2, 3, 1)
+// CHECK: %[[LANE:.*]] = vector.extract %{{.*}}[0] : index from vector<2xindex>
+// CHECK: %[[LINEAR:.*]] = arith.addi %[[FIRST]], %[[LANE]]
+// CHECK: scf.if
+// CHECK: %[[AT:.*]]:3 = affine.delinearize_index %[[LINEAR]] into (2, 3, 1)
+// CHECK: memref.load %{{.*}}[%[[AT]]#0, %[[AT]]#1, %[[AT]]#2] : memref<2x3x1xf32, strided<[14, 6, 1], offset: 1>>
+// CHECK: vector.extract %{{.*}}[1] : index from vector<2xindex>
+// CHECK-NOT: vector.gather
+// CHECK: return
+func.func @gather_from_strided_view(%buffer: memref<3x7x2xf32>, %offsets: vector<2xindex>, %mask: vector<2xi1>) -> vector<2xf32> {
+  %c0 = arith.constant 0 : index
+  %zeros = arith.constant dense<0.0> : vector<2xf32>
+  %view = memref.subview %buffer[0, 0, 1] [2, 3, 1] [1, 3, 1] : memref<3x7x2xf32> to memref<2x3x1xf32, strided<[14, 6, 1], offset: 1>>
+  %g = vector.gather %view[%c0, %c0, %c0] [%offsets], %mask, %zeros : memref<2x3x1xf32, strided<[14, 6, 1], offset: 1>>, vector<2xindex>, vector<2xi1>, vector<2xf32> into vector<2xf32>
+  return %g : vector<2xf32>
+}
