@@ -59,9 +59,7 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createKilnExpandArith());
   // math.ipowi and math.fpowi become functions written in IR.
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createLowerAffinePass());

@@ -5,10 +5,9 @@
 // element's bits as an integer key that orders like the float (-0 below
 // +0), compared with one integer max or min, NaN told apart by the largest
 // magnitude seen or by the key that wins.
-// The float forms, arith.maximumf and arith.minimumf, expand
-// (arith-expand) into two compares and two selects in a chain through the
-// carried vector, which limited a reduce_max of 6.4M f32 to 25 GB/s, half
-// its reduce_sum's speed.
+// The float forms, arith.maximumf and arith.minimumf, become compares and
+// selects (blends) in a chain through the carried vector, which limited a
+// reduce_max of 6.4M f32 to 25 GB/s, half its reduce_sum's speed.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"

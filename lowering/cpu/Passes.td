@@ -54,6 +54,30 @@ def KilnWidenNarrowMath : Pass<"kiln-widen-narrow-math"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def KilnExpandArith : Pass<"kiln-expand-arith"> {
+  let summary = "Expand the arith ops LLVM has no instruction for, keeping "
+                "float maximum and minimum";
+  let description = [{
+    Upstream's `arith-expand` without its expansion of `arith.maximumf` and
+    `arith.minimumf`: ceil and floor divisions become truncating ones and
+    fixups, bf16 conversions and scaling extensions and truncations become
+    integer arithmetic, and float maxima and minima stay for the LLVM
+    conversion (`llvm.maximum`, `llvm.minimum`), which keeps their order of
+    -0 below +0; upstream's compare and select returns the second operand
+    for -0 and +0, which made `kiln.max(+0, -0)` -0 in compiled code.
+
+    Example:
+
+    ```mlir
+    %q = arith.floordivsi %a, %b : i32
+    // becomes arith.divsi and a correction where the signs differ
+    %m = arith.maximumf %x, %y : vector<8xf32>
+    // stays
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
   let summary = "Tile linalg ops on tensors for the CPU and vectorize the tiles";
   let description = [{
@@ -497,9 +521,10 @@ def KilnCarryExtremaAsKeys : Pass<"kiln-carry-extrema-as-keys"> {
     that wins (the largest for a maximum, the smallest for a minimum, whose
     floats are NaNs). After the loop, the result is the keys' floats (NaN where the
     magnitudes say so): the maximum and minimum as `arith.maximumf` and
-    `arith.minimumf` define them. Those float ops expand (`arith-expand`)
-    into two compares and two selects in a chain through the carried
-    vector: a `reduce_max` over 6.4M f32 ran at 25 GB/s, half its
+    `arith.minimumf` define them. Those float ops become compares and
+    selects (blends) in a chain through the carried vector (with upstream's
+    `arith-expand`, before `kiln-expand-arith` kept them for LLVM's
+    intrinsics, which take as many): a `reduce_max` over 6.4M f32 ran at 25 GB/s, half its
     `reduce_sum`'s speed; integer max and min are one instruction each.
 
     Example:

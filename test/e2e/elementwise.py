@@ -121,6 +121,65 @@ with np.errstate(all="ignore"):
     binary("rem", "rem", x, y, np.fmod)
     binary("max", "max", x, y, np.maximum)
     binary("min", "min", x, y, np.minimum)
+
+    # max and min order -0 below +0 (IEEE 754-2019's maximum and minimum:
+    # the ops are commutative) and propagate NaN, in vector bodies and
+    # their tails, as reductions too; 1 / result shows zeros' signs.
+    def ieee_extremum(a, b, larger):
+        if np.isnan(a) or np.isnan(b):
+            return np.nan
+        if a == b:
+            return a if np.signbit(a) != larger else b
+        return max(a, b) if larger else min(a, b)
+
+    def extrema_case(dtype, n):
+        values = np.array([0.0, -0.0, np.nan, 1.0, -1.0])
+        a = np.resize(np.repeat(values, 5), n).astype(dtype)
+        b = np.resize(np.tile(values, 5), n).astype(dtype)
+        t = ttype(a.shape, dtype)
+        want = [np.array([ieee_extremum(u, v, larger)
+                          for u, v in zip(a, b)], dtype)
+                for larger in (True, False)]
+        with np.errstate(divide="ignore"):
+            check(f"max, min {np.dtype(dtype).name} of signed zeros and "
+                  f"NaN ({n})", f"""func.func @f(%x: {t}, %y: {t}) -> ({t}, {t}, {t}, {t}) {{
+  %one = kiln.constant dense<1.0> : {t}
+  %m = kiln.max %x, %y : {t}
+  %n = kiln.min %x, %y : {t}
+  %rm = kiln.div %one, %m : {t}
+  %rn = kiln.div %one, %n : {t}
+  return %m, %n, %rm, %rn : {t}, {t}, {t}, {t}
+}}
+""", "f", [a, b], want + [dtype(1) / w for w in want])
+    for dtype in (np.float32, np.float64, np.float16):
+        extrema_case(dtype, 25)
+        extrema_case(dtype, 103)
+
+    def zero_extrema_case(shape, dims):
+        zeros = np.where(rng.random(shape) < 0.8, -0.0, 0.0).astype(np.float32)
+        t = ttype(shape, np.float32)
+        kept = tuple(d for d in range(len(shape)) if d not in dims)
+        r = ttype([shape[d] for d in kept], np.float32)
+        negative = np.signbit(zeros)
+        # The maximum of zeros is +0 unless all are -0; the minimum -0
+        # unless none is.
+        most = np.where(negative.all(axis=tuple(dims)), -0.0, 0.0)
+        least = np.where(negative.any(axis=tuple(dims)), -0.0, 0.0)
+        want = [most.astype(np.float32), least.astype(np.float32)]
+        with np.errstate(divide="ignore"):
+            check(f"reduce_max, reduce_min of signed zeros {shape} over "
+                  f"{dims}", f"""func.func @f(%x: {t}) -> ({r}, {r}) {{
+  %one = kiln.constant dense<1.0> : {r}
+  %m = kiln.reduce_max %x, dims = {dims} : ({t}) -> {r}
+  %n = kiln.reduce_min %x, dims = {dims} : ({t}) -> {r}
+  %rm = kiln.div %one, %m : {r}
+  %rn = kiln.div %one, %n : {r}
+  return %rm, %rn : {r}, {r}
+}}
+""", "f", [zeros], [np.float32(1) / w for w in want])
+    zero_extrema_case((3, 5), [1])
+    zero_extrema_case((64, 37), [0])
+    zero_extrema_case((6, 70), [1])
     binary("pow", "pow", np.abs(x) + 0.5, y, f64(np.power), rtol=2e-6)
     # Float rem (fmod) is exact: x - trunc(x / y) y by one FMA in f64, one y
     # back where x / y rounded up to an integer; libm's fmod where
