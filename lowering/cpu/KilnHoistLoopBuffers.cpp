@@ -23,18 +23,37 @@ memref::DeallocOp deallocInBlock(memref::AllocOp alloc) {
   return found;
 }
 
-/// Moves each statically shaped buffer that `loop`'s body allocates and
-/// frees out of `loop`: allocated before it, freed after it. A buffer
-/// freed in the iteration that allocated it holds nothing the next
-/// iteration reads, and the iterations run in order.
-void hoistBuffers(scf::ForOp loop) {
-  for (auto alloc :
-       llvm::make_early_inc_range(loop.getBody()->getOps<memref::AllocOp>())) {
-    if (!alloc.getDynamicSizes().empty() || !alloc.getSymbolOperands().empty())
-      continue;
+/// The bytes of a statically shaped buffer of integers, floats or indices,
+/// else nothing.
+std::optional<int64_t> staticBytes(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  Type element = type.getElementType();
+  if (!type.hasStaticShape() || !alloc.getSymbolOperands().empty() ||
+      !element.isIntOrIndexOrFloat())
+    return std::nullopt;
+  int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+  return type.getNumElements() * llvm::divideCeil(bits, 8);
+}
+
+/// Moves the statically shaped buffers that `loop`'s body allocates and
+/// frees out of `loop`, smallest first, while they total at most
+/// `maxBytes`: allocated before it, freed after it. A buffer freed in the
+/// iteration that allocated it holds nothing the next iteration reads,
+/// and the iterations run in order.
+void hoistBuffers(scf::ForOp loop, int64_t maxBytes) {
+  SmallVector<std::pair<int64_t, memref::AllocOp>> candidates;
+  for (auto alloc : loop.getBody()->getOps<memref::AllocOp>())
+    if (std::optional<int64_t> bytes = staticBytes(alloc))
+      candidates.emplace_back(*bytes, alloc);
+  llvm::stable_sort(candidates, llvm::less_first());
+  int64_t hoisted = 0;
+  for (auto [bytes, alloc] : candidates) {
     memref::DeallocOp dealloc = deallocInBlock(alloc);
     if (!dealloc)
       continue;
+    if (hoisted + bytes > maxBytes)
+      return;
+    hoisted += bytes;
     alloc->moveBefore(loop);
     dealloc->moveAfter(loop);
   }
@@ -42,10 +61,12 @@ void hoistBuffers(scf::ForOp loop) {
 
 struct KilnHoistLoopBuffersPass
     : kiln::impl::KilnHoistLoopBuffersBase<KilnHoistLoopBuffersPass> {
+  using Base::Base;
   void runOnOperation() override {
     // Inner loops first (a post-order walk): a buffer that leaves an inner
     // loop may then leave the loop around it.
-    getOperation()->walk([](scf::ForOp loop) { hoistBuffers(loop); });
+    getOperation()->walk(
+        [&](scf::ForOp loop) { hoistBuffers(loop, maxBytes); });
   }
 };
 } // namespace

@@ -484,7 +484,13 @@ def KilnHoistLoopBuffers : Pass<"kiln-hoist-loop-buffers"> {
     order) no longer calls the allocator twice a row (a 300 x 777
     matrix-vector product one row at a time: 0.056 -> 0.011 ms). Threaded
     loops have no such buffers left: `kiln-lower-foralls` made them stack
-    buffers per thread.
+    buffers per thread. Buffers move smallest first while those moved out
+    of a loop total at most `max-bytes` (64 KiB): buffers whose lives in
+    the body are disjoint are all live at once outside it, so a body of
+    large ones (a sort network's steps on a chunk of rows, a new buffer a
+    step: 33 MiB for 8 rows of 8192) would no longer reuse the memory, hot
+    in cache, that the allocator hands back, and the allocator's cost is
+    small beside filling a large buffer.
 
     Example:
 
@@ -502,6 +508,10 @@ def KilnHoistLoopBuffers : Pass<"kiln-hoist-loop-buffers"> {
     memref.dealloc %partial : memref<1x64xf32>
     ```
   }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "64 * 1024",
+           "The most bytes of buffers moved out of one loop">
+  ];
 }
 
 def KilnCarryExtremaAsKeys : Pass<"kiln-carry-extrema-as-keys"> {

@@ -70,3 +70,37 @@ func.func @kept(%n: index, %flag: i1) -> memref<4xf32> {
   }
   return %last : memref<4xf32>
 }
+
+// -----
+
+// Buffers leave a loop smallest first while they total at most max-bytes
+// (64 KiB): a large buffer stays in the loop, so that the allocator hands
+// each iteration the memory, hot in cache, the last one freed, instead of
+// every large buffer of the body being live at once (a sort network's
+// steps).
+// CHECK-LABEL: func.func @budget
+// CHECK: %[[SMALL:.*]] = memref.alloc() : memref<16xf32>
+// CHECK-NEXT: %[[MID:.*]] = memref.alloc() : memref<8192xf32>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.alloc() : memref<32768xf32>
+// CHECK-NEXT: memref.alloc() : memref<8192xf32>
+// CHECK: memref.dealloc
+// CHECK-NEXT: memref.dealloc
+// CHECK-NEXT: }
+// CHECK-DAG: memref.dealloc %[[SMALL]] :
+// CHECK-DAG: memref.dealloc %[[MID]] :
+func.func @budget(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %large = memref.alloc() : memref<32768xf32>
+    %mid = memref.alloc() : memref<8192xf32>
+    %second = memref.alloc() : memref<8192xf32>
+    %small = memref.alloc() : memref<16xf32>
+    memref.dealloc %large : memref<32768xf32>
+    memref.dealloc %mid : memref<8192xf32>
+    memref.dealloc %second : memref<8192xf32>
+    memref.dealloc %small : memref<16xf32>
+  }
+  return
+}
