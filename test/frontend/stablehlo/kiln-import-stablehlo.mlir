@@ -1050,3 +1050,23 @@ func.func @depthwise_multiplier(%arg0: tensor<1x4x4x2xf32>, %arg1: tensor<2x2x1x
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x4x4x2xf32>, tensor<2x2x1x4xf32>) -> tensor<1x3x3x4xf32>
   return %0 : tensor<1x3x3x4xf32>
 }
+
+// -----
+
+// Rows that exceed a chunk of 256 KiB (keys and columns of 8,192 padded
+// columns: 64 KiB a row, 4 a chunk at most) sort in a kiln.while over
+// chunks of rows as even as they go: 9 rows in 3 chunks of 3, none padded.
+// CHECK-LABEL: func.func @sort_chunks
+// CHECK: %[[ROWS:.*]] = kiln.pad %{{.*}}, low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<9x8192xi32>, tensor<i32>) -> tensor<9x8192xi32>
+// CHECK: kiln.while
+// CHECK: %[[CHUNKS:.*]] = kiln.constant dense<3> : tensor<i64>
+// CHECK: kiln.compare LT, %{{.*}}, %[[CHUNKS]]
+// CHECK: kiln.dynamic_slice %[[ROWS]][%{{.*}}, %{{.*}}], sizes = [3, 8192]
+func.func @sort_chunks(%arg0: tensor<9x8192xi32>) -> tensor<9x8192xi32> {
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<9x8192xi32>) -> tensor<9x8192xi32>
+  return %0 : tensor<9x8192xi32>
+}
