@@ -51,6 +51,12 @@ mlir::Value splat(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value splat(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::RankedTensorType type, int64_t value);
 
+/// Floats as signed integers of their width in TOTALORDER's order (-NaN <
+/// -inf < ... < -0 < +0 < ... < inf < NaN): their bits, those of negative
+/// floats but the sign flipped, as IEEE 754's totalOrder and XLA read them.
+mlir::Value totalOrderKey(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value x);
+
 /// A kiln.while running `body` for i = 0, ..., count - 1 on `carried`
 /// (given i as a tensor<i64> and the carried values, it builds and returns
 /// their next values); the final carried values.

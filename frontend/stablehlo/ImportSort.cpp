@@ -130,15 +130,26 @@ std::optional<std::string> checkSort(shlo::SortOp op) {
   return std::nullopt;
 }
 
-/// The comparator applied elementwise: `args` are its arguments as
-/// tensors of shape `grid` (null for those it does not use).
-Value compareAll(OpBuilder &b, Location loc, Block &comparator,
-                 ArrayRef<Value> args, ArrayRef<int64_t> grid) {
+/// `result`, a value of the comparator, computed elementwise: `args` are
+/// its arguments as tensors of shape `grid` (null for those `result` does
+/// not use). Only the ops `result` depends on are copied.
+Value applyElementwise(OpBuilder &b, Location loc, Block &comparator,
+                       Value result, ArrayRef<Value> args,
+                       ArrayRef<int64_t> grid) {
   IRMapping map;
   for (auto [arg, value] : llvm::zip(comparator.getArguments(), args))
     if (value)
       map.map(arg, value);
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  SmallVector<Value> pending = {result};
+  while (!pending.empty()) {
+    Operation *def = pending.pop_back_val().getDefiningOp();
+    if (def && needed.insert(def).second)
+      llvm::append_range(pending, def->getOperands());
+  }
   for (Operation &nested : comparator.without_terminator()) {
+    if (!needed.contains(&nested))
+      continue;
     if (auto constant = dyn_cast<shlo::ConstantOp>(nested)) {
       auto value = cast<DenseElementsAttr>(constant.getValue());
       map.map(constant.getResult(),
@@ -151,7 +162,58 @@ Value compareAll(OpBuilder &b, Location loc, Block &comparator,
       result.setType(RankedTensorType::get(
           grid, cast<RankedTensorType>(result.getType()).getElementType()));
   }
-  return map.lookup(comparator.getTerminator()->getOperand(0));
+  return map.lookup(result);
+}
+
+/// The comparator applied elementwise (see applyElementwise).
+Value compareAll(OpBuilder &b, Location loc, Block &comparator,
+                 ArrayRef<Value> args, ArrayRef<int64_t> grid) {
+  return applyElementwise(b, loc, comparator,
+                          comparator.getTerminator()->getOperand(0), args,
+                          grid);
+}
+
+/// Whether `a`, computed from the comparator's even arguments (the left
+/// elements of a pair), is `b` computed the same way from the odd ones.
+bool mirrors(Value a, Value b) {
+  auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+  if (argA || argB)
+    return argA && argB && argA.getArgNumber() % 2 == 0 &&
+           argB.getArgNumber() == argA.getArgNumber() + 1;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (x->getName() != y->getName() ||
+      x->getAttrDictionary() != y->getAttrDictionary() ||
+      x->getResultTypes() != y->getResultTypes() ||
+      x->getNumOperands() != y->getNumOperands() ||
+      cast<OpResult>(a).getResultNumber() !=
+          cast<OpResult>(b).getResultNumber())
+    return false;
+  return llvm::all_of(
+      llvm::zip(x->getOperands(), y->getOperands()),
+      [](auto pair) { return mirrors(std::get<0>(pair), std::get<1>(pair)); });
+}
+
+/// A comparator that compares one function of each element of a pair,
+/// compare(LT or GT, key(p), key(q)), as jnp.sort's (the float
+/// canonicalized, in TOTALORDER) and a descending sort's do: its
+/// comparison, whose left operand is the key. The network then compares
+/// keys computed once per element instead of the comparator at every step.
+shlo::CompareOp keyComparison(Block &comparator) {
+  auto compare = comparator.getTerminator()
+                     ->getOperand(0)
+                     .getDefiningOp<shlo::CompareOp>();
+  if (!compare)
+    return {};
+  auto direction = compare.getComparisonDirection();
+  std::optional<shlo::ComparisonType> type = compare.getCompareType();
+  bool unsignedCompare = type && *type == shlo::ComparisonType::UNSIGNED;
+  bool booleans = isBoolTensor(compare.getLhs().getType());
+  if ((direction != shlo::ComparisonDirection::LT &&
+       direction != shlo::ComparisonDirection::GT) ||
+      unsignedCompare || booleans ||
+      !mirrors(compare.getLhs(), compare.getRhs()))
+    return {};
+  return compare;
 }
 
 /// Whether each element of the keys `x` goes strictly before its partner
@@ -790,6 +852,28 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
     Before before = comparatorOrder(
         comparator, llvm::map_to_vector(llvm::seq(0u, unsigned(table.size())),
                                         reads));
+    if (shlo::CompareOp compare = keyComparison(comparator)) {
+      SmallVector<Value> args;
+      for (unsigned k = 0, used = 0; k < table.size(); ++k) {
+        args.append({reads(k) ? keys[used] : Value(), Value()});
+        used += reads(k);
+      }
+      Value key = applyElementwise(rewriter, loc, comparator, compare.getLhs(),
+                                   args, {rows, n});
+      auto element = cast<RankedTensorType>(key.getType()).getElementType();
+      if (compare.getCompareType() == shlo::ComparisonType::TOTALORDER &&
+          isa<FloatType>(element))
+        key = totalOrderKey(rewriter, loc, key);
+      keys = {key};
+      auto direction =
+          compare.getComparisonDirection() == shlo::ComparisonDirection::LT
+              ? kiln::ComparisonDirection::LT
+              : kiln::ComparisonDirection::GT;
+      before = [direction](OpBuilder &b, Location loc, ValueRange x,
+                           ValueRange y, ArrayRef<int64_t>) -> Value {
+        return kiln::CompareOp::create(b, loc, direction, x[0], y[0]);
+      };
+    }
     Value order = orderRows(
         rewriter, loc, before, "sort", keys, n,
         [](BitonicNetwork &network) { return network.sortedColumns(); });

@@ -82,6 +82,22 @@ SmallVector<Operation *> kiln::stablehlo_import::appliedOps(Region &body) {
   return ops;
 }
 
+Value kiln::stablehlo_import::totalOrderKey(OpBuilder &b, Location loc,
+                                            Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  auto bitsType = type.clone(b.getIntegerType(width));
+  Value bits = kiln::BitcastConvertOp::create(b, loc, bitsType, x);
+  Value negative = kiln::ShiftRightArithmeticOp::create(
+      b, loc, bits, splat(b, loc, bitsType, int64_t(width - 1)));
+  Value magnitude = kiln::AndOp::create(
+      b, loc, negative,
+      splat(b, loc, bitsType,
+            b.getIntegerAttr(bitsType.getElementType(),
+                             APInt::getSignedMaxValue(width))));
+  return kiln::XorOp::create(b, loc, bits, magnitude);
+}
+
 Operation *kiln::stablehlo_import::appliedOp(Region &body) {
   SmallVector<Operation *> ops = appliedOps(body);
   return ops.size() == 1 ? ops.front() : nullptr;
@@ -142,24 +158,6 @@ struct IsFinite : OpConversionPattern<shlo::IsFiniteOp> {
     return success();
   }
 };
-
-/// Floats as signed integers of their width in TOTALORDER's order (-NaN <
-/// -inf < ... < -0 < +0 < ... < inf < NaN): their bits, those of negative
-/// floats but the sign flipped, as IEEE 754's totalOrder and XLA read them.
-Value totalOrderKey(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  unsigned width = type.getElementType().getIntOrFloatBitWidth();
-  auto bitsType = type.clone(b.getIntegerType(width));
-  Value bits = kiln::BitcastConvertOp::create(b, loc, bitsType, x);
-  Value negative = kiln::ShiftRightArithmeticOp::create(
-      b, loc, bits, splat(b, loc, bitsType, int64_t(width - 1)));
-  Value magnitude = kiln::AndOp::create(
-      b, loc, negative,
-      splat(b, loc, bitsType,
-            b.getIntegerAttr(bitsType.getElementType(),
-                             APInt::getSignedMaxValue(width))));
-  return kiln::XorOp::create(b, loc, bits, magnitude);
-}
 
 /// IEEE comparisons, and for floats compared in TOTALORDER (as JAX's sort
 /// comparators are) integer comparisons of their `totalOrderKey`s.

@@ -1070,3 +1070,78 @@ func.func @sort_chunks(%arg0: tensor<9x8192xi32>) -> tensor<9x8192xi32> {
   }) : (tensor<9x8192xi32>) -> tensor<9x8192xi32>
   return %0 : tensor<9x8192xi32>
 }
+
+// -----
+
+// A comparator that compares one function of each element of the pair
+// (jnp.sort's: the float with -0 made +0, in TOTALORDER) has that key
+// computed once per element, as a TOTALORDER key (the float's bits, the
+// magnitude bits of negative ones flipped), before the network, whose
+// steps compare the integer keys alone.
+// CHECK-LABEL: func.func @sort_key
+// CHECK: %[[KEYS:.*]] = kiln.stop_gradient
+// CHECK: %[[ZERO:.*]] = kiln.compare  EQ, %[[KEYS]], %{{.*}} : tensor<2x4xf32>
+// CHECK: %[[CANON:.*]] = kiln.select %[[ZERO]], %{{.*}}, %[[KEYS]]
+// CHECK: %[[BITS:.*]] = kiln.bitcast_convert %[[CANON]] : (tensor<2x4xf32>) -> tensor<2x4xi32>
+// CHECK: %[[SIGN:.*]] = kiln.shift_right_arithmetic %[[BITS]]
+// CHECK: %[[FLIP:.*]] = kiln.and %[[SIGN]]
+// CHECK: %[[KEY:.*]] = kiln.xor %[[BITS]], %[[FLIP]] : tensor<2x4xi32>
+// CHECK: kiln.reshape %[[KEY]] : (tensor<2x4xi32>) -> tensor<2x2x2xi32>
+// CHECK: call @sort_key_sort_step({{.*}}) : (tensor<2x1x2x1x2xi32>, tensor<2x1x2x1x2xi32>, tensor<i32>)
+// CHECK: func.func private @sort_key_sort_step_1(%[[X:.*]]: tensor<2x1x2x2xi32>, %{{.*}}: tensor<2x1x2x2xi32>, %{{.*}}: tensor<i32>)
+// CHECK-NOT: kiln.bitcast_convert
+// CHECK-NOT: kiln.select
+// CHECK: %[[XL:.*]] = kiln.slice %[[X]] [0:2, 0:1, 0:1, 0:2]
+// CHECK: %[[XU:.*]] = kiln.slice %[[X]] [0:2, 0:1, 1:2, 0:2]
+// CHECK-NOT: kiln.bitcast_convert
+// CHECK: kiln.compare  LT, %[[XL]], %[[XU]] : tensor<2x1x1x2xi32>
+// CHECK-NEXT: kiln.compare  LT, %[[XU]], %[[XL]] : tensor<2x1x1x2xi32>
+func.func @sort_key(%arg0: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %za = stablehlo.constant dense<0.0> : tensor<f32>
+    %ea = stablehlo.compare EQ, %a, %za, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %ca = stablehlo.select %ea, %za, %a : tensor<i1>, tensor<f32>
+    %zb = stablehlo.constant dense<0.0> : tensor<f32>
+    %eb = stablehlo.compare EQ, %b, %zb, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %cb = stablehlo.select %eb, %zb, %b : tensor<i1>, tensor<f32>
+    %lt = stablehlo.compare LT, %ca, %cb, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// A comparator that is no single comparison of mirrored keys (two keys,
+// lexicographically; or one side computed otherwise than the other) is
+// applied to the pairs at every step, on every key it reads.
+// CHECK-LABEL: func.func @sort_lexicographic
+// CHECK: call @sort_lexicographic_sort_step({{.*}}) : (tensor<1x1x2x1x2xf32>, tensor<1x1x2x1x2xi32>, tensor<1x1x2x1x2xi32>, tensor<i32>)
+// CHECK-LABEL: func.func @sort_lopsided
+// CHECK: call @sort_lopsided_sort_step({{.*}}) : (tensor<1x1x2x1x2xi32>, tensor<1x1x2x1x2xi32>, tensor<i32>)
+// CHECK: func.func private @sort_lopsided_sort_step_1(
+// CHECK: kiln.add
+// CHECK: kiln.compare  LT
+func.func @sort_lexicographic(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %0:2 = "stablehlo.sort"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %eq = stablehlo.compare EQ, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %ij = stablehlo.compare LT, %i, %j, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %tie = stablehlo.and %eq, %ij : tensor<i1>
+    %first = stablehlo.or %lt, %tie : tensor<i1>
+    stablehlo.return %first : tensor<i1>
+  }) : (tensor<4xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xi32>
+}
+func.func @sort_lopsided(%arg0: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %b1 = stablehlo.add %b, %one : tensor<i32>
+    %lt = stablehlo.compare LT, %a, %b1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
