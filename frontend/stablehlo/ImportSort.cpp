@@ -678,6 +678,27 @@ Value largerFirst(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
                           kiln::NotOp::create(b, loc, isNan(y[0]))));
 }
 
+/// Floats as integers of their width that `largerFirst` orders as it
+/// orders the floats, computed once per element instead of comparing
+/// floats at every step of the network: NaN (all alike) the largest, -0
+/// and +0 alike, the others by value (their `totalOrderKey`).
+Value largerFirstKey(OpBuilder &b, Location loc, Value x) {
+  using D = kiln::ComparisonDirection;
+  auto type = cast<RankedTensorType>(x.getType());
+  Value zero = splat(b, loc, type, b.getZeroAttr(type.getElementType()));
+  Value unsignedZero = kiln::SelectOp::create(
+      b, loc, type, kiln::CompareOp::create(b, loc, D::EQ, x, zero), zero, x);
+  Value key = totalOrderKey(b, loc, unsignedZero);
+  auto keyType = cast<RankedTensorType>(key.getType());
+  unsigned width = keyType.getElementTypeBitWidth();
+  Value largest = splat(b, loc, keyType,
+                        b.getIntegerAttr(keyType.getElementType(),
+                                         APInt::getSignedMaxValue(width)));
+  return kiln::SelectOp::create(b, loc, keyType,
+                                kiln::CompareOp::create(b, loc, D::NE, x, x),
+                                largest, key);
+}
+
 /// The columns of the k largest elements of each row of `keys` ([rows, n]),
 /// in order ([rows, k], i64). Where k is small against n, the row is cut
 /// into blocks of about sqrt(n / k) (padded with the lowest value, which
@@ -688,6 +709,8 @@ Value largerFirst(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
 /// elements instead of n: the chosen blocks' elements in the row's order,
 /// their places standing for their columns.
 Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
+  if (isa<FloatType>(cast<RankedTensorType>(keys.getType()).getElementType()))
+    keys = largerFirstKey(b, loc, keys);
   auto type = cast<RankedTensorType>(keys.getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
   int64_t block = int64_t(llvm::bit_ceil(uint64_t(

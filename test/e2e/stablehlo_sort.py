@@ -182,6 +182,13 @@ scores[0, 0, [3, 8]] = np.nan
 scores[1, 1, :] = -np.inf
 check("lax.top_k (NaN first, ties by index)", top_k_module(scores, 4), "main",
       [scores], list(top_k_reference(scores, 4)))
+# -0 and +0 tie (by index), as they compare equal; NaNs of either sign and
+# payload tie above everything.
+zeros = np.array([[0.0, -0.0, 0.0, -0.0, 1.0, -np.inf, 0.5, -1.0],
+                  [-0.0, 0.0, -np.inf, -0.0, 0.0, -np.nan, np.nan, -2.0]],
+                 np.float32)
+check("lax.top_k of signed zeros and NaN", top_k_module(zeros, 6), "main",
+      [zeros], list(top_k_reference(zeros, 6)))
 counts = rng.integers(-3, 3, (5, 8)).astype(np.int32)
 check("lax.top_k of integers, k = n", top_k_module(counts, 8), "main",
       [counts], list(top_k_reference(counts, 8)))
@@ -189,7 +196,8 @@ check("lax.top_k of integers, k = n", top_k_module(counts, 8), "main",
 # The bitonic top-k at each of its shapes: k of one (halving down to
 # single elements), k not a power of two over padded rows, k of 50 among
 # many ties, and rows in several chunks (40 rows of 2,000 padded to 2,048:
-# 32 a chunk; compiled only, the interpreter being slow at that size).
+# 16 a chunk at most, so 3 chunks of 14; compiled only, the interpreter
+# being slow at that size).
 for shape, k in [((3, 1000), 1), ((4, 37), 3), ((2, 1000), 50)]:
     x = np.round(rng.standard_normal(shape), 1).astype(np.float32)
     x.flat[::13] = np.nan

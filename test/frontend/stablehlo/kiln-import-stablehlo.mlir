@@ -833,33 +833,38 @@ func.func @sort_split(%arg0: tensor<2x9xi32>) -> tensor<2x9xi32> {
 
 // -----
 
-// top_k is a bitonic top-k under stop_gradient: rows padded to 8, blocks
-// of k = 3 rounded up to 4 sorted (larger first, NaN first, ties by
-// column), then each pair of blocks halved (of each pair of elements the
-// one that goes first) and sorted again as a block of 4, until one block
-// is left; the first k columns index the values gathered.
+// top_k is a bitonic top-k under stop_gradient on the floats as integer
+// keys computed once (NaN the largest, -0 as +0, the others by their
+// TOTALORDER key): rows padded to 8, blocks of k = 3 rounded up to 4
+// sorted (larger first, ties by column), then each pair of blocks halved
+// (of each pair of elements the one that goes first) and sorted again as a
+// block of 4, until one block is left; the first k columns index the
+// values gathered.
 // CHECK-LABEL: func.func @top_k
 // CHECK: %[[KEYS:.*]] = kiln.stop_gradient %{{.*}} : tensor<2x6xf32>
-// CHECK: kiln.pad %[[KEYS]], %{{.*}}, low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<2x6xf32>, tensor<f32>) -> tensor<2x8xf32>
+// CHECK: %[[ZERO:.*]] = kiln.compare  EQ, %[[KEYS]], %{{.*}} : tensor<2x6xf32>
+// CHECK: %[[UNSIGNED:.*]] = kiln.select %[[ZERO]], %{{.*}}, %[[KEYS]]
+// CHECK: %[[BITS:.*]] = kiln.bitcast_convert %[[UNSIGNED]] : (tensor<2x6xf32>) -> tensor<2x6xi32>
+// CHECK: %[[ORDERED:.*]] = kiln.xor %[[BITS]], %{{.*}} : tensor<2x6xi32>
+// CHECK: %[[LARGEST:.*]] = kiln.constant dense<2147483647> : tensor<2x6xi32>
+// CHECK: %[[NAN:.*]] = kiln.compare  NE, %[[KEYS]], %[[KEYS]] : tensor<2x6xf32>
+// CHECK: %[[KEY:.*]] = kiln.select %[[NAN]], %[[LARGEST]], %[[ORDERED]]
+// CHECK: kiln.pad %[[KEY]], %{{.*}}, low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<2x6xi32>, tensor<i32>) -> tensor<2x8xi32>
 // CHECK: %[[B2:.*]] = kiln.constant dense<2> : tensor<i32>
-// CHECK: call @top_k_top_k_step(%{{.*}}, %{{.*}}, %[[B2]]) : (tensor<2x1x2x1x4xf32>, tensor<2x1x2x1x4xi32>, tensor<i32>)
+// CHECK: call @top_k_top_k_step(%{{.*}}, %{{.*}}, %[[B2]]) : (tensor<2x1x2x1x4xi32>, tensor<2x1x2x1x4xi32>, tensor<i32>)
 // CHECK: %[[B4:.*]] = kiln.constant dense<4> : tensor<i32>
-// CHECK: call @top_k_top_k_step_1(%{{.*}}, %{{.*}}, %[[B4]]) : (tensor<2x2x2x2xf32>, tensor<2x2x2x2xi32>, tensor<i32>)
+// CHECK: call @top_k_top_k_step_1(%{{.*}}, %{{.*}}, %[[B4]]) : (tensor<2x2x2x2xi32>, tensor<2x2x2x2xi32>, tensor<i32>)
 // CHECK: call @top_k_top_k_step(
-// CHECK: %[[PAIRS:.*]] = kiln.reshape %{{.*}} : (tensor<2x8xf32>) -> tensor<2x1x2x4xf32>
+// CHECK: %[[PAIRS:.*]] = kiln.reshape %{{.*}} : (tensor<2x8xi32>) -> tensor<2x1x2x4xi32>
 // CHECK: %[[LOWER:.*]] = kiln.slice %[[PAIRS]] [0:2, 0:1, 0:1, 0:4]
 // CHECK: %[[UPPER:.*]] = kiln.slice %[[PAIRS]] [0:2, 0:1, 1:2, 0:4]
-// CHECK: %[[LARGER:.*]] = kiln.compare  GT, %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xf32>
-// CHECK: %[[LNAN:.*]] = kiln.compare  NE, %[[LOWER]], %[[LOWER]]
-// CHECK: %[[UNAN:.*]] = kiln.compare  NE, %[[UPPER]], %[[UPPER]]
-// CHECK: %[[UNUMBER:.*]] = kiln.not %[[UNAN]]
-// CHECK: %[[NANFIRST:.*]] = kiln.and %[[LNAN]], %[[UNUMBER]]
-// CHECK: kiln.or %[[LARGER]], %[[NANFIRST]]
+// CHECK: kiln.compare  GT, %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xi32>
+// CHECK-NOT: kiln.compare  NE
 // CHECK: kiln.constant dense<6> : tensor<2x1x1x4xi32>
 // CHECK: %[[KEEP:.*]] = kiln.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x1x1x4xi1>, tensor<2x1x1x4xi1>
-// CHECK: kiln.select %[[KEEP]], %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xi1>, tensor<2x1x1x4xf32>
+// CHECK: kiln.select %[[KEEP]], %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xi1>, tensor<2x1x1x4xi32>
 // CHECK: %[[B4AGAIN:.*]] = kiln.constant dense<4> : tensor<i32>
-// CHECK: call @top_k_top_k_step_2(%{{.*}}, %{{.*}}, %[[B4AGAIN]]) : (tensor<2x1x2x2xf32>, tensor<2x1x2x2xi32>, tensor<i32>)
+// CHECK: call @top_k_top_k_step_2(%{{.*}}, %{{.*}}, %[[B4AGAIN]]) : (tensor<2x1x2x2xi32>, tensor<2x1x2x2xi32>, tensor<i32>)
 // CHECK: call @top_k_top_k_step_3(
 // CHECK: %[[FIRST:.*]] = kiln.slice %{{.*}} [0:2, 0:3] : (tensor<2x4xi32>) -> tensor<2x3xi32>
 // CHECK: %[[COLUMNS:.*]] = kiln.convert %[[FIRST]] : (tensor<2x3xi32>) -> tensor<2x3xi64>
@@ -873,16 +878,16 @@ func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
 // -----
 
 // Where k is small against the row, top_k ranks blocks of about sqrt(n / k)
-// (here 4: the row padded with -inf to 10 blocks) by their maxima, puts
-// the k first blocks back in the row's order, and orders their elements
-// (larger first, ties by place, which is by column), whose columns it
-// then takes.
+// (here 4: the row's keys padded with the lowest key to 10 blocks) by
+// their maxima, puts the k first blocks back in the row's order, and
+// orders their elements (larger first, ties by place, which is by
+// column), whose columns it then takes.
 // CHECK-LABEL: func.func @top_k_blocks
-// CHECK: %[[KEYS:.*]] = kiln.stop_gradient %{{.*}} : tensor<1x38xf32>
-// CHECK: %[[LOWEST:.*]] = kiln.constant dense<0xFF800000> : tensor<f32>
-// CHECK: %[[PADDED:.*]] = kiln.pad %[[KEYS]], %[[LOWEST]], low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<1x38xf32>, tensor<f32>) -> tensor<1x40xf32>
-// CHECK: %[[BLOCKS:.*]] = kiln.reshape %[[PADDED]] : (tensor<1x40xf32>) -> tensor<1x10x4xf32>
-// CHECK: kiln.reduce_max %[[BLOCKS]], dims = [2] : (tensor<1x10x4xf32>) -> tensor<1x10xf32>
+// CHECK: %[[KEY:.*]] = kiln.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x38xi1>, tensor<1x38xi32>
+// CHECK: %[[LOWEST:.*]] = kiln.constant dense<-2147483648> : tensor<i32>
+// CHECK: %[[PADDED:.*]] = kiln.pad %[[KEY]], %[[LOWEST]], low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<1x38xi32>, tensor<i32>) -> tensor<1x40xi32>
+// CHECK: %[[BLOCKS:.*]] = kiln.reshape %[[PADDED]] : (tensor<1x40xi32>) -> tensor<1x10x4xi32>
+// CHECK: kiln.reduce_max %[[BLOCKS]], dims = [2] : (tensor<1x10x4xi32>) -> tensor<1x10xi32>
 // CHECK: call @top_k_blocks_top_k_step
 // CHECK: %[[RANKED:.*]] = kiln.convert %{{.*}} : (tensor<1x2xi32>) -> tensor<1x2xi64>
 // CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<1x1x2x1xi64>, tensor<1x1x2x1xi32>, tensor<i32>)
@@ -893,8 +898,8 @@ func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
 // CHECK: %[[OFFSETS:.*]] = kiln.iota dim = 2 : tensor<1x2x4xi64>
 // CHECK: %[[COLUMNS:.*]] = kiln.add %[[SPREAD]], %[[OFFSETS]]
 // CHECK: %[[FLAT:.*]] = kiln.reshape %[[COLUMNS]] : (tensor<1x2x4xi64>) -> tensor<1x8xi64>
-// CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<40xf32>, tensor<1x8xi64>) -> tensor<1x8xf32>
-// CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<1x1x2x1x4xf32>, tensor<1x1x2x1x4xi32>, tensor<i32>)
+// CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<40xi32>, tensor<1x8xi64>) -> tensor<1x8xi32>
+// CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<1x1x2x1x4xi32>, tensor<1x1x2x1x4xi32>, tensor<i32>)
 // CHECK: %[[CANDIDATECOLUMNS:.*]] = kiln.reshape %[[FLAT]] : (tensor<1x8xi64>) -> tensor<8xi64>
 // CHECK: kiln.take %[[CANDIDATECOLUMNS]][%{{.*}}], dim = 0 : (tensor<8xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
 // CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<38xf32>, tensor<1x2xi64>) -> tensor<1x2xf32>
