@@ -22,6 +22,59 @@ namespace kiln {
 } // namespace kiln
 
 namespace {
+/// An n-D transfer_read through a memref.expand_shape whose vector spans
+/// trailing dimensions expanded from one source dimension (a [6, 1] read
+/// of a [2, 6, 1] expansion of [2, 6]) as n-1-D reads, one per row: the
+/// upstream folding into the source reads the vector's dimensions as the
+/// source's last ones (the 6 along the source's first dimension;
+/// scripts/fuzz.py, seed 36616). Each row's read folds correctly once the
+/// rest of its dimensions are the source's own.
+struct UnrollTransferReadOfExpandShape
+    : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto expand = read.getBase().getDefiningOp<memref::ExpandShapeOp>();
+    VectorType type = read.getVectorType();
+    int64_t rank = type.getRank();
+    if (!expand || rank < 2 || read.getMask() || type.isScalable() ||
+        !read.getPermutationMap().isMinorIdentity() ||
+        !read.getInBoundsValues()[0])
+      return failure();
+    // The vector's dimensions after its first must each be expanded from a
+    // source dimension of its own for the folding to be right.
+    int64_t expandedRank = expand.getResultType().getRank();
+    int64_t first = expandedRank - rank;
+    bool ownDimensions = llvm::all_of(
+        expand.getReassociationIndices(), [&](ReassociationIndices group) {
+          return group.size() == 1 || group.back() <= first;
+        });
+    if (ownDimensions)
+      return failure();
+    Location loc = read.getLoc();
+    VectorType rowType = VectorType::Builder(type).dropDim(0);
+    Value result =
+        vector::BroadcastOp::create(rewriter, loc, type, read.getPadding());
+    SmallVector<bool> inBounds(read.getInBoundsValues());
+    inBounds.erase(inBounds.begin());
+    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+      SmallVector<Value> indices(read.getIndices());
+      indices[first] = arith::AddIOp::create(
+          rewriter, loc, indices[first],
+          arith::ConstantIndexOp::create(rewriter, loc, i));
+      Value row = vector::TransferReadOp::create(
+          rewriter, loc, rowType, read.getBase(), indices,
+          AffineMap::getMinorIdentityMap(expandedRank, rank - 1,
+                                         rewriter.getContext()),
+          read.getPadding(), /*mask=*/Value(),
+          rewriter.getBoolArrayAttr(inBounds));
+      result = vector::InsertOp::create(rewriter, loc, row, result, i);
+    }
+    rewriter.replaceOp(read, result);
+    return success();
+  }
+};
+
 /// A 16 x 16 transpose of 8- or 16-bit elements (a byte transpose's tile:
 /// int8 A^T, uint8 images) as one of their 32-bit widenings, which
 /// transposes with shuffles (Shuffle16x16): 16 widening loads, the
@@ -132,6 +185,7 @@ struct KilnLowerVectorsPass
     // Transfers on subviews must address the base memref directly before
     // hoisting can see that an accumulator is loop-invariant.
     RewritePatternSet folding(context);
+    folding.add<UnrollTransferReadOfExpandShape>(context, /*benefit=*/2);
     memref::populateFoldMemRefAliasOpPatterns(folding);
     // As in upstream's fold-memref-alias-ops, not converging is harmless:
     // accesses through reshapes that cannot be folded stay as they are.

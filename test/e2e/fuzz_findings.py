@@ -170,4 +170,27 @@ TAKEN_PADDED[0:2, [0, 3], 1] = -TAKEN[:, 0:2, 0]
 check("seed20265495", TAKE_AND_PAD, "f",
       [TAKEN, np.array([1, -4, 5], np.int32)],
       [TAKEN_PADDED, -TAKEN[[1, 0, 1]]])
+
+# seed36616: a batched product of one column (2 batches of 6 x 22 by 22 x
+# 1, summed in lanes along K) read its accumulator, a [6, 1] slice of the
+# [2, 6, 1] expansion of the [2, 6] result, along the result's first
+# dimension (rows b to b + 5 of 2): upstream's folding of a transfer_read
+# through an expand_shape takes the vector's dimensions for the source's
+# last ones. Such reads now go row by row.
+BATCHED_COLUMN = """
+func.func @f(%a: tensor<5x7x1xf32>, %w: tensor<2x22xf32>) -> tensor<2x6xf32> {
+  %half = kiln.constant dense<0.5> : tensor<f32>
+  %p = kiln.pad %a, %half, low = [1, 2, 1], high = [0, 1, 0], interior = [0, 2, 0] : (tensor<5x7x1xf32>, tensor<f32>) -> tensor<6x22x2xf32>
+  %d = kiln.dot_general %p, %w, batching = [2] x [0], contracting = [1] x [1] : (tensor<6x22x2xf32>, tensor<2x22xf32>) -> tensor<2x6xf32>
+  return %d : tensor<2x6xf32>
+}
+"""
+COLUMNS = rng.standard_normal((5, 7, 1)).astype(np.float32)
+WEIGHTS = rng.standard_normal((2, 22)).astype(np.float32)
+SPREAD = np.full((6, 22, 2), 0.5, np.float32)
+SPREAD[1:, 2:21:3, 1] = COLUMNS[:, :, 0]
+check("seed36616", BATCHED_COLUMN, "f", [COLUMNS, WEIGHTS],
+      [np.einsum("mkb,bk->bm", SPREAD.astype(np.float64),
+                 WEIGHTS.astype(np.float64)).astype(np.float32)],
+      rtol=1e-5, atol=1e-5)
 finish()

@@ -383,3 +383,30 @@ func.func @gather_from_strided_view(%buffer: memref<3x7x2xf32>, %offsets: vector
   %g = vector.gather %view[%c0, %c0, %c0] [%offsets], %mask, %zeros : memref<2x3x1xf32, strided<[14, 6, 1], offset: 1>>, vector<2xindex>, vector<2xi1>, vector<2xf32> into vector<2xf32>
   return %g : vector<2xf32>
 }
+
+// -----
+
+// A 2-D read through an expansion whose vector spans dimensions expanded
+// from one source dimension (a [6, 1] read of [2, 6, 1] expanded from
+// [2, 6]) reads row by row: each row's element folds into the source at
+// [b, i], where the upstream folding read the 6 along the source's first
+// dimension ([b + i, 0]). A read whose dimensions are the source's own
+// folds whole.
+// CHECK-LABEL: func.func @read_through_expansion
+// CHECK-SAME: (%[[SRC:.*]]: memref<2x6xf32>, %[[B:.*]]: index, %[[WIDE:.*]]: memref<12x42xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: vector.load %[[SRC]][%[[B]], %[[C0]]] : memref<2x6xf32>, vector<1xf32>
+// CHECK: vector.load %[[SRC]][%[[B]], %[[C5]]] : memref<2x6xf32>, vector<1xf32>
+// CHECK-NOT: memref.expand_shape
+// CHECK: vector.load %[[WIDE]][%{{.*}}, %[[C0]]] : memref<12x42xf32>, vector<8xf32>
+// CHECK: return
+func.func @read_through_expansion(%src: memref<2x6xf32>, %b: index, %wide: memref<12x42xf32>) -> (vector<6x1xf32>, vector<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %e = memref.expand_shape %src [[0], [1, 2]] output_shape [2, 6, 1] : memref<2x6xf32> into memref<2x6x1xf32>
+  %r = vector.transfer_read %e[%b, %c0, %c0], %pad {in_bounds = [true, true]} : memref<2x6x1xf32>, vector<6x1xf32>
+  %w = memref.expand_shape %wide [[0, 1], [2]] output_shape [2, 6, 42] : memref<12x42xf32> into memref<2x6x42xf32>
+  %s = vector.transfer_read %w[%b, %c0, %c0], %pad {in_bounds = [true, true]} : memref<2x6x42xf32>, vector<4x8xf32>
+  return %r, %s : vector<6x1xf32>, vector<4x8xf32>
+}
