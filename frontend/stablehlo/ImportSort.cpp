@@ -266,29 +266,32 @@ struct BitonicNetwork {
   /// The keys, then the columns.
   SmallVector<Value> carried;
   bool transposed = false;
+  /// A key that goes after every other (ties by column), given for a
+  /// single key of a total order: padding holds it, and the steps need not
+  /// tell padding apart.
+  Attribute lastKey;
   /// The function of each step, by width and half, once made.
   std::map<std::pair<int64_t, int64_t>, func::FuncOp> stepFunctions;
 
   BitonicNetwork(OpBuilder &b, Location loc, const Before &before,
-                 StringRef name, ArrayRef<Value> keys)
-      : b(b), loc(loc), before(before), name(name) {
+                 StringRef name, ArrayRef<Value> keys, Attribute lastKey = {})
+      : b(b), loc(loc), before(before), name(name), lastKey(lastKey) {
     auto type = cast<RankedTensorType>(keys.front().getType());
     count = type.getDimSize(0);
     n = type.getDimSize(1);
     width = int64_t(llvm::bit_ceil(uint64_t(n)));
-    padded = width > n;
+    padded = width > n && !lastKey;
     indexType = width <= std::numeric_limits<int32_t>::max()
                     ? b.getI32Type()
                     : b.getI64Type();
     auto zeros = b.getDenseI64ArrayAttr({0, 0});
     for (Value x : keys) {
       auto xType = cast<RankedTensorType>(x.getType());
-      if (padded)
-        x = kiln::PadOp::create(b, loc, x,
-                                splat(b, loc, xType.clone(ArrayRef<int64_t>{}),
-                                      b.getZeroAttr(xType.getElementType())),
-                                zeros, b.getDenseI64ArrayAttr({0, width - n}),
-                                zeros);
+      if (width > n)
+        x = kiln::PadOp::create(
+            b, loc, x,
+            splat(b, loc, xType.clone(ArrayRef<int64_t>{}), paddingKey(xType)),
+            zeros, b.getDenseI64ArrayAttr({0, width - n}), zeros);
       carried.push_back(x);
     }
     carried.push_back(kiln::IotaOp::create(
@@ -305,6 +308,12 @@ struct BitonicNetwork {
     auto type = cast<RankedTensorType>(carried.front().getType());
     count = type.getDimSize(0);
     width = type.getDimSize(1);
+  }
+
+  /// What padding of `type`'s keys holds: the last key, else 0 (told
+  /// apart by its column).
+  Attribute paddingKey(RankedTensorType type) {
+    return lastKey ? lastKey : b.getZeroAttr(type.getElementType());
   }
 
   /// T: steps of smaller halves run on the rows transposed.
@@ -560,7 +569,7 @@ struct BitonicNetwork {
       Value gap = k + 1 == carried.size()
                       ? gapColumns
                       : splat(b, loc, type.clone({count, half - rest}),
-                              b.getZeroAttr(type.getElementType()));
+                              paddingKey(type));
       Value down = kiln::ReverseOp::create(b, loc, last.carried[k],
                                            b.getDenseI64ArrayAttr({1}));
       x = kiln::ConcatenateOp::create(
@@ -607,7 +616,8 @@ constexpr int64_t kChunkBytes = 256 * 1024;
 /// to a whole number of chunks).
 Value orderRows(OpBuilder &b, Location loc, const Before &before,
                 StringRef name, ArrayRef<Value> keys, int64_t columns,
-                function_ref<Value(BitonicNetwork &)> order) {
+                function_ref<Value(BitonicNetwork &)> order,
+                Attribute lastKey = {}) {
   auto type = cast<RankedTensorType>(keys.front().getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
   // A padded row's bytes: its columns' (i32) and those of its keys.
@@ -618,7 +628,7 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
   int64_t rowBytes = int64_t(llvm::bit_ceil(uint64_t(n))) * elementBytes;
   int64_t most = std::max<int64_t>(1, kChunkBytes / rowBytes);
   if (most >= rows) {
-    BitonicNetwork network(b, loc, before, name, keys);
+    BitonicNetwork network(b, loc, before, name, keys, lastKey);
     return order(network);
   }
   // As many rows in each chunk as evenly as they go: padding rows are
@@ -648,7 +658,7 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
         for (Value x : padded)
           slices.push_back(kiln::DynamicSliceOp::create(
               b, loc, x, at, b.getDenseI64ArrayAttr({chunk, n})));
-        BitonicNetwork network(b, loc, before, name, slices);
+        BitonicNetwork network(b, loc, before, name, slices, lastKey);
         return {kiln::DynamicUpdateSliceOp::create(b, loc, carried[0],
                                                    order(network), at)};
       })[0];
@@ -875,6 +885,7 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
     Before before = comparatorOrder(
         comparator, llvm::map_to_vector(llvm::seq(0u, unsigned(table.size())),
                                         reads));
+    Attribute lastKey;
     if (shlo::CompareOp compare = keyComparison(comparator)) {
       SmallVector<Value> args;
       for (unsigned k = 0, used = 0; k < table.size(); ++k) {
@@ -896,10 +907,21 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
                            ValueRange y, ArrayRef<int64_t>) -> Value {
         return kiln::CompareOp::create(b, loc, direction, x[0], y[0]);
       };
+      // Integer keys are totally ordered: padding takes the key that goes
+      // last instead of a test of its column at every step.
+      if (auto integer = dyn_cast<IntegerType>(
+              cast<RankedTensorType>(key.getType()).getElementType())) {
+        unsigned width = integer.getWidth();
+        lastKey = rewriter.getIntegerAttr(
+            integer, direction == kiln::ComparisonDirection::LT
+                         ? APInt::getSignedMaxValue(width)
+                         : APInt::getSignedMinValue(width));
+      }
     }
     Value order = orderRows(
         rewriter, loc, before, "sort", keys, n,
-        [](BitonicNetwork &network) { return network.sortedColumns(); });
+        [](BitonicNetwork &network) { return network.sortedColumns(); },
+        lastKey);
     SmallVector<Value> results;
     for (Value sorted : takeAlongRows(rewriter, loc, table, order)) {
       auto t = cast<RankedTensorType>(sorted.getType());
