@@ -672,26 +672,18 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
 // Patterns
 //===----------------------------------------------------------------------===//
 
-/// top_k's order: NaN first, then the larger first.
+/// top_k's order on its integer keys (floats' `largerFirstKey`s): the
+/// larger first.
 Value largerFirst(OpBuilder &b, Location loc, ValueRange x, ValueRange y,
                   ArrayRef<int64_t>) {
-  using D = kiln::ComparisonDirection;
-  Value larger = kiln::CompareOp::create(b, loc, D::GT, x[0], y[0]);
-  if (!isa<FloatType>(cast<RankedTensorType>(x[0].getType()).getElementType()))
-    return larger;
-  auto isNan = [&](Value v) {
-    return kiln::CompareOp::create(b, loc, D::NE, v, v);
-  };
-  return kiln::OrOp::create(
-      b, loc, larger,
-      kiln::AndOp::create(b, loc, isNan(x[0]),
-                          kiln::NotOp::create(b, loc, isNan(y[0]))));
+  return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::GT, x[0],
+                                 y[0]);
 }
 
-/// Floats as integers of their width that `largerFirst` orders as it
-/// orders the floats, computed once per element instead of comparing
-/// floats at every step of the network: NaN (all alike) the largest, -0
-/// and +0 alike, the others by value (their `totalOrderKey`).
+/// Floats as integers of their width in top_k's order, computed once per
+/// element instead of comparing floats (and testing NaN) at every step of
+/// the network: NaN (all alike) the largest, -0 and +0 alike, the others
+/// by value (their `totalOrderKey`).
 Value largerFirstKey(OpBuilder &b, Location loc, Value x) {
   using D = kiln::ComparisonDirection;
   auto type = cast<RankedTensorType>(x.getType());
@@ -730,16 +722,10 @@ Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
   auto top = [&](BitonicNetwork &network) { return network.topColumns(k); };
   if (block < 4 || blocks <= 2 * k)
     return orderRows(b, loc, larger, "top_k", keys, k, top);
-  Type element = type.getElementType();
+  // Blocks are padded with the lowest key (floats' keys are integers).
+  auto integer = cast<IntegerType>(type.getElementType());
   Attribute lowest =
-      isa<FloatType>(element)
-          ? Attribute(b.getFloatAttr(
-                element, APFloat::getInf(
-                             cast<FloatType>(element).getFloatSemantics(),
-                             /*Negative=*/true)))
-          : Attribute(b.getIntegerAttr(
-                element,
-                APInt::getSignedMinValue(element.getIntOrFloatBitWidth())));
+      b.getIntegerAttr(integer, APInt::getSignedMinValue(integer.getWidth()));
   auto zeros = b.getDenseI64ArrayAttr({0, 0});
   Value padded = kiln::PadOp::create(
       b, loc, keys, splat(b, loc, type.clone(ArrayRef<int64_t>{}), lowest),
