@@ -42,7 +42,6 @@ inline int64_t intMax(int64_t a, int64_t b) { return std::max(a, b); }
 inline int64_t intMin(int64_t a, int64_t b) { return std::min(a, b); }
 inline double floatAdd(double a, double b) { return a + b; }
 inline double floatMul(double a, double b) { return a * b; }
-/// NaN if either is NaN, as jax.lax.max and min.
 /// IEEE 754-2019's maximum and minimum (arith.maximumf's): NaN if either
 /// is, and -0 below +0, so that the commutative kiln.max and kiln.min do
 /// not depend on their operands' order.

@@ -173,6 +173,14 @@ Value compareAll(OpBuilder &b, Location loc, Block &comparator,
                           grid);
 }
 
+/// The largest or the smallest value of a signed `integer` type: the key
+/// that goes last in an order of integer keys.
+Attribute signedLimit(OpBuilder &b, IntegerType integer, bool largest) {
+  unsigned width = integer.getWidth();
+  return b.getIntegerAttr(integer, largest ? APInt::getSignedMaxValue(width)
+                                           : APInt::getSignedMinValue(width));
+}
+
 /// Whether `a`, computed from the comparator's even arguments (the left
 /// elements of a pair), is `b` computed the same way from the odd ones.
 bool mirrors(Value a, Value b) {
@@ -692,10 +700,10 @@ Value largerFirstKey(OpBuilder &b, Location loc, Value x) {
       b, loc, type, kiln::CompareOp::create(b, loc, D::EQ, x, zero), zero, x);
   Value key = totalOrderKey(b, loc, unsignedZero);
   auto keyType = cast<RankedTensorType>(key.getType());
-  unsigned width = keyType.getElementTypeBitWidth();
-  Value largest = splat(b, loc, keyType,
-                        b.getIntegerAttr(keyType.getElementType(),
-                                         APInt::getSignedMaxValue(width)));
+  Value largest =
+      splat(b, loc, keyType,
+            signedLimit(b, cast<IntegerType>(keyType.getElementType()),
+                        /*largest=*/true));
   return kiln::SelectOp::create(b, loc, keyType,
                                 kiln::CompareOp::create(b, loc, D::NE, x, x),
                                 largest, key);
@@ -723,9 +731,8 @@ Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
   if (block < 4 || blocks <= 2 * k)
     return orderRows(b, loc, larger, "top_k", keys, k, top);
   // Blocks are padded with the lowest key (floats' keys are integers).
-  auto integer = cast<IntegerType>(type.getElementType());
-  Attribute lowest =
-      b.getIntegerAttr(integer, APInt::getSignedMinValue(integer.getWidth()));
+  Attribute lowest = signedLimit(b, cast<IntegerType>(type.getElementType()),
+                                 /*largest=*/false);
   auto zeros = b.getDenseI64ArrayAttr({0, 0});
   Value padded = kiln::PadOp::create(
       b, loc, keys, splat(b, loc, type.clone(ArrayRef<int64_t>{}), lowest),
@@ -896,13 +903,9 @@ struct Sort : OpConversionPattern<shlo::SortOp> {
       // Integer keys are totally ordered: padding takes the key that goes
       // last instead of a test of its column at every step.
       if (auto integer = dyn_cast<IntegerType>(
-              cast<RankedTensorType>(key.getType()).getElementType())) {
-        unsigned width = integer.getWidth();
-        lastKey = rewriter.getIntegerAttr(
-            integer, direction == kiln::ComparisonDirection::LT
-                         ? APInt::getSignedMaxValue(width)
-                         : APInt::getSignedMinValue(width));
-      }
+              cast<RankedTensorType>(key.getType()).getElementType()))
+        lastKey = signedLimit(rewriter, integer,
+                              direction == kiln::ComparisonDirection::LT);
     }
     Value order = orderRows(
         rewriter, loc, before, "sort", keys, n,
