@@ -185,6 +185,7 @@ void setHostTarget(kiln::KilnToCpuPipelineOptions &cpu) {
                 host.lookup("amx-tile") && host.lookup("amx-bf16") &&
                 kiln::runtime::requestAmxTiles().empty();
   cpu.avx512Vnni = host.lookup("avx512vnni");
+  cpu.avx2 = host.lookup("avx2");
   // Unless the options set it, an f32 matmul's register tile is two
   // vectors of columns by as many rows as leave 4 registers for B's
   // vectors and A's broadcasts, at most 8: 8 x 32 on AVX-512's 32 zmm

@@ -77,9 +77,7 @@ std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
   return count;
 }
 
-/// The bytes of one element of `type`: 1 for an element type that has no
-/// width (a dialect's own), since its count alone may overflow.
-static int64_t elementBytes(Type type) {
+int64_t elementBytes(Type type) {
   if (auto complex = dyn_cast<ComplexType>(type))
     return 2 * elementBytes(complex.getElementType());
   if (type.isIndex())
@@ -89,7 +87,7 @@ static int64_t elementBytes(Type type) {
   return 1;
 }
 
-std::optional<int64_t> tensorBytes(RankedTensorType type) {
+std::optional<int64_t> staticBytes(ShapedType type) {
   std::optional<int64_t> count = checkedNumElements(type.getShape());
   if (!count)
     return std::nullopt;
@@ -98,7 +96,7 @@ std::optional<int64_t> tensorBytes(RankedTensorType type) {
 
 bool hasAddressableSize(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensorBytes(tensor).has_value();
+  return tensor && staticBytes(tensor).has_value();
 }
 
 SmallVector<int64_t> takeShape(ArrayRef<int64_t> operand,

@@ -59,9 +59,14 @@ llvm::SmallVector<int64_t> dotGeneralShape(
 /// overflows int64.
 std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
-/// The bytes the static dimensions of `type` (a ranked tensor of any
-/// element type) take, or nullopt if 2^63 or more.
-std::optional<int64_t> tensorBytes(mlir::RankedTensorType type);
+/// The bytes one element of `type` takes in memory: whole bytes (an i1
+/// takes one), 8 for an index, twice its part for a complex number, and 1
+/// for an element type that has no width (a dialect's own).
+int64_t elementBytes(mlir::Type type);
+
+/// The bytes the static dimensions of `type` (a ranked tensor, memref or
+/// vector of any element type) take, or nullopt if 2^63 or more.
+std::optional<int64_t> staticBytes(mlir::ShapedType type);
 
 /// Whether the static dimensions of `type` (a ranked tensor) take fewer
 /// than 2^63 bytes.

@@ -24,7 +24,7 @@ struct KilnCheckTensorSizesPass
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
       return false;
-    std::optional<int64_t> bytes = kiln::tensorBytes(tensor);
+    std::optional<int64_t> bytes = kiln::staticBytes(tensor);
     if (bytes && uint64_t(*bytes) <= maxBytes)
       return false;
     InFlightDiagnostic diag = op->emitError()

@@ -12,6 +12,7 @@
 #include "Passes.h"
 
 #include "kiln/KilnDialect.h"
+#include "kiln/TypeInference.h"
 #include "kiln/abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,10 +99,7 @@ private:
     return constant(b, loc, kiln::runtimeDtypeCode(type.getElementType()));
   }
 
-  int64_t bytes(RankedTensorType type) {
-    return type.getNumElements() *
-           int64_t(llvm::divideCeil(type.getElementTypeBitWidth(), 8));
-  }
+  int64_t bytes(RankedTensorType type) { return *kiln::staticBytes(type); }
 
   /// The runtime function `name` taking `arity` i64s (returning one if
   /// `returns`), declared once.

@@ -30,8 +30,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
       {options.vectorWidth, options.registerTileM, options.registerTileN,
        options.cacheTileM, options.cacheTileN, options.cacheTileK,
        options.parallelWork, options.packPanels, options.avx512Bf16,
-       options.avx512Vnni, options.avx512Bf16 && options.amxBf16,
-       options.vectorBytes}));
+       options.avx512Vnni || options.avx2, options.avx512Vnni,
+       options.avx512Bf16 && options.amxBf16, options.vectorBytes}));
   pm.addPass(createCanonicalizerPass());
 
   buildBufferizationPipeline(pm);
@@ -40,9 +40,8 @@ void kiln::buildKilnToCpuPipeline(OpPassManager &pm,
   pm.addPass(
       createKilnVectorizeCopies({options.vectorWidth, options.parallelWork}));
   pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(
-      createKilnLowerVectors({options.streamingBytes, options.avx512Bf16,
-                              options.avx512Vnni}));
+  pm.addPass(createKilnLowerVectors({options.streamingBytes, options.avx512Bf16,
+                                     options.avx512Vnni, options.avx2}));
   pm.addPass(createKilnLowerForalls());
   pm.addPass(createKilnHoistLoopBuffers());
   pm.addPass(createKilnCarryExtremaAsKeys(

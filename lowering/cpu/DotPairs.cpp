@@ -6,7 +6,9 @@
 // (vpdpwssd, bytes sign-extended to 16 bits), and biased int8 products
 // (ByteQuads.cpp) as quads of unsigned x signed bytes (vpdpbusd). Each
 // instruction adds the products of 2 or 4 k steps to 16 32-bit lanes: twice
-// (pairs) or four times (quads) the work of an f32 FMA. The steps are
+// (pairs) or four times (quads) the work of an f32 FMA. Without VNNI, AVX2's
+// vpmaddwd multiplies the same int pairs into 8 lanes, and an add sums them:
+// twice the products of a vpmulld on 32-bit lanes. The steps are
 // consecutive: A's steps are one 32-bit word broadcast to every lane, B's
 // rows are interleaved in registers, so neither operand needs a packed
 // copy in memory. And the x86vector dialect's lowering to LLVM intrinsics,
@@ -25,10 +27,10 @@
 using namespace mlir;
 
 namespace {
-/// 32-bit lanes of the widest dot product that `columns` (at most 16) fits
-/// in: vdpbf16ps, vpdpwssd and vpdpbusd work on 4, 8 or 16 lanes.
+/// 32-bit lanes of the narrowest dot product that `columns` (at most 16)
+/// fits in: the instructions work on 4, 8 or 16 lanes.
 int64_t dotLanes(int64_t columns) {
-  return columns <= 4 ? 4 : columns <= 8 ? 8 : 16;
+  return std::max<int64_t>(4, llvm::PowerOf2Ceil(columns));
 }
 
 /// Elements [offset, offset + size) of the 1-D `vector`.
@@ -61,12 +63,12 @@ Value padded(PatternRewriter &rewriter, Location loc, Value vector,
 
 /// A dot product instruction: each 32-bit lane adds the products of
 /// `group` consecutive k steps (2 or 4), whose elements the operands hold
-/// as `element` (bf16, i16 or i8). `emit` returns sum + the lanes' dot
-/// products of `broadcast` (A's steps, the same in every lane) and `rows`
-/// (B's, a column per lane).
+/// as `element` (bf16, i16 or i8), on at most `lanes` lanes (16, or 8 on
+/// AVX2). `emit` returns sum + the lanes' dot products of `broadcast` (A's
+/// steps, the same in every lane) and `rows` (B's, a column per lane).
 struct LaneDot {
   Type element;
-  int64_t group;
+  int64_t group, lanes;
   std::function<Value(PatternRewriter &, Location, Value sum, Value broadcast,
                       Value rows)>
       emit;
@@ -88,9 +90,9 @@ Value asStepBits(PatternRewriter &rewriter, Location loc, Value vector,
 }
 
 /// B: vector<K x N x T> (K at most the dot's group) as `dot`'s operand per
-/// block of 16 columns: rows k, ..., k + group - 1 (zeros past K)
+/// block of its lanes' columns: rows k, ..., k + group - 1 (zeros past K)
 /// interleaved, so that lane j holds the steps of column j, in order;
-/// columns past the last 16 on 4 or 8 lanes padded with zeros.
+/// columns past the last block on fewer lanes padded with zeros.
 SmallVector<Value> interleavedGroups(PatternRewriter &rewriter, Location loc,
                                      Value rhs, const LaneDot &dot) {
   auto type = cast<VectorType>(rhs.getType());
@@ -109,8 +111,8 @@ SmallVector<Value> interleavedGroups(PatternRewriter &rewriter, Location loc,
                       {columns}, rewriter.getIntegerType(bits))))
                   .getResult());
   SmallVector<Value> groups;
-  for (int64_t column = 0; column < columns; column += 16) {
-    int64_t width = std::min<int64_t>(16, columns - column);
+  for (int64_t column = 0; column < columns; column += dot.lanes) {
+    int64_t width = std::min(dot.lanes, columns - column);
     int64_t lanes = dotLanes(width);
     SmallVector<Value> blocks;
     for (Value row : rows)
@@ -137,18 +139,18 @@ Value flatRow(PatternRewriter &rewriter, Location loc, Value vector) {
 }
 
 /// B packed as vector<N x G x T> (column n's group of k steps in row n:
-/// int8 quads, bf16 pairs) as the dot's operand per block of 16 columns:
-/// the rows as they are.
+/// int8 quads, bf16 pairs) as `dot`'s operand per block of its lanes'
+/// columns: the rows as they are.
 SmallVector<Value> packedGroups(PatternRewriter &rewriter, Location loc,
-                                Value packed) {
+                                Value packed, const LaneDot &dot) {
   auto type = cast<VectorType>(packed.getType());
   int64_t columns = type.getDimSize(0), group = type.getDimSize(1);
   // Slices of one row: LLVM shuffles 2-D slices of [N, G] element by
   // element.
   Value row = flatRow(rewriter, loc, packed);
   SmallVector<Value> groups;
-  for (int64_t column = 0; column < columns; column += 16) {
-    int64_t width = std::min<int64_t>(16, columns - column);
+  for (int64_t column = 0; column < columns; column += dot.lanes) {
+    int64_t width = std::min(dot.lanes, columns - column);
     groups.push_back(padded(
         rewriter, loc, slice(rewriter, loc, row, column * group, width * group),
         group * dotLanes(width)));
@@ -157,7 +159,7 @@ SmallVector<Value> packedGroups(PatternRewriter &rewriter, Location loc,
 }
 
 /// C + A B for A: vector<M x K x T> (K at most the dot's group), B as
-/// `groups` (one dot operand per block of 16 columns), C: vector<M x N x
+/// `groups` (one dot operand per block of the dot's lanes), C: vector<M x N x
 /// 32-bit>, as `dot`'s products of the k steps; A's missing steps are
 /// zeros.
 Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs,
@@ -179,8 +181,8 @@ Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs,
                                            VectorType::get({1}, i32), steps);
     Value accRow = vector::ExtractOp::create(rewriter, loc, result, row);
     for (auto [block, group] : llvm::enumerate(groups)) {
-      int64_t column = block * 16;
-      int64_t width = std::min<int64_t>(16, columns - column);
+      int64_t column = block * dot.lanes;
+      int64_t width = std::min(dot.lanes, columns - column);
       int64_t lanes = dotLanes(width);
       Value broadcast = vector::BitCastOp::create(
           rewriter, loc, VectorType::get({dot.group * lanes}, dot.element),
@@ -199,8 +201,8 @@ Value emitDots(PatternRewriter &rewriter, Location loc, Value lhs,
 }
 
 /// The pairs a dot product instruction multiplies: bf16 into f32, or int8
-/// / int16 into i32.
-enum class PairKind { Bf16, Int };
+/// / int16 into i32 on VNNI or on AVX2.
+enum class PairKind { Bf16, Int, IntAvx2 };
 
 /// A VNNI instruction on `lanes` 32-bit lanes, through its LLVM intrinsic
 /// (the x86vector dialect has no op for it).
@@ -215,16 +217,35 @@ Value vnni(PatternRewriter &rewriter, Location loc, StringRef name, Value sum,
       .getResult(0);
 }
 
-/// The dot product instruction of `kind`'s pairs: vdpbf16ps or vpdpwssd.
+/// sum + vpmaddwd(first, second): 16-bit pairs' products summed into
+/// 32-bit lanes (AVX2's on 8 lanes, SSE2's on 4), then added. The one sum
+/// a lane cannot hold, (-2^15)^2 twice, wraps as i32 arithmetic does.
+Value maddPairs(PatternRewriter &rewriter, Location loc, Value sum, Value first,
+                Value second) {
+  int64_t lanes = cast<VectorType>(sum.getType()).getNumElements();
+  Value products =
+      LLVM::CallIntrinsicOp::create(
+          rewriter, loc, sum.getType(),
+          rewriter.getStringAttr(lanes == 8 ? "llvm.x86.avx2.pmadd.wd"
+                                            : "llvm.x86.sse2.pmadd.wd"),
+          ValueRange{first, second})
+          .getResult(0);
+  return arith::AddIOp::create(rewriter, loc, sum, products);
+}
+
+/// The dot product instruction of `kind`'s pairs: vdpbf16ps, vpdpwssd or
+/// vpmaddwd.
 LaneDot pairDot(MLIRContext *context, PairKind kind) {
   if (kind == PairKind::Bf16)
-    return {BFloat16Type::get(context), 2,
+    return {BFloat16Type::get(context), 2, 16,
             [](PatternRewriter &rewriter, Location loc, Value sum, Value lhs,
                Value rhs) -> Value {
               return x86vector::DotBF16Op::create(rewriter, loc,
                                                   sum.getType(), sum, lhs, rhs);
             }};
-  return {IntegerType::get(context, 16), 2,
+  if (kind == PairKind::IntAvx2)
+    return {IntegerType::get(context, 16), 2, 8, maddPairs};
+  return {IntegerType::get(context, 16), 2, 16,
           [](PatternRewriter &rewriter, Location loc, Value sum, Value lhs,
              Value rhs) -> Value {
             return vnni(rewriter, loc, "vpdpwssd", sum, lhs, rhs);
@@ -264,7 +285,7 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
         !kiln::multipliesInPairs(
             lhsType.getElementType(), contract.getRhsType().getElementType(),
             accType.getElementType(), kind == PairKind::Bf16,
-            kind == PairKind::Int) ||
+            kind != PairKind::Bf16) ||
         lhsType.getShape().back() > dot.group ||
         isa<vector::MaskOp>(contract->getParentOp()) || lhsType.isScalable())
       return failure();
@@ -276,7 +297,7 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
     };
     Value rhs = unbatched(contract.getRhs());
     Value result = emitDots(rewriter, loc, unbatched(contract.getLhs()),
-                            packed ? packedGroups(rewriter, loc, rhs)
+                            packed ? packedGroups(rewriter, loc, rhs, dot)
                                    : interleavedGroups(rewriter, loc, rhs, dot),
                             unbatched(contract.getAcc()), dot);
     if (batched)
@@ -310,7 +331,7 @@ struct ContractToByteQuads : OpRewritePattern<vector::ContractionOp> {
         (packed ? steps != 4 : steps > 4) ||
         isa<vector::MaskOp>(contract->getParentOp()) || accType.isScalable())
       return failure();
-    LaneDot quads{IntegerType::get(getContext(), 8), 4,
+    LaneDot quads{IntegerType::get(getContext(), 8), 4, 16,
                   [](PatternRewriter &rewriter, Location loc, Value sum,
                      Value signedA, Value unsignedB) -> Value {
                     return vnni(rewriter, loc, "vpdpbusd", sum, unsignedB,
@@ -318,7 +339,7 @@ struct ContractToByteQuads : OpRewritePattern<vector::ContractionOp> {
                   }};
     Location loc = contract.getLoc();
     SmallVector<Value> groups =
-        packed ? packedGroups(rewriter, loc, bytes->second)
+        packed ? packedGroups(rewriter, loc, bytes->second, quads)
                : interleavedGroups(rewriter, loc, bytes->second, quads);
     rewriter.replaceOp(contract, emitDots(rewriter, loc, bytes->first, groups,
                                           contract.getAcc(), quads));
@@ -449,6 +470,10 @@ void kiln::populateIntDotPairPatterns(RewritePatternSet &patterns) {
   patterns.add<ContractToPairDots>(patterns.getContext(), PairKind::Int);
   patterns.add<ContractToByteQuads, ContractToLaneQuads>(
       patterns.getContext());
+}
+
+void kiln::populateIntMaddPairPatterns(RewritePatternSet &patterns) {
+  patterns.add<ContractToPairDots>(patterns.getContext(), PairKind::IntAvx2);
 }
 
 void kiln::registerX86VectorToLLVMInterface(DialectRegistry &registry) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
+#include "kiln/TypeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -202,10 +203,9 @@ struct KilnCarryExtremaAsKeysPass
     for (Operation *op : extrema)
       if (std::optional<CarriedExtremum> extremum = carriedExtremum(op)) {
         auto type = cast<VectorType>(op->getResult(0).getType());
-        int64_t bytes =
-            type.getNumElements() * type.getElementTypeBitWidth() / 8;
         carryAsKeys(rewriter, *extremum,
-                    carriesMagnitudes(bytes, vectorBytes, vectorRegisters));
+                    carriesMagnitudes(*kiln::staticBytes(type), vectorBytes,
+                                      vectorRegisters));
       }
   }
 };

@@ -1,5 +1,6 @@
 //===- KilnHoistLoopBuffers.cpp - the kiln-hoist-loop-buffers pass --------===//
 #include "Passes.h"
+#include "kiln/TypeInference.h"
 
 using namespace mlir;
 
@@ -27,12 +28,10 @@ memref::DeallocOp deallocInBlock(memref::AllocOp alloc) {
 /// else nothing.
 std::optional<int64_t> staticBytes(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
-  Type element = type.getElementType();
   if (!type.hasStaticShape() || !alloc.getSymbolOperands().empty() ||
-      !element.isIntOrIndexOrFloat())
+      !type.getElementType().isIntOrIndexOrFloat())
     return std::nullopt;
-  int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
-  return type.getNumElements() * llvm::divideCeil(bits, 8);
+  return kiln::staticBytes(type);
 }
 
 /// Moves the statically shaped buffers that `loop`'s body allocates and

@@ -1,5 +1,6 @@
 //===- KilnLowerVectors.cpp - the kiln-lower-vectors pass -----------------===//
 #include "Passes.h"
+#include "kiln/TypeInference.h"
 #include "lowering/common/Passes.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -209,6 +210,8 @@ struct KilnLowerVectorsPass
       kiln::populateBf16DotPairPatterns(dots);
     if (intDotPairs)
       kiln::populateIntDotPairPatterns(dots);
+    else if (intMaddPairs)
+      kiln::populateIntMaddPairPatterns(dots);
     if (failed(applyPatternsGreedily(root, std::move(dots)))) {
       root->emitError("kiln-lower-vectors: the dot product patterns did not "
                       "converge");
@@ -664,8 +667,7 @@ struct KilnLowerVectorsPass
     root->walk([&](vector::StoreOp store) {
       MemRefType type = store.getMemRefType();
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-          type.getNumElements() * type.getElementTypeBitWidth() / 8 <
-              streamingBytes ||
+          *kiln::staticBytes(type) < streamingBytes ||
           !isCacheLineAligned(store))
         return;
       store.setNontemporal(true);
@@ -700,11 +702,10 @@ struct KilnLowerVectorsPass
   /// a time by a loop over the innermost dimension that starts at 0.
   static bool isCacheLineAligned(vector::StoreOp store) {
     MemRefType type = store.getMemRefType();
-    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-    if (elementBytes == 0 || !isAlignedBuffer(store.getBase()) ||
+    int64_t elementBytes = kiln::elementBytes(type.getElementType());
+    if (!isAlignedBuffer(store.getBase()) ||
         type.getShape().back() * elementBytes % kCacheLine != 0 ||
-        store.getVectorType().getNumElements() * elementBytes % kCacheLine !=
-            0)
+        store.getVectorType().getNumElements() * elementBytes % kCacheLine != 0)
       return false;
     auto iv = dyn_cast<BlockArgument>(store.getIndices().back());
     auto loop = iv ? dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp())

@@ -1,5 +1,6 @@
 //===- KilnTileAndVectorize.cpp - the kiln-tile-and-vectorize pass --------===//
 #include "Passes.h"
+#include "kiln/TypeInference.h"
 #include "lowering/linalg/LoweringUtils.h"
 #include "lowering/linalg/WindowProducts.h"
 
@@ -643,7 +644,7 @@ int64_t rowLength(linalg::LinalgOp op, int64_t width, int64_t accumulatorBytes,
     return width;
   int64_t resultBytes = 0;
   for (Type type : op->getResultTypes())
-    resultBytes += getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8;
+    resultBytes += kiln::elementBytes(getElementTypeOrSelf(type));
   return std::clamp<int64_t>(
       accumulatorBytes / std::max<int64_t>(1, resultBytes), width, 4 * width);
 }
@@ -822,7 +823,7 @@ int64_t laneTileRows(int64_t columns, const MatmulTiles &tiles) {
 
 /// Elements of `element` in a vector of a thin product's lanes.
 int64_t thinProductLanes(Type element) {
-  return kThinProductLaneBytes / (element.getIntOrFloatBitWidth() / 8);
+  return kThinProductLaneBytes / kiln::elementBytes(element);
 }
 
 /// Steps of a thin product that pay for a vector of lanes' sum (its lanes
@@ -2092,7 +2093,7 @@ ShapedType windowKernelType(linalg::LinalgOp op) {
 /// The bytes of a matmul's cache tile of B in elements of `type`'s.
 int64_t cacheTileOfBBytes(ShapedType type, const MatmulTiles &tiles) {
   return tiles.cacheK * tiles.cacheN *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+         kiln::elementBytes(type.getElementType());
 }
 
 /// Whether the kernel of the line window product `op` fits a matmul's
@@ -2782,11 +2783,10 @@ std::optional<SmallVector<int64_t>> rowBlockSizes(linalg::LinalgOp root) {
     return sizes;
   }
   auto type = cast<RankedTensorType>(root->getResult(0).getType());
-  int64_t elementBytes =
-      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  int64_t bytesEach = kiln::elementBytes(type.getElementType());
   // Bytes of one index of `loop`: the product of the loops inside it.
   auto indexBytes = [&](unsigned loop) {
-    int64_t bytes = elementBytes;
+    int64_t bytes = bytesEach;
     for (int64_t size : ArrayRef(ranges).drop_front(loop + 1))
       bytes *= size;
     return bytes;
@@ -3311,7 +3311,7 @@ struct KilnTileAndVectorizePass
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
-    if (intDotPairs)
+    if (byteQuads)
       kiln::biasByteProducts(rewriter, getOperation());
     // Rows fusion first, last roots first: a root fused into a later one's
     // loop is gone by the time the walk would reach it.

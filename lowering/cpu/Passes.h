@@ -58,6 +58,11 @@ void populateBf16DotPairPatterns(mlir::RewritePatternSet &patterns);
 /// products of k quads (vpdpbusd).
 void populateIntDotPairPatterns(mlir::RewritePatternSet &patterns);
 
+/// int8 or int16 x the same -> i32 register tiles (vector.contract over one
+/// or two k steps) as AVX2's vpmaddwd on k pairs (bytes sign-extended to 16
+/// bits) and adds: the CPUs without VNNI.
+void populateIntMaddPairPatterns(mlir::RewritePatternSet &patterns);
+
 /// Whether a product of `lhs` x `rhs` elements accumulating in `acc`
 /// multiplies k pairs: bf16 into f32 with `bf16Pairs`, int8 or int16 into
 /// i32 with `intPairs` (the register tiles kiln-tile-and-vectorize makes
@@ -305,6 +310,12 @@ struct KilnToCpuPipelineOptions
       *this, "avx512-vnni",
       llvm::cl::desc("The CPU has AVX-512 VNNI (vpdpwssd): int8 and int16 "
                      "matmuls accumulating in i32 use its dot products"),
+      llvm::cl::init(false)};
+  Option<bool> avx2{
+      *this, "avx2",
+      llvm::cl::desc("The CPU has AVX2 (vpmaddwd): without avx512-vnni, int8 "
+                     "and int16 matmuls accumulating in i32 multiply k pairs "
+                     "on it"),
       llvm::cl::init(false)};
   Option<bool> amxBf16{
       *this, "amx-bf16",

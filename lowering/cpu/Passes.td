@@ -273,7 +273,11 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
            "(pairs for vdpbf16ps, see kiln-lower-vectors) and any shape">,
     Option<"intDotPairs", "int-dot-pairs", "bool", "false",
            "int8 and int16 matmuls into i32 take register tiles of two k "
-           "steps (pairs for vpdpwssd, see kiln-lower-vectors)">,
+           "steps (pairs for vpdpwssd or vpmaddwd, see kiln-lower-vectors)">,
+    Option<"byteQuads", "byte-quads", "bool", "false",
+           "int8 matmuls into i32 of four k steps or more multiply B + 128 "
+           "in quads of unsigned by signed bytes (vpdpbusd, see "
+           "kiln-lower-vectors; the CPU must have avx512vnni)">,
     Option<"amxBf16", "amx-bf16", "bool", "false",
            "bf16 x bf16 -> f32 products packed in pairs (bf16-dot-pairs) "
            "take register tiles of 32 x 32 AMX tiles over a cache tile's k "
@@ -577,7 +581,9 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
     broadcast and B's two rows interleaved, 16 columns at a time; the
     instruction treats denormal inputs and results as zero, like oneDNN's
     bf16 kernels; with `int-dot-pairs`, int8 and int16 -> i32 ones become
-    VNNI's vpdpwssd the same way, bytes sign-extended to 16 bits), unrolls n-D vector transfers into 1-D ones and those into vector
+    VNNI's vpdpwssd the same way, bytes sign-extended to 16 bits; with
+    `int-madd-pairs` instead, AVX2's vpmaddwd and an add, 8 columns at a
+    time), unrolls n-D vector transfers into 1-D ones and those into vector
     loads and stores. Stores of whole aligned cache lines into buffers of
     `streaming-bytes` (32 MiB) or more are non-temporal, so that streaming
     loops do not read the lines they overwrite (entry arguments are 64-byte aligned: the runtime's
@@ -601,7 +607,11 @@ def KilnLowerVectors : Pass<"kiln-lower-vectors"> {
     Option<"intDotPairs", "int-dot-pairs", "bool", "false",
            "Lower int8 and int16 -> i32 contractions over one or two k "
            "steps to AVX-512 VNNI dot products (the CPU must have "
-           "avx512vnni)">
+           "avx512vnni)">,
+    Option<"intMaddPairs", "int-madd-pairs", "bool", "false",
+           "Lower int8 and int16 -> i32 contractions over one or two k "
+           "steps to AVX2's vpmaddwd and adds, where int-dot-pairs is off "
+           "(the CPU must have avx2)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect",

@@ -8,6 +8,7 @@
 #include "LoweringUtils.h"
 #include "Passes.h"
 #include "kiln/KilnDialect.h"
+#include "kiln/TypeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -29,9 +30,8 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
     RankedTensorType type = op.getType();
-    // The verifier keeps the byte count in range; the bit count may not be.
-    int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
-    if (splat && type.getNumElements() * elementBytes > kLargeSplatBytes) {
+    // The verifier keeps the byte count in range.
+    if (splat && *staticBytes(type) > kLargeSplatBytes) {
       Value scalar = arith::ConstantOp::create(
           rewriter, op.getLoc(), splat.getSplatValue<TypedAttr>());
       rewriter.replaceOp(op,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HostTensors.h"
+#include "kiln/TypeInference.h"
 #include "lowering/common/Passes.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -16,11 +17,6 @@ using namespace mlir;
 
 namespace kiln::jit {
 namespace {
-
-/// The bytes of one element of `type`.
-size_t elementBytes(Type type) {
-  return std::max<size_t>(1, type.getIntOrFloatBitWidth() / 8);
-}
 
 /// The bits at `bytes` (`count` of them, little-endian as the host).
 uint64_t readBits(const char *bytes, size_t count) {
@@ -34,7 +30,7 @@ uint64_t readBits(const char *bytes, size_t count) {
 HostTensor toHostTensor(kiln_tensor_t tensor, RankedTensorType type) {
   HostTensor value(type);
   Type element = type.getElementType();
-  size_t bytes = elementBytes(element);
+  size_t bytes = kiln::elementBytes(element);
   unsigned width = element.getIntOrFloatBitWidth();
   const char *data = static_cast<const char *>(kiln_tensor_data(tensor));
   for (int64_t i = 0; i < value.size(); ++i) {
@@ -62,7 +58,7 @@ kiln_status_t fromHostTensor(const HostTensor &value, kiln_tensor_t *out) {
       shape.data(), nullptr, 0, out);
   if (status)
     return status;
-  size_t bytes = elementBytes(element);
+  size_t bytes = kiln::elementBytes(element);
   char *data = static_cast<char *>(kiln_tensor_data(*out));
   for (int64_t i = 0; i < value.size(); ++i) {
     uint64_t bits;

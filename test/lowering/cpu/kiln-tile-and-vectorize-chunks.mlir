@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=250000" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s --check-prefix=SERIAL
-// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=150000 int-dot-pairs=true" --split-input-file | FileCheck %s --check-prefix=INT8
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=150000 int-dot-pairs=true byte-quads=true" --split-input-file | FileCheck %s --check-prefix=INT8
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=150000 bf16-dot-pairs=true" --split-input-file | FileCheck %s --check-prefix=PAIRS
 
 // Ops estimated to take at least parallel-work ns (250 us here) on one thread

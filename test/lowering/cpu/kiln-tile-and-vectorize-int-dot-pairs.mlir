@@ -1,5 +1,6 @@
-// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 int-dot-pairs=true" --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 int-dot-pairs=true byte-quads=true" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --split-input-file | FileCheck %s --check-prefix=NONE
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 int-dot-pairs=true" --split-input-file | FileCheck %s --check-prefix=PAIRS
 
 // int8 -> i32 products of at least 4 k steps multiply B + 128 (B xor 0x80,
 // unsigned bytes for VNNI's vpdpbusd) from C - 128 rowsum(A): the rows'
@@ -23,6 +24,12 @@
 // NONE-NOT: arith.xori
 // NONE: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
 // NONE-NOT: vector<8x2xi8>
+// Without byte-quads (AVX2's vpmaddwd multiplies pairs only), the same
+// product covers k pairs of A and B as they are.
+// PAIRS-LABEL: func.func @int8_quads
+// PAIRS-NOT: arith.xori
+// PAIRS: vector.contract {{.*}} : vector<8x2xi8>, vector<2x32xi8> into vector<8x32xi32>
+// PAIRS: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
 func.func @int8_quads(%a: tensor<16x7xi8>, %b: tensor<7x32xi8>) -> tensor<16x32xi32> {
   %zero = arith.constant 0 : i32
   %empty = tensor.empty() : tensor<16x32xi32>
