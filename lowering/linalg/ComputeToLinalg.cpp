@@ -11,6 +11,7 @@
 #include "Passes.h"
 #include "WindowProducts.h"
 #include "kiln/KilnDialect.h"
+#include "kiln/TypeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -375,31 +376,36 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     return dims;
   }
 
-  /// The bytes of `count` elements of `element`.
-  static int64_t bytesOf(int64_t count, Type element) {
-    return count *
-           llvm::divideCeil(element.getIntOrFloatBitWidth(), int64_t(8));
+  /// Whether `permutation` of `type`'s dimensions keeps its elements in
+  /// order: it moves only dimensions of size 1 (x^T of one row x).
+  static bool keepsOrder(RankedTensorType type, ArrayRef<int64_t> permutation) {
+    SmallVector<int64_t> moved;
+    for (int64_t d : permutation)
+      if (type.getDimSize(d) != 1)
+        moved.push_back(d);
+    return llvm::is_sorted(moved);
   }
 
   /// The bytes a transpose of `value` into the order of `groups` moves:
-  /// none if they are in order already.
+  /// none if its elements stay in order.
   static int64_t transposeCost(Value value,
                                ArrayRef<SmallVector<int64_t>> groups) {
     auto type = cast<RankedTensorType>(value.getType());
-    if (llvm::equal(concat(groups), llvm::seq<int64_t>(type.getRank())))
+    if (keepsOrder(type, concat(groups)))
       return 0;
-    return bytesOf(type.getNumElements(), type.getElementType());
+    return *staticBytes(type);
   }
 
-  /// `value` transposed by `permutation` (unless it is the identity).
+  /// `value` transposed by `permutation`: a reshape where its elements stay
+  /// in order.
   static Value transposed(OpBuilder &b, Location loc, Value value,
                           ArrayRef<int64_t> permutation) {
-    if (llvm::equal(permutation, llvm::seq<int64_t>(permutation.size())))
-      return value;
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> shape;
     for (int64_t d : permutation)
       shape.push_back(type.getDimSize(d));
+    if (keepsOrder(type, permutation))
+      return reshapeTensor(b, loc, value, type.clone(shape));
     Value init = emptyTensor(b, loc, type.clone(shape));
     return linalg::TransposeOp::create(b, loc, value, init, permutation)
         .getResult()[0];
@@ -588,9 +594,15 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
     };
     int64_t straight = transposeCost(lhs, {lhsBatch, lhsFree, lhsContract}) +
                        transposeCost(rhs, {rhsBatch, rhsContract, rhsFree}) / 2;
+    // The swapped product's result is transposed back, a reshape where it
+    // has one row or column.
+    int64_t resultCost =
+        m == 1 || n == 1
+            ? 0
+            : batch * m * n * elementBytes(accType.getElementType());
     int64_t swapped = transposeCost(rhs, {rhsBatch, rhsFree, rhsContract}) +
                       transposeCost(lhs, {lhsBatch, lhsContract, lhsFree}) +
-                      bytesOf(batch * m * n, accType.getElementType());
+                      resultCost;
     bool swap = swapped < straight;
     Value left = swap ? regroup(b, loc, rhs, {rhsBatch, rhsFree, rhsContract},
                                 shape(n, k))
@@ -600,9 +612,10 @@ struct DotGeneralToLinalg : OpConversionPattern<DotGeneralOp> {
                                  shape(k, m))
                        : regroup(b, loc, rhs, {rhsBatch, rhsContract, rhsFree},
                                  shape(k, n));
-    // A matrix-vector product in lanes only in the straight order.
-    Value result = product(b, loc, left, right, accType.getElementType(),
-                           laneReductions && !swap);
+    // A matrix-vector product in lanes either way: swapped, its one column
+    // of results is a row as it is.
+    Value result =
+        product(b, loc, left, right, accType.getElementType(), laneReductions);
     if (swap)
       result = transposed(b, loc, result,
                           batched ? SmallVector<int64_t>{0, 2, 1}

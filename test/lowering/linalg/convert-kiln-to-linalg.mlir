@@ -218,6 +218,30 @@ func.func @one_column_in_lanes(%a: tensor<3x256xf32>, %x: tensor<256x1xf32>) -> 
 
 // -----
 
+// One row x W^T (a Linear layer on one example) is W x: x^T, a reshape of
+// one row, not a transpose, so the product swaps (W is not transposed)
+// into a matrix-vector product in lanes, whose column of results is the
+// row as it is (a reshape too); so does int8 into i32, whose 4-byte
+// results keep a larger product from swapping.
+// CHECK-LABEL: func.func @one_row_times_weight
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<300x16x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<300x16xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<300x16x16xi8>, tensor<16x16xi8>) outs(%{{.*}} : tensor<300x16xi32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.matmul
+// NOLANES-LABEL: func.func @one_row_times_weight
+// NOLANES-NOT: linalg.transpose
+// NOLANES: linalg.matmul ins(%arg1, %{{.*}} : tensor<300x256xf32>, tensor<256x1xf32>)
+func.func @one_row_times_weight(%x: tensor<1x256xf32>, %w: tensor<300x256xf32>,
+                                %xb: tensor<1x256xi8>, %wb: tensor<300x256xi8>) -> (tensor<1x300xf32>, tensor<1x300xi32>) {
+  %0 = kiln.dot_general %x, %w, contracting = [1] x [1] : (tensor<1x256xf32>, tensor<300x256xf32>) -> tensor<1x300xf32>
+  %1 = kiln.dot_general %xb, %wb, contracting = [1] x [1] : (tensor<1x256xi8>, tensor<300x256xi8>) -> tensor<1x300xi32>
+  return %0, %1 : tensor<1x300xf32>, tensor<1x300xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @data_movement
 func.func @data_movement(%x: tensor<2x3xf32>, %i: tensor<i32>) -> (tensor<6xf32>, tensor<3x2xf32>, tensor<1x3xf32>, tensor<1x2xf32>) {
   // CHECK: tensor.collapse_shape
