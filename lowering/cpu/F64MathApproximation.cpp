@@ -8,10 +8,12 @@
 // exp, log and atan are fdlibm's algorithms (e_exp.c, e_log.c, s_atan.c:
 // errors below one ulp) with their branches as selects, tanh Cephes'
 // rational function near 0 and exp elsewhere (within an ulp); pow of the
-// narrower floats is
-// exp(y log|x|) in f64, whose error (about 1e-14 relative over the whole
-// f32 range) is far below an f32 ulp, so the result is rounded once, from
-// the f64 value, with C99's special cases as selects.
+// narrower floats is 2^(y log2|x|) in f64, whose error (about 1e-14
+// relative over the whole f32 range) is far below an f32 ulp, so the result
+// is rounded once, from the f64 value, with C99's special cases as selects.
+// Its log2 and 2^t need neither f64's subnormals nor its range, nor its last
+// bits: a division and 19 FMAs, where fdlibm's log and exp took two
+// divisions and their branches for those.
 //
 //===----------------------------------------------------------------------===//
 #include "MathEmitter.h"
@@ -96,6 +98,9 @@ struct Bits {
   }
   Value shr(Value x, int64_t y) const {
     return arith::ShRSIOp::create(e.b, e.loc, x, e.i64(y));
+  }
+  Value shru(Value x, int64_t y) const {
+    return arith::ShRUIOp::create(e.b, e.loc, x, e.i64(y));
   }
   Value shl(Value x, int64_t y) const {
     return arith::ShLIOp::create(e.b, e.loc, x, e.i64(y));
@@ -193,6 +198,54 @@ Value logF64(const MathEmitter &e, Value x) {
   return e.select(e.cmp(Predicate::ULT, x, 0), e.f64(NAN), result);
 }
 
+/// log2(x) = k + log(m) / ln2 for an f64 x extended from f32 or narrower
+/// (normal in f64), x = 2^k m, sqrt(2)/2 <= m < sqrt(2), log(m) as fdlibm's
+/// log(1 + f) in one form: within about 1e-15 relative. log2 of 0, inf and
+/// NaN is -inf, inf and NaN; of a negative x, meaningless.
+Value log2OfNarrow(const MathEmitter &e, Value x) {
+  Bits bits{e};
+  // The biased exponent of x / (sqrt(2)/2): positive for every normal x, so
+  // that a logical shift (AVX2 has no arithmetic one on i64) takes it.
+  constexpr int64_t kSqrtHalfBits = 0x3fe6a09e667f3bcd;
+  constexpr int64_t kOneBits = 0x3ff0000000000000;
+  Value xBits = bits.of(x);
+  Value biased = bits.shru(bits.add(xBits, kOneBits - kSqrtHalfBits), 52);
+  Value m =
+      bits.toF64(bits.add(bits.sub(xBits, bits.shl(biased, 52)), kOneBits));
+  Value k = e.sub(bits.toFloat(biased), e.f64(1023));
+  Value f = e.sub(m, e.f64(1));
+  Value s = e.div(f, e.add(e.f64(2), f));
+  Value z = e.mul(s, s);
+  Value hfsq = e.mul(e.mul(e.f64(0.5), f), f);
+  // log(1 + f) = f - (f^2 / 2 - s (f^2 / 2 + z P(z)))
+  Value rest = e.mul(z, e.polynomial(z, kLogLg));
+  Value logM = e.sub(f, e.sub(hfsq, e.mul(s, e.add(hfsq, rest))));
+  Value result = e.fma(logM, e.f64(1 / M_LN2), k);
+  result = e.select(e.eq(x, 0), e.f64(-INFINITY), result);
+  return e.select(e.either(e.eq(x, INFINITY), e.isNaN(x)), x, result);
+}
+
+/// 2^t for an f64 t whose result is rounded to f32 or narrower: t clamped
+/// to [-200, 200] (past either end f32 rounds to 0 or overflows all the
+/// same), 2^t = 2^k 2^r with k = round(t), |r| <= 1/2, and 2^r = e^(r ln2)
+/// by Taylor's polynomial of degree 11 (within 7e-15 relative).
+Value exp2ForNarrow(const MathEmitter &e, Value t) {
+  Bits bits{e};
+  Value clamped = e.select(e.cmp(Predicate::OGT, t, 200), e.f64(200), t);
+  clamped =
+      e.select(e.cmp(Predicate::OLT, clamped, -200), e.f64(-200), clamped);
+  Value shifted = e.add(clamped, e.f64(kIntegerShift));
+  Value r = e.sub(clamped, e.sub(shifted, e.f64(kIntegerShift)));
+  SmallVector<double, 12> taylor = {1};
+  while (taylor.size() < 12)
+    taylor.push_back(taylor.back() * M_LN2 / double(taylor.size()));
+  Value k = bits.add(bits.of(shifted), -kIntegerShiftBits);
+  Value scaled =
+      bits.toF64(bits.addi(bits.of(e.polynomial(r, taylor)), bits.shl(k, 52)));
+  // A NaN's k is meaningless.
+  return e.select(e.isNaN(t), t, scaled);
+}
+
 /// tanh(x) = x + x z P(z) / Q(z), z = x^2, where |x| < 0.625 (Cephes'
 /// rational approximation, within an ulp there), and 1 - 2 / (exp(2|x|) + 1)
 /// with x's sign elsewhere (exp overflows to inf where tanh rounds to 1).
@@ -261,8 +314,7 @@ struct F64Approximation : OpRewritePattern<OpTy> {
   }
 };
 
-/// pow(x, y) of f32, f16 or bf16 as exp(y log|x|) in f64 (math.exp and
-/// math.log, which the patterns above then approximate), with the special
+/// pow(x, y) of f32, f16 or bf16 as 2^(y log2|x|) in f64, with the special
 /// cases of C99's pow, as numpy has them.
 struct PowThroughF64 : OpRewritePattern<math::PowFOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -275,37 +327,48 @@ struct PowThroughF64 : OpRewritePattern<math::PowFOp> {
     if (!emitter)
       return failure();
     const MathEmitter &e = *emitter;
-    Type type = op.getType();
+    // Only the power is in f64; the special cases, exact in f32, take its
+    // vectors of twice the lanes.
+    Type f32 = e.typeOf(rewriter.getF32Type());
     Type f64 = e.typeOf(rewriter.getF64Type());
-    Value x = arith::ExtFOp::create(rewriter, e.loc, f64, op.getLhs());
-    Value y = arith::ExtFOp::create(rewriter, e.loc, f64, op.getRhs());
+    auto extended = [&](Value value, Type type) -> Value {
+      if (value.getType() == type)
+        return value;
+      return arith::ExtFOp::create(rewriter, e.loc, type, value);
+    };
+    Value x = extended(op.getLhs(), f32);
+    Value y = extended(op.getRhs(), f32);
     Value ax = math::AbsFOp::create(rewriter, e.loc, x);
-    Value result = math::ExpOp::create(
-        rewriter, e.loc, e.mul(y, math::LogOp::create(rewriter, e.loc, ax)));
+    Value result =
+        e.narrowed(exp2ForNarrow(e, e.mul(extended(y, f64),
+                                          log2OfNarrow(e, extended(ax, f64)))),
+                   f32);
     // A negative x (-0 and -inf included) to an odd integer power is
     // negative; to a finite power that is not an integer, NaN when x is
     // finite. Infinities count as even integers.
     Value integer =
         arith::CmpFOp::create(rewriter, e.loc, Predicate::OEQ, e.floor(y), y);
-    Value halfY = e.mul(y, e.f64(0.5));
+    Value halfY = e.mul(y, e.f32(0.5));
     Value odd =
         e.both(integer, arith::CmpFOp::create(rewriter, e.loc, Predicate::ONE,
                                               e.floor(halfY), halfY));
-    Value signed1 = math::CopySignOp::create(rewriter, e.loc, e.f64(1), x);
+    Value signed1 = math::CopySignOp::create(rewriter, e.loc, e.f32(1), x);
     Value negative = e.cmp(Predicate::OLT, signed1, 0);
     result = e.select(e.both(negative, odd), e.neg(result), result);
     Value finiteNegative = e.both(e.cmp(Predicate::OLT, x, 0),
                                   e.cmp(Predicate::OGT, x, -INFINITY));
     Value fractional =
         arith::CmpFOp::create(rewriter, e.loc, Predicate::ONE, e.floor(y), y);
-    result = e.select(e.both(finiteNegative, fractional), e.f64(NAN), result);
+    result = e.select(e.both(finiteNegative, fractional), e.f32(NAN), result);
     // (-1)^±inf = 1, 1^y = 1 and x^0 = 1, even for a NaN y or x.
     Value one = e.either(
         e.both(e.eq(ax, 1),
                e.eq(math::AbsFOp::create(rewriter, e.loc, y), INFINITY)),
         e.either(e.eq(x, 1), e.eq(y, 0)));
-    result = e.select(one, e.f64(1), result);
-    rewriter.replaceOp(op, e.narrowed(result, type));
+    result = e.select(one, e.f32(1), result);
+    if (result.getType() != op.getType())
+      result = arith::TruncFOp::create(rewriter, e.loc, op.getType(), result);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -239,6 +239,14 @@ with np.errstate(all="ignore"):
                       rng.uniform(-15, 15, 1024)).astype(np.float32)
     binary("pow f32 random", "pow", bases, powers, f64(np.power),
            rtol=1.2e-7)
+    # Bases of every f32 exponent, subnormals included, to powers that keep
+    # the result finite and nonzero.
+    wide = rng.integers(1, 0x7f800000, 4096, dtype=np.uint32).view(np.float32)
+    log2s = np.log2(wide.astype(np.float64))
+    binary("pow f32 every exponent", "pow", wide,
+           (rng.uniform(-1, 1, wide.size) * 120 /
+            np.maximum(np.abs(log2s), 1)).astype(np.float32),
+           f64(np.power), rtol=1.2e-7)
     binary("pow f16", "pow", bases[:64].astype(np.float16),
            (powers[:64] / 4).astype(np.float16), f64(np.power), rtol=1e-3)
     binary("atan2", "atan2", x, y, f64(np.arctan2), rtol=2e-6, atol=1e-7)

@@ -89,16 +89,22 @@ func.func @f64_atan(%x: vector<8xf64>) -> vector<8xf64> {
   return %0 : vector<8xf64>
 }
 
-// pow of f32 (and narrower floats) is exp(y log|x|) in f64, rounded once;
+// pow of f32 (and narrower floats) is 2^(y log2|x|) in f64 (one division,
+// no libm), rounded once to f32, where C99's special cases are selected;
 // f64 pow stays with libm.
 // CHECK-LABEL: func.func @pow
-// CHECK-DAG: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
-// CHECK-DAG: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
-// CHECK-NOT: math.powf {{.*}} : vector<16xf32>
-// CHECK: math.copysign {{.*}} : vector<16xf64>
-// CHECK: %[[P:.+]] = arith.truncf {{.*}} : vector<16xf64> to vector<16xf32>
-// CHECK: math.powf {{.*}} : vector<8xf64>
-// CHECK: return %[[P]]
+// CHECK: %[[AX:.+]] = math.absf %arg0 : vector<16xf32>
+// CHECK-DAG: arith.extf %arg1 : vector<16xf32> to vector<16xf64>
+// CHECK-DAG: arith.extf %[[AX]] : vector<16xf32> to vector<16xf64>
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.log
+// CHECK: arith.divf {{.*}} : vector<16xf64>
+// CHECK-NOT: arith.divf
+// CHECK: arith.truncf {{.*}} : vector<16xf64> to vector<16xf32>
+// CHECK: math.copysign {{.*}} : vector<16xf32>
+// CHECK: arith.select {{.*}} : vector<16xi1>, vector<16xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: math.powf %arg2, %arg3 : vector<8xf64>
 func.func @pow(%x: vector<16xf32>, %y: vector<16xf32>, %a: vector<8xf64>, %b: vector<8xf64>) -> (vector<16xf32>, vector<8xf64>) {
   %0 = math.powf %x, %y : vector<16xf32>
   %1 = math.powf %a, %b : vector<8xf64>
