@@ -53,7 +53,7 @@ constexpr double kCosF64[] = {
 using Emitter = kiln::MathEmitter;
 
 /// The reduction of |x| (f64, integral quadrant first): |x| = q * pi/2 + y
-/// with q in {0, 1, 2, 3} (mod 4) and |y| <= pi/4.
+/// with 0 <= q < 2^51 (only q mod 4 matters) and |y| <= pi/4.
 struct Reduced {
   Value quadrant, y;
 };
@@ -67,7 +67,7 @@ Reduced reduceSmall(const Emitter &e, Value ax, size_t parts) {
   Value y = ax;
   for (double part : ArrayRef(kPiOver2).take_front(parts))
     y = e.fma(negK, e.f64(part), y);
-  return {e.mod(k, 4), y};
+  return {k, y};
 }
 
 /// Payne-Hanek: |x| * 2/pi as a sum of exact products of |x| (24 bits) with
@@ -101,15 +101,30 @@ Reduced reduceLarge(const Emitter &e, Value ax) {
 }
 
 /// sin(|x|) (`isCos` false) or cos(|x|) from the sine and cosine of the
-/// reduced argument and its quadrant.
+/// reduced argument and its quadrant q: cos(y) where q is odd, negated
+/// where q mod 4 is 2 or 3, with q one further for cos (cos(x) = sin(x +
+/// pi/2)). q's low bits are those of q + 1.5 * 2^52, and the sign flips
+/// by an xor: integer tests where a float mod 4 and four compares were.
 Value byQuadrant(const Emitter &e, Value quadrant, Value sinY, Value cosY,
                  bool isCos) {
-  // cos(x) = sin(x + pi/2): one quadrant further.
-  Value q = isCos ? e.mod(e.add(quadrant, e.f64(1)), 4) : quadrant;
-  Value odd = e.either(e.eq(q, 1), e.eq(q, 3));
-  Value negative = e.either(e.eq(q, 2), e.eq(q, 3));
+  Value bits = arith::BitcastOp::create(
+      e.b, e.loc, e.typeOf(e.b.getI64Type()),
+      e.add(quadrant, e.f64(0x1.8p52 + (isCos ? 1 : 0))));
+  auto bit = [&](int64_t mask) {
+    return arith::AndIOp::create(e.b, e.loc, bits, e.i64(mask)).getResult();
+  };
+  Value odd = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ne,
+                                    bit(1), e.i64(0));
   Value result = e.select(odd, cosY, sinY);
-  return e.select(negative, e.neg(result), result);
+  unsigned width =
+      getElementTypeOrSelf(result.getType()).getIntOrFloatBitWidth();
+  Type integer = e.typeOf(e.b.getIntegerType(width));
+  Value sign = arith::ShLIOp::create(e.b, e.loc, bit(2), e.i64(width - 2));
+  if (width != 64)
+    sign = arith::TruncIOp::create(e.b, e.loc, integer, sign);
+  Value flipped = arith::XOrIOp::create(
+      e.b, e.loc, arith::BitcastOp::create(e.b, e.loc, integer, result), sign);
+  return arith::BitcastOp::create(e.b, e.loc, result.getType(), flipped);
 }
 
 /// sin(|x|) (`isCos` false) or cos(|x|) of f32 from the reduced argument.

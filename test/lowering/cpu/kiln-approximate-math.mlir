@@ -112,11 +112,15 @@ func.func @pow(%x: vector<16xf32>, %y: vector<16xf32>, %a: vector<8xf64>, %b: ve
 }
 
 // f64 sin and cos below 2^20 are a Cody-Waite reduction in three parts of
-// pi/2 and Cephes' polynomials; where some element is larger, libm's op
-// (marked, so it is not rewritten again) gives those elements.
+// pi/2 and Cephes' polynomials (the quadrant's low bits, as integers, pick
+// cos(y) and flip the sign by an xor); where some element is larger,
+// libm's op (marked, so it is not rewritten again) gives those elements.
 // CHECK-LABEL: func.func @f64_sin_cos
 // CHECK: math.roundeven
 // CHECK-COUNT-3: math.fma %{{.+}}, %cst{{.*}}, %{{.+}} : vector<8xf64>
+// CHECK-NOT: math.floor
+// CHECK: arith.andi %{{.+}}, %{{.+}} : vector<8xi64>
+// CHECK: arith.xori %{{.+}}, %{{.+}} : vector<8xi64>
 // CHECK: %[[LARGE:.+]] = arith.cmpf uge, %{{.+}}, %{{.+}} : vector<8xf64>
 // CHECK: %[[ANY:.+]] = vector.reduction <or>, %[[LARGE]]
 // CHECK: scf.if %[[ANY]] -> (vector<8xf64>)
