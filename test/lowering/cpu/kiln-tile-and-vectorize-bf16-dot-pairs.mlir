@@ -28,11 +28,24 @@ func.func @bf16_pairs(%a: tensor<20x7xbf16>, %b: tensor<7x21xbf16>, %c: tensor<2
   return %0 : tensor<20x21xf32>
 }
 
-// f16 products do not pair: whole 8 x 32 tiles of single
-// k steps.
+// f16 products do not pair: whole 8 x 32 tiles of single k steps, which
+// convert the f16 elements they read...
 // CHECK-LABEL: func.func @f16_steps
+// CHECK-NOT: arith.extf %{{.*}} : f16 to f32
 // CHECK: vector.contract {{.*}} : vector<8x1xf16>, vector<1x32xf16> into vector<8x32xf32>
-func.func @f16_steps(%a: tensor<16x6xf16>, %b: tensor<6x64xf16>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
+func.func @f16_steps(%a: tensor<8x6xf16>, %b: tensor<6x64xf16>, %c: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<8x6xf16>, tensor<6x64xf16>) outs(%c : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// ... where fewer than two register tiles' rows would convert each element
+// of B at most twice; from two, the operands are widened to f32 once.
+// CHECK-LABEL: func.func @f16_widened
+// CHECK: arith.extf %{{.*}} : vector<1x{{[0-9]+}}xf16> to vector<1x{{[0-9]+}}xf32>
+// CHECK: arith.extf %{{.*}} : vector<1x64xf16> to vector<1x64xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-NOT: xf16>, vector<1x32xf16>
+func.func @f16_widened(%a: tensor<16x6xf16>, %b: tensor<6x64xf16>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<16x6xf16>, tensor<6x64xf16>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
 }

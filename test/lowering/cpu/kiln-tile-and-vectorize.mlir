@@ -329,12 +329,15 @@ func.func @reduce_odd(%x: tensor<3x517xi8>, %init: tensor<3xi32>) -> tensor<3xi3
 // -----
 
 // Rows of bf16 have a power-of-two length (LLVM cannot legalize every
-// operation on odd-sized bf16 vectors): 24 = 8 x 3 gives rows of 8.
+// operation on odd-sized bf16 vectors): 24 = 8 x 3 splits into rows of 16
+// and 8 (no power of two near the row width divides it).
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @bf16_rows
 func.func @bf16_rows(%x: tensor<24xbf16>) -> tensor<24xbf16> {
   %e = tensor.empty() : tensor<24xbf16>
-  // CHECK: scf.for %{{.*}} = %c0 to %c24 step %c8
+  // CHECK: scf.for %{{.*}} = %c0 to %c16 step %c16
+  // CHECK: vector.transfer_read {{.*}} vector<16xbf16>
+  // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8 step %c8
   // CHECK: vector.transfer_read {{.*}} vector<8xbf16>
   // CHECK-NOT: vector<24xbf16>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
