@@ -358,6 +358,13 @@ void alignCacheTiles(MatmulTiles &tiles) {
 /// ms; 3 x 1024 x 1024 0.150 -> 0.091).
 constexpr int64_t kFewRowsCacheK = 8;
 
+/// The most rows of a bf16 or f16 product that convert B to f32 as they
+/// stream it, where it is not widened first: one row by a 1024 x 1024 bf16
+/// B took 0.19 ms widened (a copy of all of B), 0.056 converting (f32's
+/// 0.064; on a Zen 3), 2 x 768 x 3072 no slower (0.53), but 4 x 1024 x 1024
+/// 0.29 -> 0.49 (a conversion for every 8 FMAs).
+constexpr int64_t kFewRowsConvertingB = 2;
+
 /// k pairs of an AMX product's cache tile: its register tile's rows of A
 /// (32 x 512 bf16, 32 KiB) stay in L1 while every panel's pairs stream past
 /// them from L2, and C's tiles are loaded and stored once per 512 k steps.
@@ -1243,11 +1250,6 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // registers, with as many tile loads as products.
   if (amx)
     tiles.registerM = tiles.cacheM = 2 * kiln::kAmxTileRows;
-  // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
-  // 129 x 63 took 5.6 ms; 0.05 ms widened).
-  if (hasNarrowFloats(op) && !pairs &&
-      (m % tiles.registerM != 0 || n % tiles.registerN != 0))
-    return tileMatmul(rewriter, withWideOperands(rewriter, op), tiles);
   // Fewer rows than a register tile take as many more columns, up to a
   // cache tile: a vector-matrix product with 2 accumulators would wait on
   // each FMA's latency. The register tile becomes that many rows, so that
@@ -1259,7 +1261,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // tiles of single steps are short (kFewRowsCacheK; pairs and quads,
   // whose B rows are narrower, keep theirs).
   int64_t fewRows = int64_t(llvm::bit_ceil(uint64_t(m)));
-  if (fewRows < tiles.registerM && (pairs || !hasNarrowFloats(op))) {
+  if (fewRows < tiles.registerM &&
+      (pairs || !hasNarrowFloats(op) || fewRows <= kFewRowsConvertingB)) {
     tiles.cacheN = std::max(tiles.cacheN, n);
     // A power of two as many: 2 of AVX2's 6 rows took 48 columns, carried
     // as vectors of 32 and 16 shuffled together every k step.
@@ -1270,6 +1273,11 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     if (kStep == 1 && !steps && !packed)
       cacheK = std::min(cacheK, kFewRowsCacheK);
   }
+  // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
+  // 129 x 63 took 5.6 ms; 0.05 ms widened).
+  if (hasNarrowFloats(op) && !pairs &&
+      (m % tiles.registerM != 0 || n % tiles.registerN != 0))
+    return tileMatmul(rewriter, withWideOperands(rewriter, op), tiles);
   alignCacheTiles(tiles);
   // Dot pairs and quads take rows of whole 8-lane groups only.
   bool pieces = pairs || quads || packed

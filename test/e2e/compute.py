@@ -282,10 +282,16 @@ func.func @f(%a: tensor<3x33x100xbf16>, %b: tensor<3x40x100xbf16>) -> tensor<3x3
 # odd K (a last unpaired step), K of 1, columns of 1 to 15 past a multiple
 # of 16, matrix-vector and vector-matrix, A transposed, a batch; and from
 # 128 rows with an even K, B packed into panels of interleaved pairs (rows
-# past the last register tile, one pair, a batch, B transposed). Products
+# past the last register tile, one pair, a batch, B transposed); without
+# pairs, one or two rows of whole tiles converting B as they stream it,
+# more rows widening A and B first (odd rows of 129 in parts). Products
 # of bf16 values are exact in f32, so only the sums' order differs from
 # f64.
 for lhs, rhs, lc, rc, subscripts in [
+        ((1, 64), (64, 128), [1], [0], "mk,kn->mn"),
+        ((2, 40), (40, 256), [1], [0], "mk,kn->mn"),
+        ((4, 24), (24, 64), [1], [0], "mk,kn->mn"),
+        ((2, 2, 33), (2, 33, 64), [2], [1], "bmk,bkn->bmn"),
         ((9, 7), (7, 5), [1], [0], "mk,kn->mn"),
         ((130, 10), (10, 64), [1], [0], "mk,kn->mn"),
         ((128, 2), (2, 96), [1], [0], "mk,kn->mn"),

@@ -328,6 +328,27 @@ func.func @reduce_odd(%x: tensor<3x517xi8>, %init: tensor<3xi32>) -> tensor<3xi3
 
 // -----
 
+// One row by a bf16 B converts B's elements as it streams them, rather
+// than widening a copy of all of B first; four rows would convert each
+// element of B for every 8 FMAs, and widen it once instead.
+// CHECK-LABEL: func.func @bf16_vector_matrix
+// CHECK-NOT: tensor<512x1024xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1xbf16>, vector<1x256xbf16> into vector<1x256xf32>
+// CHECK-LABEL: func.func @bf16_four_rows
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<512x1024xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT: xbf16> into
+func.func @bf16_vector_matrix(%a: tensor<1x512xbf16>, %b: tensor<512x1024xbf16>, %c: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1x512xbf16>, tensor<512x1024xbf16>) outs(%c : tensor<1x1024xf32>) -> tensor<1x1024xf32>
+  return %0 : tensor<1x1024xf32>
+}
+func.func @bf16_four_rows(%a: tensor<4x512xbf16>, %b: tensor<512x1024xbf16>, %c: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x512xbf16>, tensor<512x1024xbf16>) outs(%c : tensor<4x1024xf32>) -> tensor<4x1024xf32>
+  return %0 : tensor<4x1024xf32>
+}
+
+// -----
+
 // Rows of bf16 have a power-of-two length (LLVM cannot legalize every
 // operation on odd-sized bf16 vectors): 24 = 8 x 3 splits into rows of 16
 // and 8 (no power of two near the row width divides it).
