@@ -12,7 +12,7 @@
 // relative over the whole f32 range) is far below an f32 ulp, so the result
 // is rounded once, from the f64 value, with C99's special cases as selects.
 // Its log2 and 2^t need neither f64's subnormals nor its range, nor its last
-// bits: a division and 19 FMAs, where fdlibm's log and exp took two
+// bits: a division and 18 FMAs, where fdlibm's log and exp took two
 // divisions and their branches for those.
 //
 //===----------------------------------------------------------------------===//
