@@ -716,28 +716,34 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op, int64_t width,
 /// copy of B costs about 1 / M of the product.
 constexpr int64_t kPaddedColumnsMinRows = 32;
 
-/// `value`, a tensor of bf16 or f16, widened to f32 (exactly) by an
-/// elementwise op.
-Value widenedToF32(RewriterBase &rewriter, Location loc, Value value) {
+/// `value`, a tensor of floats or signed integers, widened (exactly) to
+/// `element` by an elementwise op.
+Value widenedTo(RewriterBase &rewriter, Location loc, Value value,
+                Type element) {
   auto type = cast<RankedTensorType>(value.getType());
   AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
   return kiln::buildParallelGeneric(
-      rewriter, loc, type.clone(rewriter.getF32Type()), value, identity,
-      [](OpBuilder &b, Location loc, ValueRange args) -> Value {
-        return arith::ExtFOp::create(b, loc, b.getF32Type(), args[0]);
+      rewriter, loc, type.clone(element), value, identity,
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        if (isa<FloatType>(element))
+          return arith::ExtFOp::create(b, loc, element, args[0]);
+        return arith::ExtSIOp::create(b, loc, element, args[0]);
       });
 }
 
-/// `op` (a matmul of bf16 or f16) computed from its operands widened to f32
-/// (a copy of each; the product accumulates in f32 either way); returns the
-/// new matmul. The copies are left to the loop lowering: as plain loops,
-/// LLVM vectorizes them, where vectors of an odd number of bf16 or f16
-/// would be legalized element by element.
-linalg::LinalgOp withWideOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// `op` (a matmul of bf16 or f16, or of int8) computed from its operands
+/// widened to `element` (f32, or i16; a copy of each: the product
+/// accumulates in f32 or i32 either way); returns the new matmul. Copies
+/// made while tiling are left to the loop lowering: as plain loops, LLVM
+/// vectorizes them, where vectors of an odd number of bf16 or f16 would be
+/// legalized element by element.
+linalg::LinalgOp withWideOperands(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  Type element) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  SmallVector<Value> inputs = {widenedToF32(rewriter, loc, op->getOperand(0)),
-                               widenedToF32(rewriter, loc, op->getOperand(1))};
+  SmallVector<Value> inputs = {
+      widenedTo(rewriter, loc, op->getOperand(0), element),
+      widenedTo(rewriter, loc, op->getOperand(1), element)};
   Value acc = op->getOperand(2);
   Operation *wide =
       isa<linalg::BatchMatmulOp>(op.getOperation())
@@ -1277,7 +1283,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // 129 x 63 took 5.6 ms; 0.05 ms widened).
   if (hasNarrowFloats(op) && !pairs &&
       (m % tiles.registerM != 0 || n % tiles.registerN != 0))
-    return tileMatmul(rewriter, withWideOperands(rewriter, op), tiles);
+    return tileMatmul(
+        rewriter, withWideOperands(rewriter, op, rewriter.getF32Type()), tiles);
   alignCacheTiles(tiles);
   // Dot pairs and quads take rows of whole 8-lane groups only.
   bool pieces = pairs || quads || packed
@@ -3330,26 +3337,34 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
 /// of rows, and A's for every block of columns (bf16 1024^3 on an AMD Zen
 /// 3: 57 -> 24 ms, f32's). Fewer rows convert each element of B once or
 /// twice as they read it (7 x 1000 x 999 widened: 0.40 -> 0.44 ms), fewer
-/// columns each of A (256 x 784 x 2: 0.023 -> 0.041).
+/// columns each of A (256 x 784 x 2: 0.023 -> 0.041). int8 products on
+/// 16-bit pairs (vpmaddwd, vpdpwssd) widen to i16 alike: each row's pair
+/// of A is then one broadcast, where it was a load, a move, a sign
+/// extension and a broadcast in every register tile (Zen 3: 256 x 512 x
+/// 256 0.97 -> 0.60 ms, 1024^3 31.1 -> 25.3, 670 x 169 x 594 1.85 ->
+/// 1.57).
 void widenNarrowProducts(RewriterBase &rewriter, Operation *root,
                          const MatmulTiles &tiles) {
-  SmallVector<linalg::LinalgOp> narrow;
+  SmallVector<std::pair<linalg::LinalgOp, Type>> narrow;
   root->walk([&](linalg::LinalgOp op) {
     if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
-        !op.hasPureTensorSemantics() || !isTiledMatmul(op) ||
-        !hasNarrowFloats(op) ||
-        kiln::multipliesInPairs(
-            getElementTypeOrSelf(op->getOperand(0).getType()),
-            getElementTypeOrSelf(op->getOperand(1).getType()),
-            accumulatorElement(op), tiles.bf16Pairs, tiles.intPairs))
+        !op.hasPureTensorSemantics() || !isTiledMatmul(op))
       return;
+    Type lhs = getElementTypeOrSelf(op->getOperand(0).getType());
+    bool pairs = kiln::multipliesInPairs(
+        lhs, getElementTypeOrSelf(op->getOperand(1).getType()),
+        accumulatorElement(op), tiles.bf16Pairs, tiles.intPairs);
+    Type wide = hasNarrowFloats(op) && !pairs ? rewriter.getF32Type()
+                : pairs && lhs.isInteger(8)   ? Type(rewriter.getI16Type())
+                                              : Type();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     size_t m = firstMatmulLoop(op);
-    if (ranges[m] >= 2 * tiles.registerM && ranges[m + 1] >= tiles.registerN)
-      narrow.push_back(op);
+    if (wide && ranges[m] >= 2 * tiles.registerM &&
+        ranges[m + 1] >= tiles.registerN)
+      narrow.emplace_back(op, wide);
   });
-  for (linalg::LinalgOp op : narrow)
-    withWideOperands(rewriter, op);
+  for (auto [op, wide] : narrow)
+    withWideOperands(rewriter, op, wide);
 }
 
 struct KilnTileAndVectorizePass

@@ -181,15 +181,33 @@ func.func @int8_lanes(%a: tensor<20x2x64xi8>, %x: tensor<2x64xi8>) -> tensor<20x
 
 // Fewer than 4 k steps, and int16 products, cover k pairs (for vpdpwssd):
 // an odd K's last step runs as a tile of its own, accumulating onto the
-// pairs'.
+// pairs'. A register tile's rows sign-extend the int8 elements they read...
 // CHECK-LABEL: func.func @int8_pairs
 // CHECK-NOT: arith.xori
+// CHECK-NOT: arith.extsi %{{.*}} : vector<1x3xi8> to vector<1x3xi16>
 // CHECK: vector.contract {{.*}} : vector<8x2xi8>, vector<2x32xi8> into vector<8x32xi32>
 // CHECK: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
 // NONE-LABEL: func.func @int8_pairs
 // NONE: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
 // NONE-NOT: vector<8x2xi8>
-func.func @int8_pairs(%a: tensor<16x3xi8>, %b: tensor<3x32xi8>, %c: tensor<16x32xi32>) -> tensor<16x32xi32> {
+func.func @int8_pairs(%a: tensor<8x3xi8>, %b: tensor<3x32xi8>, %c: tensor<8x32xi32>) -> tensor<8x32xi32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<8x3xi8>, tensor<3x32xi8>) outs(%c : tensor<8x32xi32>) -> tensor<8x32xi32>
+  return %0 : tensor<8x32xi32>
+}
+
+// -----
+
+// ... where from two register tiles' rows, A and B are widened to i16
+// once, so that each row's pair of A is one 32-bit word.
+// CHECK-LABEL: func.func @int8_pairs_widened
+// CHECK: arith.extsi %{{.*}} : vector<1x3xi8> to vector<1x3xi16>
+// CHECK: arith.extsi %{{.*}} : vector<1x32xi8> to vector<1x32xi16>
+// CHECK: vector.contract {{.*}} : vector<8x2xi16>, vector<2x32xi16> into vector<8x32xi32>
+// CHECK: vector.contract {{.*}} : vector<8x1xi16>, vector<1x32xi16> into vector<8x32xi32>
+// NONE-LABEL: func.func @int8_pairs_widened
+// NONE-NOT: arith.extsi
+// NONE: vector.contract {{.*}} : vector<8x1xi8>, vector<1x32xi8> into vector<8x32xi32>
+func.func @int8_pairs_widened(%a: tensor<16x3xi8>, %b: tensor<3x32xi8>, %c: tensor<16x32xi32>) -> tensor<16x32xi32> {
   %0 = linalg.matmul ins(%a, %b : tensor<16x3xi8>, tensor<3x32xi8>) outs(%c : tensor<16x32xi32>) -> tensor<16x32xi32>
   return %0 : tensor<16x32xi32>
 }
