@@ -68,10 +68,8 @@ constexpr double kAtanEven[] = {
     -7.69187620504482999495e-02, -5.83357013379057348645e-02,
     -3.65315727442169155270e-02};
 
-/// 1.5 * 2^52 and its bits: an integer-valued f64 k with |k| < 2^51 added
-/// to it is exact, and the sum's low bits are k in two's complement.
-constexpr double kIntegerShift = 0x1.8p52;
-constexpr int64_t kIntegerShiftBits = 0x4338000000000000;
+using kiln::kIntegerShift;
+using kiln::kIntegerShiftBits;
 
 /// Integer arithmetic on the i64 bits of f64 values.
 struct Bits {

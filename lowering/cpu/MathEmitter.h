@@ -21,6 +21,11 @@ namespace kiln {
 /// path does not cover), so that no pattern rewrites it again.
 constexpr llvm::StringLiteral kLibmAttr = "kiln.libm";
 
+/// 1.5 * 2^52 and its bits: an integer-valued f64 k with |k| < 2^51 added
+/// to it is exact, and the sum's low bits are k in two's complement.
+constexpr double kIntegerShift = 0x1.8p52;
+constexpr int64_t kIntegerShiftBits = 0x4338000000000000;
+
 struct MathEmitter {
   mlir::OpBuilder &b;
   mlir::Location loc;

@@ -103,13 +103,13 @@ Reduced reduceLarge(const Emitter &e, Value ax) {
 /// sin(|x|) (`isCos` false) or cos(|x|) from the sine and cosine of the
 /// reduced argument and its quadrant q: cos(y) where q is odd, negated
 /// where q mod 4 is 2 or 3, with q one further for cos (cos(x) = sin(x +
-/// pi/2)). q's low bits are those of q + 1.5 * 2^52, and the sign flips
+/// pi/2)). q's low bits are those of q + kIntegerShift, and the sign flips
 /// by an xor: integer tests where a float mod 4 and four compares were.
 Value byQuadrant(const Emitter &e, Value quadrant, Value sinY, Value cosY,
                  bool isCos) {
   Value bits = arith::BitcastOp::create(
       e.b, e.loc, e.typeOf(e.b.getI64Type()),
-      e.add(quadrant, e.f64(0x1.8p52 + (isCos ? 1 : 0))));
+      e.add(quadrant, e.f64(kiln::kIntegerShift + (isCos ? 1 : 0))));
   auto bit = [&](int64_t mask) {
     return arith::AndIOp::create(e.b, e.loc, bits, e.i64(mask)).getResult();
   };
