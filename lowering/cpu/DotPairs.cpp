@@ -10,9 +10,9 @@
 // vpmaddwd multiplies the same int pairs into 8 lanes, and an add sums them:
 // twice the products of a vpmulld on 32-bit lanes. The steps are
 // consecutive: A's steps are one 32-bit word broadcast to every lane, B's
-// rows are interleaved in registers, so neither operand needs a packed
-// copy in memory. And the x86vector dialect's lowering to LLVM intrinsics,
-// for convert-to-llvm.
+// rows are interleaved in registers, or read as they are where B is packed
+// into panels of pairs (kiln::packMatmulPanels). And the x86vector
+// dialect's lowering to LLVM intrinsics, for convert-to-llvm.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -263,9 +263,9 @@ bool isTransposedRhsMatmul(ArrayAttr maps) {
 }
 
 /// A vector.contract of `kind`'s pairs that is a row-major matmul over one
-/// or two k steps, or a batch of one of them, as emitDots; or, of bf16, A
-/// times the rows of a panel of B packed in pairs ([N, 2],
-/// kiln::packMatmulPanels), whose rows are the dot's operands as they are.
+/// or two k steps, or a batch of one of them, as emitDots; or A times the
+/// rows of a panel of B packed in pairs ([N, 2], kiln::packMatmulPanels),
+/// whose rows are the dot's operands as they are.
 struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
   ContractToPairDots(MLIRContext *context, PairKind kind)
       : OpRewritePattern(context, /*benefit=*/2), kind(kind),
@@ -277,8 +277,7 @@ struct ContractToPairDots : OpRewritePattern<vector::ContractionOp> {
     auto accType = dyn_cast<VectorType>(contract.getAccType());
     bool batched = isRowMajorBatchMatmul(contract.getIndexingMaps()) &&
                    lhsType.getDimSize(0) == 1;
-    bool packed = kind == PairKind::Bf16 &&
-                  isTransposedRhsMatmul(contract.getIndexingMaps()) &&
+    bool packed = isTransposedRhsMatmul(contract.getIndexingMaps()) &&
                   lhsType.getShape().back() == dot.group;
     if (contract.getKind() != vector::CombiningKind::ADD || !accType ||
         !(batched || packed || isRowMajorMatmul(contract.getIndexingMaps())) ||

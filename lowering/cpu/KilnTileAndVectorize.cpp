@@ -3294,7 +3294,7 @@ linalg::LinalgOp splitForF32Panels(RewriterBase &rewriter,
   return split(rewriter, matmul, firstMatmulLoop(matmul) + 1, whole).first;
 }
 
-/// Packs B of the f32 and bf16 matmuls that pay for it into panels of a
+/// Packs B of the f32, bf16 and int16 matmuls that pay for it into panels of a
 /// register tile's columns (kiln::panelGroup), once, before threads share
 /// the product; for a product computed block by block in a fused loop (an
 /// epilogue's), once before the loop, each block reading its columns'
@@ -3311,7 +3311,7 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
   for (linalg::LinalgOp matmul : matmuls) {
     if (Operation *loop = fusedLoopOf(matmul, fusedLoops)) {
       kiln::packBlockPanels(rewriter, matmul, loop, tiles.registerN,
-                            tiles.bf16Pairs, packed);
+                            tiles.bf16Pairs, tiles.intPairs, packed);
       continue;
     }
     if (tiles.amx)
@@ -3325,8 +3325,9 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
       kiln::packMatmulPanels(rewriter, panels, tiles.registerN, /*group=*/1);
       continue;
     }
-    if (int64_t group = kiln::panelGroup(matmul, tiles.registerN,
-                                         tiles.bf16Pairs, tiles.amx))
+    if (int64_t group =
+            kiln::panelGroup(matmul, tiles.registerN, tiles.bf16Pairs,
+                             tiles.intPairs, tiles.amx))
       kiln::packMatmulPanels(rewriter, matmul, tiles.registerN, group);
   }
 }

@@ -161,11 +161,12 @@ constexpr int64_t kAmxPanelMinRows = 16;
 /// The k steps per group of panels into which kiln-tile-and-vectorize
 /// packs B of the matmul `op` (packMatmulPanels), or 0 where it does not:
 /// 1 for f32 whose B rows are a multiple of 2 KiB apart, 2 for bf16 into
-/// f32 on `bf16Pairs` (vdpbf16ps) with an even K; with enough rows of A to
-/// pay for the copy (from kAmxPanelMinRows where bf16 products multiply
-/// `amx` tiles).
+/// f32 on `bf16Pairs` (vdpbf16ps) and int16 into int32 on `intPairs`
+/// (vpmaddwd, vpdpwssd) with an even K; with enough rows of A to pay for
+/// the copy (from kAmxPanelMinRows where bf16 products multiply `amx`
+/// tiles).
 int64_t panelGroup(mlir::linalg::LinalgOp op, int64_t width, bool bf16Pairs,
-                   bool amx = false);
+                   bool intPairs, bool amx = false);
 
 /// The input of the transpose of its last two dimensions that computes
 /// `value`, where nothing else reads it (x W^T's W: a product's B^T, which
@@ -175,8 +176,8 @@ mlir::Value lastTwoTransposeInput(mlir::Value value);
 /// Replaces the matmul `matmul` (batched or not) by a product of A and B
 /// packed into panels of `width` columns, their k steps in groups of
 /// `group`: [batch..., N / width, K, width] (f32) or [batch..., N / width,
-/// K / 2, width, 2] (bf16 pairs), a generic over (batch..., j, m, c, k) or
-/// (batch..., j, m, c, q, p) into the result viewed as [batch..., M, N /
+/// K / 2, width, 2] (bf16 or int16 pairs), a generic over (batch..., j, m, c,
+/// k) or (batch..., j, m, c, q, p) into the result viewed as [batch..., M, N /
 /// width, width]; returns it. `panels`, when given, are B's, packed
 /// before.
 mlir::linalg::LinalgOp packMatmulPanels(mlir::RewriterBase &rewriter,
@@ -194,7 +195,8 @@ using PackedSources =
     llvm::DenseMap<std::pair<mlir::Value, mlir::Block *>, mlir::Value>;
 bool packBlockPanels(mlir::RewriterBase &rewriter,
                      mlir::linalg::LinalgOp matmul, mlir::Operation *loop,
-                     int64_t width, bool bf16Pairs, PackedSources &packed);
+                     int64_t width, bool bf16Pairs, bool intPairs,
+                     PackedSources &packed);
 
 /// The group of k steps of `op`, a product of A and B's panels made by
 /// packMatmulPanels (1 or 2), or 0 where it is none.
@@ -204,8 +206,8 @@ int64_t panelProductGroup(mlir::linalg::LinalgOp op);
 /// (packMatmulPanels: 1, or 2 for pairs), else 0.
 int64_t panelPackGroup(mlir::linalg::LinalgOp op);
 
-/// Whether `op` packs bf16 B into panels of pairs (packMatmulPanels with a
-/// group of 2).
+/// Whether `op` packs bf16 or int16 B into panels of pairs (packMatmulPanels
+/// with a group of 2).
 bool isPairPack(mlir::linalg::LinalgOp op);
 
 /// Replaces `tile`, a tile of a pair pack (two rows of one panel), by

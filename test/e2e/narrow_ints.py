@@ -179,19 +179,23 @@ def products(dtype):
     # minutes): chunks of columns that each pack their quads of B (512^3;
     # 401 x 307 x 272, K padded with zeros to whole quads), chunks of rows
     # of a product whose rows of C are no whole cache lines (670 x 169 x
-    # 594), each cache tile starting from -128 rowsum(A).
-    if dtype == np.int8:
-        for m, k, n in [(512, 512, 512), (401, 307, 272), (670, 169, 594)]:
-            a = edges(dtype, m * k).reshape(m, k)
-            b = edges(dtype, k * n).reshape(k, n)
-            ta, tb = ttype(a.shape, dtype), ttype(b.shape, dtype)
-            wide = ttype((m, n), np.int32)
-            check(f"dot_general {name} in chunks {m}x{k}x{n} into i32", f"""
+    # 594), each cache tile starting from -128 rowsum(A). Without VNNI's
+    # quads, 16-bit pairs (vpmaddwd) pack B into panels of pairs from 128
+    # rows: int8 widened to int16 first (512^3), int16 as it is (130 rows,
+    # past the last whole register tile).
+    large = ([(512, 512, 512), (401, 307, 272), (670, 169, 594)]
+             if dtype == np.int8 else [(130, 66, 64)])
+    for m, k, n in large:
+        a = edges(dtype, m * k).reshape(m, k)
+        b = edges(dtype, k * n).reshape(k, n)
+        ta, tb = ttype(a.shape, dtype), ttype(b.shape, dtype)
+        wide = ttype((m, n), np.int32)
+        check(f"dot_general {name} in chunks {m}x{k}x{n} into i32", f"""
 func.func @f(%a: {ta}, %b: {tb}) -> {wide} {{
   %0 = kiln.dot_general %a, %b, contracting = [1] x [0] : ({ta}, {tb}) -> {wide}
   return %0 : {wide}
 }}""", "f", [a, b], [a.astype(np.int32) @ b.astype(np.int32)],
-                  interpret=False)
+              interpret=False)
     # B stored [N, K] (a PyTorch Linear's weight, x W^T): int8 packs its
     # quads by transposing 32-bit words, past 16 x 16 blocks at the edges.
     # One row of x W^T is a matrix-vector product W x: int8 lanes of quads

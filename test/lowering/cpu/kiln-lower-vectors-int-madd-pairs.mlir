@@ -76,3 +76,34 @@ func.func @int32_pair(%a: vector<2x2xi32>, %b: vector<2x16xi32>, %c: vector<2x16
   %r = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<2x2xi32>, vector<2x16xi32> into vector<2x16xi32>
   return %r : vector<2x16xi32>
 }
+
+// -----
+
+#lhs_t = affine_map<(m, n, k) -> (m, k)>
+#rhs_t = affine_map<(m, n, k) -> (n, k)>
+#acc_t = affine_map<(m, n, k) -> (m, n)>
+
+// A panel's int16 pairs packed as [16, 2] (kiln::packMatmulPanels), read
+// as one row: each 8 columns' pairs are a slice of the row, vpmaddwd's
+// operand as it is, with nothing interleaved.
+// CHECK-LABEL: func.func @packed_pairs(
+// CHECK-SAME: %{{.*}}: vector<2x2xi16>, %[[ROW:.*]]: vector<32xi16>
+// CHECK-NOT: vector.interleave
+// CHECK: %[[LOW:.*]] = vector.shuffle %[[ROW]], %[[ROW]] [0, 1, {{.*}}, 15] : vector<32xi16>, vector<32xi16>
+// CHECK: %[[HIGH:.*]] = vector.shuffle %[[ROW]], %[[ROW]] [16, 17, {{.*}}, 31] : vector<32xi16>, vector<32xi16>
+// CHECK-NOT: vector.interleave
+// CHECK: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%{{.*}}, %[[LOW]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%{{.*}}, %[[HIGH]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
+// CHECK-NOT: vector.contract
+// With VNNI, the row is vpdpwssd's operand whole, a row of A at a time.
+// VNNI-LABEL: func.func @packed_pairs(
+// VNNI-SAME: %{{.*}}: vector<2x2xi16>, %[[ROW:.*]]: vector<32xi16>
+// VNNI-NOT: vector.interleave
+// VNNI-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpdpwssd.512"(%{{.*}}, %{{.*}}, %[[ROW]]) : (vector<16xi32>, vector<32xi16>, vector<32xi16>) -> vector<16xi32>
+// VNNI-NOT: vector.contract
+func.func @packed_pairs(%a: vector<2x2xi16>, %b: vector<32xi16>, %c: vector<2x16xi32>) -> vector<2x16xi32> {
+  %pairs = vector.shape_cast %b : vector<32xi16> to vector<16x2xi16>
+  %r = vector.contract {indexing_maps = [#lhs_t, #rhs_t, #acc_t], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %pairs, %c : vector<2x2xi16>, vector<16x2xi16> into vector<2x16xi32>
+  return %r : vector<2x16xi32>
+}

@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0" --canonicalize --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 pack-panels=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 bf16-dot-pairs=true" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAIRS
+// RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 int-dot-pairs=true" --canonicalize --split-input-file | FileCheck %s --check-prefix=INTS
 
 // B's rows 4 KiB apart (1024 floats), 128 rows of A: B is packed once into
 // panels of 32 columns, [32, K, 32], row by row of 32 floats; the product
@@ -262,4 +263,30 @@ func.func @packed_k_tiles(%a: tensor<128x768xf32>, %b: tensor<768x1024xf32>) -> 
   %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<128x1024xf32>) -> tensor<128x1024xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<128x768xf32>, tensor<768x1024xf32>) outs(%c : tensor<128x1024xf32>) -> tensor<128x1024xf32>
   return %0 : tensor<128x1024xf32>
+}
+
+// -----
+
+// int8 into i32 on 16-bit pairs (vpmaddwd, vpdpwssd): A and B widened to
+// i16 once, then B packed into panels of pairs like bf16's (the pack
+// interleaves two rows of a panel as they are, without bitcasts); a
+// register tile multiplies A's pair of 8 rows by a panel's pair of rows.
+// INTS-LABEL: func.func @int8_pairs
+// INTS: arith.extsi %{{.*}} : vector<{{.*}}xi8> to vector<{{.*}}xi16>
+// INTS: tensor.empty() : tensor<2x3x32x2xi16>
+// INTS: vector.transfer_read {{.*}} : tensor<2x32xi16>, vector<2x32xi16>
+// INTS-NOT: vector.bitcast
+// INTS: vector.interleave %{{.*}}, %{{.*}} : vector<32xi16> -> vector<64xi16>
+// INTS: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [128, 3, 2] : tensor<128x6xi16> into tensor<128x3x2xi16>
+// INTS: vector.contract {{.*}} : vector<8x2xi16>, vector<32x2xi16> into vector<8x32xi32>
+// INTS: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<128x2x32xi32> into tensor<128x64xi32>
+// CHECK-LABEL: func.func @int8_pairs
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+func.func @int8_pairs(%a: tensor<128x6xi8>, %b: tensor<6x64xi8>) -> tensor<128x64xi32> {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<128x64xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<128x64xi32>) -> tensor<128x64xi32>
+  %0 = linalg.matmul ins(%a, %b : tensor<128x6xi8>, tensor<6x64xi8>) outs(%c : tensor<128x64xi32>) -> tensor<128x64xi32>
+  return %0 : tensor<128x64xi32>
 }
