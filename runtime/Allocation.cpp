@@ -4,15 +4,18 @@
 // allocation functions (finalize-memref-to-llvm's use-generic-functions),
 // which the runtime defines here. A failed allocation does not return null
 // into code that would write through it: it abandons the call, jumping back
-// to the runEntry that runs it, which reports it; so do device errors.
-// (Buffers the call had allocated before are then not freed.)
+// to the runEntry that runs it, which reports it and frees the buffers the
+// call had allocated; so do device errors.
 //
 // Each buffer carries its size in a header before it, so that the runtime
 // counts the bytes compiled code holds and the peak of a call
-// (kiln_last_call_peak_bytes). Large freed buffers are cached for the next
+// (kiln_last_call_peak_bytes). Freed buffers are cached for the next
 // allocation of the same size, as PyTorch's and IREE's allocators do: a
-// call allocates the same temporaries every time, and a fresh large
-// allocation comes from mmap and takes a page fault per page it touches.
+// call allocates the same temporaries every time. A fresh large allocation
+// comes from mmap and takes a page fault per page it touches; small ones,
+// cached by the thread that frees them, skip malloc's bookkeeping (a
+// top_k's network steps, a hundred buffers a call, spent 40% of it in
+// malloc and free).
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
@@ -27,7 +30,6 @@
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <unordered_set>
 #include <utility>
 
 namespace {
@@ -37,8 +39,27 @@ thread_local std::jmp_buf *activeCall = nullptr;
 thread_local std::string failure;
 /// The buffers compiled code allocated in this thread during the running
 /// call and has not freed: an abandoned call's longjmp skips the code that
-/// would free them, so runEntry does.
-thread_local std::unordered_set<void *> *callBuffers = nullptr;
+/// would free them, so runEntry does. Each buffer's header holds its slot,
+/// so that freeing one moves the last into it instead of searching.
+thread_local std::vector<void *> *callBuffers = nullptr;
+/// Lists for callBuffers that calls in this thread finished with, kept
+/// with their capacity for the next calls.
+thread_local std::vector<std::unique_ptr<std::vector<void *>>> spareLists;
+
+/// An empty list for a call's buffers.
+std::unique_ptr<std::vector<void *>> listForCall() {
+  if (spareLists.empty())
+    return std::make_unique<std::vector<void *>>();
+  std::unique_ptr<std::vector<void *>> list = std::move(spareLists.back());
+  spareLists.pop_back();
+  return list;
+}
+
+/// Keeps `list`, a finished call's, for listForCall.
+void keepForNextCall(std::unique_ptr<std::vector<void *>> list) {
+  list->clear();
+  spareLists.push_back(std::move(list));
+}
 
 /// The bytes of the buffers compiled code holds now, in all threads, and
 /// their most since the last call began.
@@ -48,49 +69,90 @@ std::atomic<uint64_t> memoryLimit{0};
 /// The peak of the last call this thread ran, above what was live before.
 thread_local uint64_t lastCallPeak = 0;
 
-/// What precedes each buffer: where its allocation begins and its size.
+/// What precedes each buffer: where its allocation begins, its size, and
+/// its slot in the callBuffers it is in (kUntracked: none).
 struct Header {
-  uint64_t offset, bytes;
+  uint64_t offset, bytes, slot;
+};
+constexpr uint64_t kUntracked = UINT64_MAX;
+/// The least alignment padding, which holds the header: a power of two, as
+/// posix_memalign's alignments are.
+constexpr uint64_t kHeaderBytes = 32;
+static_assert(sizeof(Header) <= kHeaderBytes);
+
+/// Freed allocations kept for reuse, by header offset (their alignment)
+/// and size, at most `limit` bytes in all.
+struct BufferCache {
+  uint64_t limit, bytes = 0;
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<void *>> kept;
+
+  explicit BufferCache(uint64_t limit) : limit(limit) {}
+  BufferCache(const BufferCache &) = delete;
+  ~BufferCache() { freeAll(); }
+
+  /// A kept allocation of `offset` + `size`, or null.
+  void *take(uint64_t offset, uint64_t size) {
+    auto it = kept.find({offset, size});
+    if (it == kept.end() || it->second.empty())
+      return nullptr;
+    void *base = it->second.back();
+    it->second.pop_back();
+    bytes -= offset + size;
+    return base;
+  }
+
+  /// Keeps the allocation `base` of `offset` + `size` if there is room;
+  /// returns whether it did.
+  bool keep(void *base, uint64_t offset, uint64_t size) {
+    if (bytes + offset + size > limit)
+      return false;
+    kept[{offset, size}].push_back(base);
+    bytes += offset + size;
+    return true;
+  }
+
+  void freeAll() {
+    for (auto &[size, bases] : kept)
+      for (void *base : bases)
+        std::free(base);
+    kept.clear();
+    bytes = 0;
+  }
 };
 
-/// Freed buffers of at least kCachedBytes, by header offset (their
-/// alignment) and size, holding at most kCacheLimit bytes in all.
-constexpr uint64_t kCachedBytes = 64 << 10, kCacheLimit = uint64_t(1) << 30;
+/// Allocations of at least kCachedBytes are kept in one cache that threads
+/// share, up to 1 GiB; smaller ones in a cache of the thread that frees
+/// them, up to 4 MiB each.
+constexpr uint64_t kCachedBytes = 64 << 10;
 std::mutex cacheMutex;
-std::map<std::pair<uint64_t, uint64_t>, std::vector<void *>> cache;
-uint64_t cacheBytes = 0;
+BufferCache sharedCache(uint64_t(1) << 30);
+thread_local BufferCache threadCache(4 << 20);
 
 /// A cached allocation of `offset` + `bytes`, or null.
 void *takeCached(uint64_t offset, uint64_t bytes) {
   if (offset + bytes < kCachedBytes)
-    return nullptr;
+    return threadCache.take(offset, bytes);
   std::lock_guard<std::mutex> lock(cacheMutex);
-  auto it = cache.find({offset, bytes});
-  if (it == cache.end() || it->second.empty())
-    return nullptr;
-  void *base = it->second.back();
-  it->second.pop_back();
-  cacheBytes -= offset + bytes;
-  return base;
+  return sharedCache.take(offset, bytes);
 }
 
-/// Keeps the allocation `base` of `offset` + `bytes` for reuse if it is
-/// large and the cache has room; else frees it.
+/// Keeps the allocation `base` of `offset` + `bytes` for reuse if its cache
+/// has room; else frees it.
 void cacheOrFree(void *base, uint64_t offset, uint64_t bytes) {
-  if (offset + bytes >= kCachedBytes) {
+  bool kept;
+  if (offset + bytes < kCachedBytes) {
+    kept = threadCache.keep(base, offset, bytes);
+  } else {
     std::lock_guard<std::mutex> lock(cacheMutex);
-    if (cacheBytes + offset + bytes <= kCacheLimit) {
-      cache[{offset, bytes}].push_back(base);
-      cacheBytes += offset + bytes;
-      return;
-    }
+    kept = sharedCache.keep(base, offset, bytes);
   }
-  std::free(base);
+  if (!kept)
+    std::free(base);
 }
 
 void *allocate(uint64_t alignment, uint64_t bytes) {
   // The header fits in the alignment padding before the buffer.
-  uint64_t offset = sizeof(Header);
+  uint64_t offset = kHeaderBytes;
   while (offset < alignment)
     offset *= 2;
   uint64_t limit = memoryLimit;
@@ -116,9 +178,10 @@ void *allocate(uint64_t alignment, uint64_t bytes) {
     return nullptr;
   }
   char *data = static_cast<char *>(base) + offset;
-  reinterpret_cast<Header *>(data)[-1] = {offset, bytes};
+  reinterpret_cast<Header *>(data)[-1] = {
+      offset, bytes, callBuffers ? callBuffers->size() : kUntracked};
   if (callBuffers)
-    callBuffers->insert(data);
+    callBuffers->push_back(data);
   uint64_t live = liveBytes += bytes;
   for (uint64_t peak = peakBytes; peak < live &&
                                   !peakBytes.compare_exchange_weak(peak, live);)
@@ -130,8 +193,14 @@ void release(void *data) {
   if (!data)
     return;
   Header header = static_cast<Header *>(data)[-1];
-  if (callBuffers)
-    callBuffers->erase(data);
+  // Buffers another thread or call allocated are in no slot of this one's.
+  if (callBuffers && header.slot < callBuffers->size() &&
+      (*callBuffers)[header.slot] == data) {
+    void *last = callBuffers->back();
+    (*callBuffers)[header.slot] = last;
+    static_cast<Header *>(last)[-1].slot = header.slot;
+    callBuffers->pop_back();
+  }
   liveBytes -= header.bytes;
   cacheOrFree(static_cast<char *>(data) - header.offset, header.offset,
               header.bytes);
@@ -166,12 +235,9 @@ void kiln_set_memory_limit(uint64_t bytes) { memoryLimit = bytes; }
 uint64_t kiln_memory_limit(void) { return memoryLimit; }
 
 void kiln_free_cached_buffers(void) {
+  threadCache.freeAll();
   std::lock_guard<std::mutex> lock(cacheMutex);
-  for (auto &[size, bases] : cache)
-    for (void *base : bases)
-      std::free(base);
-  cache.clear();
-  cacheBytes = 0;
+  sharedCache.freeAll();
 }
 
 void kiln::runtime::recordFailure(const std::string &why) {
@@ -191,10 +257,10 @@ bool kiln::runtime::runEntry(EntryFunction function, void **args,
   CallThreads threads;
   std::jmp_buf jump;
   std::jmp_buf *outer = activeCall;
-  std::unordered_set<void *> *outerBuffers = callBuffers;
+  std::vector<void *> *outerBuffers = callBuffers;
   // On the heap: locals that change between setjmp and longjmp are
   // indeterminate after it.
-  auto buffers = std::make_unique<std::unordered_set<void *>>();
+  std::unique_ptr<std::vector<void *>> buffers = listForCall();
   activeCall = &jump;
   callBuffers = buffers.get();
   failure.clear();
@@ -205,6 +271,7 @@ bool kiln::runtime::runEntry(EntryFunction function, void **args,
     callBuffers = outerBuffers;
     for (void *buffer : *buffers)
       release(buffer);
+    keepForNextCall(std::move(buffers));
     why = takeFailure();
     return false;
   }
@@ -212,6 +279,7 @@ bool kiln::runtime::runEntry(EntryFunction function, void **args,
   activeCall = outer;
   callBuffers = outerBuffers;
   lastCallPeak = peakBytes - before;
+  keepForNextCall(std::move(buffers));
   return true;
 }
 

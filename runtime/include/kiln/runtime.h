@@ -420,9 +420,11 @@ uint64_t kiln_memory_limit(void);
 kiln_status_t kiln_set_num_threads(int64_t count);
 int64_t kiln_num_threads(void);
 
-/* Compiled code's large buffers (64 KiB or more) are kept when freed, up to
- * 1 GiB in all, for the next call that allocates the same size (no page
- * faults on fresh memory). Frees every buffer kept so. */
+/* Compiled code's buffers are kept when freed for the next allocation of
+ * the same size: large ones (64 KiB or more) up to 1 GiB in all (no page
+ * faults on fresh memory), smaller ones by the thread that frees them, up
+ * to 4 MiB each (no malloc bookkeeping). Frees the large buffers kept so
+ * and the calling thread's small ones. */
 void kiln_free_cached_buffers(void);
 
 #ifdef __cplusplus
