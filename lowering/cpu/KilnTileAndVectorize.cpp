@@ -337,6 +337,10 @@ struct MatmulTiles {
   bool amx;
   /// Bytes of one of the target's vector registers (vector-bytes).
   int64_t vectorBytes;
+  /// Whether a few-row product's register tiles convert its bf16 or f16
+  /// operands as they read them (tileMatmul), in parts of power-of-two
+  /// widths where its columns are no whole register tiles.
+  bool convertsFewRows = false;
 };
 
 /// Makes each cache tile of `tiles` hold whole register tiles: one that a
@@ -357,13 +361,6 @@ void alignCacheTiles(MatmulTiles &tiles) {
 /// not cross pages (1 x 1024 x 4096 f32 on a Zen 3: 0.54-0.61 -> 0.32-0.33
 /// ms; 3 x 1024 x 1024 0.150 -> 0.091).
 constexpr int64_t kFewRowsCacheK = 8;
-
-/// The most rows of a bf16 or f16 product that convert B to f32 as they
-/// stream it, where it is not widened first: one row by a 1024 x 1024 bf16
-/// B took 0.19 ms widened (a copy of all of B), 0.056 converting (f32's
-/// 0.064; on a Zen 3), 2 x 768 x 3072 no slower (0.53), but 4 x 1024 x 1024
-/// 0.29 -> 0.49 (a conversion for every 8 FMAs).
-constexpr int64_t kFewRowsConvertingB = 2;
 
 /// k pairs of an AMX product's cache tile: its register tile's rows of A
 /// (32 x 512 bf16, 32 KiB) stay in L1 while every panel's pairs stream past
@@ -1187,9 +1184,26 @@ linalg::LinalgOp paddedAmxProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   return replaceByPadded(rewriter, op, a, panels, acc);
 }
 
-/// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache tiles, then
-/// register tiles over single k steps, one batch at a time. No dimension
-/// has a partial tile: where M, N or K is not a whole number of cache
+/// Vectorizes `tile`, a register tile of a few-row product that converts
+/// its bf16 or f16 B as it reads it (MatmulTiles::convertsFewRows), a row
+/// at a time: each row's step of A is then one element, where a column of
+/// narrow floats was assembled through the stack, a store-forwarding stall
+/// every step (bf16 2 x 1024 x 1024 on a Zen 3: 0.236 -> 0.080 ms; 1 x
+/// 1024 x 1024 0.057); the rows' reads and conversions of B are the same
+/// ops, which CSE merges.
+void vectorizeRows(RewriterBase &rewriter, linalg::LinalgOp tile,
+                   unsigned rowLoop) {
+  if (tile.getStaticLoopRanges()[rowLoop] > 1) {
+    auto [first, rest] = split(rewriter, tile, rowLoop, 1);
+    ::vectorize(rewriter, first);
+    return vectorizeRows(rewriter, rest, rowLoop);
+  }
+  ::vectorize(rewriter, tile);
+}
+
+/// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache
+/// tiles, then register tiles over single k steps, one batch at a time. No
+/// dimension has a partial tile: where M, N or K is not a whole number of cache
 /// tiles, or M or N of register tiles, the op splits at the last whole
 /// tile and each part is tiled on its own (the rest of M or N as one
 /// smaller tile, the rest of K as a shorter cache tile accumulating onto
@@ -1198,9 +1212,10 @@ linalg::LinalgOp paddedAmxProduct(RewriterBase &rewriter, linalg::LinalgOp op,
 /// power-of-two widths: LLVM legalizes a vector of 31 floats element by
 /// element. bf16 and f16 operands need whole tiles (LLVM
 /// cannot legalize odd-sized vectors of them): off them, they are widened
-/// to f32 first, except for bf16 -> f32 tiles of k pairs, which
-/// kiln-lower-vectors pads itself; of those, an odd K's last step runs as a
-/// tile of its own.
+/// to f32 first, except with fewer rows than a register tile (B converted
+/// as it is read, in columns of power-of-two widths) and for bf16 -> f32 tiles
+/// of k pairs, which kiln-lower-vectors pads itself; of those, an odd K's last
+/// step runs as a tile of its own.
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                 MatmulTiles tiles) {
   // [B,] M, N, K; a packed quad product's K counts quads, then its steps.
@@ -1267,8 +1282,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // tiles of single steps are short (kFewRowsCacheK; pairs and quads,
   // whose B rows are narrower, keep theirs).
   int64_t fewRows = int64_t(llvm::bit_ceil(uint64_t(m)));
-  if (fewRows < tiles.registerM &&
-      (pairs || !hasNarrowFloats(op) || fewRows <= kFewRowsConvertingB)) {
+  if (fewRows < tiles.registerM) {
     tiles.cacheN = std::max(tiles.cacheN, n);
     // A power of two as many: 2 of AVX2's 6 rows took 48 columns, carried
     // as vectors of 32 and 16 shuffled together every k step.
@@ -1279,18 +1293,27 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     // In `tiles`, so that the parts split below keep it.
     if (kStep == 1 && !steps && !packed)
       cacheK = tiles.cacheK = std::min(cacheK, kFewRowsCacheK);
+    // bf16 and f16 B converted to f32 as the rows stream it, whatever the
+    // columns, instead of widened first (a copy of all of B): one row by a
+    // 1024 x 1024 bf16 B took 0.19 ms widened, 0.056 converting (f32's
+    // 0.064; on a Zen 3), by 1024 x 1000 0.160 -> 0.071; 4 rows by 4096 x
+    // 1024 1.57 -> 0.74 (row by row: vectorizeRows).
+    tiles.convertsFewRows = hasNarrowFloats(op) && !pairs;
   }
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
-  // 129 x 63 took 5.6 ms; 0.05 ms widened).
-  if (hasNarrowFloats(op) && !pairs &&
+  // 129 x 63 took 5.6 ms; 0.05 ms widened). Few rows converting B split its
+  // columns into whole tiles and parts of power-of-two widths instead
+  // (below), their rows vectorized one by one.
+  if (hasNarrowFloats(op) && !pairs && !tiles.convertsFewRows &&
       (m % tiles.registerM != 0 || n % tiles.registerN != 0))
     return tileMatmul(
         rewriter, withWideOperands(rewriter, op, rewriter.getF32Type()), tiles);
   alignCacheTiles(tiles);
   // Dot pairs and quads take rows of whole 8-lane groups only.
-  bool pieces = pairs || quads || packed
-                    ? n % 8 == 0
-                    : fitsPieces(n, accumulatorElement(op));
+  bool pieces =
+      pairs || quads || packed
+          ? n % 8 == 0
+          : !tiles.convertsFewRows && fitsPieces(n, accumulatorElement(op));
   bool narrow =
       n < tiles.registerN && !llvm::has_single_bit(uint64_t(n)) && !pieces;
   // Where `op` splits along `loop` at `at` (0: nowhere).
@@ -1431,6 +1454,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   else if (inner && panels)
     ::vectorize(rewriter, kiln::panelTileAsMatmul(
                               rewriter, cast<linalg::LinalgOp>(inner)));
+  else if (inner && tiles.convertsFewRows)
+    vectorizeRows(rewriter, cast<linalg::LinalgOp>(inner), batch);
   else if (inner)
     vectorize(rewriter, inner);
 }

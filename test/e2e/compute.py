@@ -283,14 +283,19 @@ func.func @f(%a: tensor<3x33x100xbf16>, %b: tensor<3x40x100xbf16>) -> tensor<3x3
 # of 16, matrix-vector and vector-matrix, A transposed, a batch; and from
 # 128 rows with an even K, B packed into panels of interleaved pairs (rows
 # past the last register tile, one pair, a batch, B transposed); without
-# pairs, one or two rows of whole tiles converting B as they stream it,
-# more rows widening A and B first (odd rows of 129 in parts). Products
+# pairs, fewer rows than a register tile converting B as they stream it,
+# row by row, whatever the columns (1000 and 77: whole tiles, then parts
+# of power-of-two widths), more rows widening A and B first (odd rows of
+# 129 in parts). Products
 # of bf16 values are exact in f32, so only the sums' order differs from
 # f64.
 for lhs, rhs, lc, rc, subscripts in [
         ((1, 64), (64, 128), [1], [0], "mk,kn->mn"),
         ((2, 40), (40, 256), [1], [0], "mk,kn->mn"),
         ((4, 24), (24, 64), [1], [0], "mk,kn->mn"),
+        ((3, 100), (100, 1000), [1], [0], "mk,kn->mn"),
+        ((4, 64), (64, 77), [1], [0], "mk,kn->mn"),
+        ((5, 33), (33, 70), [1], [0], "mk,kn->mn"),
         ((2, 2, 33), (2, 33, 64), [2], [1], "bmk,bkn->bmn"),
         ((9, 7), (7, 5), [1], [0], "mk,kn->mn"),
         ((130, 10), (10, 64), [1], [0], "mk,kn->mn"),

@@ -328,23 +328,37 @@ func.func @reduce_odd(%x: tensor<3x517xi8>, %init: tensor<3xi32>) -> tensor<3xi3
 
 // -----
 
-// One row by a bf16 B converts B's elements as it streams them, rather
-// than widening a copy of all of B first; four rows would convert each
-// element of B for every 8 FMAs, and widen it once instead.
+// Fewer rows than a register tile by a bf16 B convert B's elements as
+// they stream them, rather than widening a copy of all of B first, one
+// contraction per row: a row's step of A is one element (a column of bf16
+// was assembled through the stack), and the rows' reads of B are the same.
 // CHECK-LABEL: func.func @bf16_vector_matrix
 // CHECK-NOT: tensor<512x1024xf32>
 // CHECK: vector.contract {{.*}} : vector<1x1xbf16>, vector<1x256xbf16> into vector<1x256xf32>
-// CHECK-LABEL: func.func @bf16_four_rows
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<512x1024xf32>)
-// CHECK: arith.extf %{{.*}} : bf16 to f32
-// CHECK-NOT: xbf16> into
+// CHECK-LABEL: func.func @bf16_two_rows
+// CHECK-NOT: tensor<512x1000xf32>
+// CHECK-COUNT-2: vector.contract {{.*}} : vector<1x1xbf16>, vector<1x{{[0-9]+}}xbf16> into vector<1x{{[0-9]+}}xf32>
+// CHECK-NOT: vector<2x1xbf16>
+// Four of AVX2's 8 x 32 tiles' rows alike, 1000 columns as tiles of 64
+// and then parts of 32 and 8 (powers of two: LLVM cannot legalize odd
+// vectors of bf16).
+// AVX2-LABEL: func.func @bf16_four_rows
+// AVX2-NOT: tensor<512x1000xf32>
+// AVX2-COUNT-4: vector.contract {{.*}} : vector<1x1xbf16>, vector<1x64xbf16> into vector<1x64xf32>
+// AVX2-COUNT-4: vector.contract {{.*}} : vector<1x1xbf16>, vector<1x32xbf16> into vector<1x32xf32>
+// AVX2-COUNT-4: vector.contract {{.*}} : vector<1x1xbf16>, vector<1x8xbf16> into vector<1x8xf32>
+// AVX2-NOT: vector<4x1xbf16>
 func.func @bf16_vector_matrix(%a: tensor<1x512xbf16>, %b: tensor<512x1024xbf16>, %c: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<1x512xbf16>, tensor<512x1024xbf16>) outs(%c : tensor<1x1024xf32>) -> tensor<1x1024xf32>
   return %0 : tensor<1x1024xf32>
 }
-func.func @bf16_four_rows(%a: tensor<4x512xbf16>, %b: tensor<512x1024xbf16>, %c: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<4x512xbf16>, tensor<512x1024xbf16>) outs(%c : tensor<4x1024xf32>) -> tensor<4x1024xf32>
-  return %0 : tensor<4x1024xf32>
+func.func @bf16_two_rows(%a: tensor<2x512xbf16>, %b: tensor<512x1000xbf16>, %c: tensor<2x1000xf32>) -> tensor<2x1000xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<2x512xbf16>, tensor<512x1000xbf16>) outs(%c : tensor<2x1000xf32>) -> tensor<2x1000xf32>
+  return %0 : tensor<2x1000xf32>
+}
+func.func @bf16_four_rows(%a: tensor<4x512xbf16>, %b: tensor<512x1000xbf16>, %c: tensor<4x1000xf32>) -> tensor<4x1000xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x512xbf16>, tensor<512x1000xbf16>) outs(%c : tensor<4x1000xf32>) -> tensor<4x1000xf32>
+  return %0 : tensor<4x1000xf32>
 }
 
 // -----
