@@ -181,10 +181,12 @@ def products(dtype):
     # of a product whose rows of C are no whole cache lines (670 x 169 x
     # 594), each cache tile starting from -128 rowsum(A). Without VNNI's
     # quads, 16-bit pairs (vpmaddwd) pack B into panels of pairs from 128
-    # rows: int8 widened to int16 first (512^3), int16 as it is (130 rows,
-    # past the last whole register tile).
+    # rows: int8 widened to int16 first (512^3; an odd K padded with a zero
+    # step, columns past the last whole panel apart: 401 x 307 x 272, 670 x
+    # 169 x 594), int16 as it is (130 rows, past the last whole register
+    # tile; an odd K and 6 columns past the panels).
     large = ([(512, 512, 512), (401, 307, 272), (670, 169, 594)]
-             if dtype == np.int8 else [(130, 66, 64)])
+             if dtype == np.int8 else [(130, 66, 64), (150, 67, 70)])
     for m, k, n in large:
         a = edges(dtype, m * k).reshape(m, k)
         b = edges(dtype, k * n).reshape(k, n)

@@ -290,3 +290,20 @@ func.func @int8_pairs(%a: tensor<128x6xi8>, %b: tensor<6x64xi8>) -> tensor<128x6
   %0 = linalg.matmul ins(%a, %b : tensor<128x6xi8>, tensor<6x64xi8>) outs(%c : tensor<128x64xi32>) -> tensor<128x64xi32>
   return %0 : tensor<128x64xi32>
 }
+
+// -----
+
+// An odd K is padded with a zero step (A's and B's copies, as wide as
+// int16) and the columns past the last whole panel (70 = 64 + 6) split
+// off, so that B's whole panels still pack into pairs.
+// INTS-LABEL: func.func @int8_odd_pairs
+// INTS: tensor.empty() : tensor<2x4x32x2xi16>
+// INTS: vector.contract {{.*}} : vector<8x2xi16>, vector<32x2xi16> into vector<8x32xi32>
+// INTS: return
+func.func @int8_odd_pairs(%a: tensor<128x7xi8>, %b: tensor<7x70xi8>) -> tensor<128x70xi32> {
+  %zero = arith.constant 0 : i32
+  %empty = tensor.empty() : tensor<128x70xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%empty : tensor<128x70xi32>) -> tensor<128x70xi32>
+  %0 = linalg.matmul ins(%a, %b : tensor<128x7xi8>, tensor<7x70xi8>) outs(%c : tensor<128x70xi32>) -> tensor<128x70xi32>
+  return %0 : tensor<128x70xi32>
+}
