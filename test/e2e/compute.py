@@ -346,10 +346,13 @@ func.func @f(%a: {ttype(lhs, np.float16)}, %b: {ttype(rhs, np.float16)}) -> {out
 
 # Matrix-vector products reduce along K in vector lanes: K with and without
 # a remainder past the last group, a long K (lanes near sqrt(K)), f64, i32
-# (exact) and bf16 operands accumulating in f32.
+# (exact) and bf16 operands accumulating in f32; matrices of 8 MiB or more
+# from the arguments as thin products (rows past the last register tile,
+# K past the last group of lanes).
 for rows, k, dtype in [(33, 1000, np.float32), (5, 4100, np.float32),
                        (7, 96, np.float64), (9, 300, np.int32),
-                       (6, 200, "bf16")]:
+                       (6, 200, "bf16"), (2051, 1031, np.float32),
+                       (1027, 1030, np.float64)]:
     if dtype == np.int32:
         MA = rng.integers(-100, 100, (rows, k)).astype(np.int32)
         MX = rng.integers(-100, 100, k).astype(np.int32)

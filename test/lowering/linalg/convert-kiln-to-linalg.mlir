@@ -470,3 +470,25 @@ func.func @empty_reduce(%x: tensor<6x0x1x289xi8>) -> tensor<1xi8> {
   %r = kiln.reduce_max %x, dims = [3, 0, 1] : (tensor<6x0x1x289xi8>) -> tensor<1xi8>
   return %r : tensor<1xi8>
 }
+
+// -----
+
+// A matrix of 8 MiB or more read straight from the arguments (reshaped or
+// not) makes its matrix-vector product a matmul of one column, which the
+// CPU runs as a thin product (several rows streaming at once); the same
+// matrix computed in the function keeps lanes, which fuse with its
+// producers row by row.
+// CHECK-LABEL: func.func @streamed_matrix_vector
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2048x1024xf32>, tensor<1024x1xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2048x1024xf32>, tensor<1024x1xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2048x16x64xf32>, tensor<16x64xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<1024x16x64xf32>, tensor<16x64xf32>)
+func.func @streamed_matrix_vector(%a: tensor<2048x1024xf32>, %flat: tensor<2048x2x512xf32>, %x: tensor<1024xf32>, %small: tensor<1024x1024xf32>) -> (tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<1024xf32>) {
+  %0 = kiln.dot_general %a, %x, contracting = [1] x [0] : (tensor<2048x1024xf32>, tensor<1024xf32>) -> tensor<2048xf32>
+  %r = kiln.reshape %flat : (tensor<2048x2x512xf32>) -> tensor<2048x1024xf32>
+  %1 = kiln.dot_general %r, %x, contracting = [1] x [0] : (tensor<2048x1024xf32>, tensor<1024xf32>) -> tensor<2048xf32>
+  %e = kiln.exp %a : tensor<2048x1024xf32>
+  %2 = kiln.dot_general %e, %x, contracting = [1] x [0] : (tensor<2048x1024xf32>, tensor<1024xf32>) -> tensor<2048xf32>
+  %3 = kiln.dot_general %small, %x, contracting = [1] x [0] : (tensor<1024x1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  return %0, %1, %2, %3 : tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<1024xf32>
+}
