@@ -721,10 +721,8 @@ Value widenedTo(RewriterBase &rewriter, Location loc, Value value,
   AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
   return kiln::buildParallelGeneric(
       rewriter, loc, type.clone(element), value, identity,
-      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-        if (isa<FloatType>(element))
-          return arith::ExtFOp::create(b, loc, element, args[0]);
-        return arith::ExtSIOp::create(b, loc, element, args[0]);
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        return kiln::widen(b, loc, args[0], element);
       });
 }
 
@@ -886,8 +884,8 @@ Type accumulatorElement(linalg::LinalgOp op) {
 
 /// The element type of the accumulator of `op` where products sum in lanes
 /// of it: f32 or f64 with every input of that type, or f32 with every input
-/// bf16 or every input f16 (widened as they are read: multiplyAdd); else
-/// null.
+/// bf16 or every input f16 (widened as they are read:
+/// kiln::yieldAccumulatedProduct); else null.
 Type laneElement(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)
     return Type();
@@ -921,21 +919,6 @@ bool isThinProduct(linalg::LinalgOp op, bool bf16Pairs) {
   size_t m = firstMatmulLoop(op);
   return lanesPay(ranges[m + 1] * (pairs ? 2 : 1), ranges[m + 2],
                   thinProductLanes(element));
-}
-
-/// A linalg.generic payload: args[2] + args[0] * args[1] (floats), the
-/// factors widened to args[2]'s type where narrower (bf16 products summed
-/// in f32: exact, as a bf16 x bf16 product fits f32's mantissa).
-void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
-  Type sum = args[2].getType();
-  auto widened = [&](Value factor) -> Value {
-    return factor.getType() == sum ? factor
-                                   : arith::ExtFOp::create(b, loc, sum, factor);
-  };
-  Value product =
-      arith::MulFOp::create(b, loc, widened(args[0]), widened(args[1]));
-  linalg::YieldOp::create(
-      b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
 }
 
 /// `out` plus the sums of `lanes`' last dimension (out's shape and the
@@ -997,7 +980,7 @@ void sumInLanes(RewriterBase &rewriter, linalg::LinalgOp tile) {
           context),
       ArrayRef<IteratorType>{IteratorType::parallel, IteratorType::parallel,
                              IteratorType::reduction, IteratorType::parallel},
-      multiplyAdd);
+      kiln::yieldAccumulatedProduct);
   // The products past the last whole group, added into their first lanes.
   Value lanesDone = partial->getResult(0);
   linalg::GenericOp rest;
@@ -1013,7 +996,8 @@ void sumInLanes(RewriterBase &rewriter, linalg::LinalgOp tile) {
         ValueRange{first},
         AffineMap::inferFromExprList(
             ArrayRef<ArrayRef<AffineExpr>>{{m, g}, {n, g}, {m, n, g}}, context),
-        SmallVector<IteratorType>(3, IteratorType::parallel), multiplyAdd);
+        SmallVector<IteratorType>(3, IteratorType::parallel),
+        kiln::yieldAccumulatedProduct);
     lanesDone = tensor::InsertSliceOp::create(
         rewriter, loc, rest->getResult(0), lanesDone, first.getMixedOffsets(),
         first.getMixedSizes(), first.getMixedStrides());
@@ -1081,7 +1065,7 @@ linalg::LinalgOp withTransposedB(RewriterBase &rewriter, linalg::LinalgOp op,
       rewriter, loc, op->getResultTypes(), ValueRange{op->getOperand(0), bt},
       ValueRange{op->getOperand(2)},
       ArrayRef<AffineMap>{map(m, k), map(n, k), map(m, n)}, iterators,
-      multiplyAdd);
+      kiln::yieldAccumulatedProduct);
   rewriter.replaceOp(op, product->getResults());
   if (created)
     tileElementwise(rewriter, created, width);
@@ -2294,7 +2278,8 @@ void laneTileOnRows(RewriterBase &rewriter, linalg::LinalgOp tile,
       ValueRange{inputRows, kernelRows}, ValueRange{acc},
       AffineMap::inferFromExprList(
           ArrayRef<ArrayRef<AffineExpr>>{{r, l}, {o, l}, {r, o, l}}, context),
-      SmallVector<IteratorType>(3, IteratorType::parallel), multiplyAdd);
+      SmallVector<IteratorType>(3, IteratorType::parallel),
+      kiln::yieldAccumulatedProduct);
   kiln::replaceTile(rewriter, tile, product->getResult(0));
   ::vectorize(rewriter, product);
 }
@@ -2375,7 +2360,7 @@ void windowInLanes(RewriterBase &rewriter, linalg::LinalgOp op, Value kernelT,
       rewriter, loc, TypeRange{zeros.getType()},
       ValueRange{kiln::splitDim(rewriter, loc, input, inputRank - 1, lanes),
                  kiln::splitDim(rewriter, loc, kernelT, kernelRank - 1, lanes)},
-      ValueRange{zeros}, laneMaps, iterators, multiplyAdd);
+      ValueRange{zeros}, laneMaps, iterators, kiln::yieldAccumulatedProduct);
   linalg::ReduceOp sum = addLanes(rewriter, loc, partial->getResult(0), out);
   rewriter.replaceOp(op, sum->getResults());
   tileElementwise(rewriter, zeros.getDefiningOp<linalg::LinalgOp>(), width);
@@ -3248,11 +3233,9 @@ linalg::LinalgOp paddedProduct(RewriterBase &rewriter, linalg::LinalgOp matmul,
 }
 
 /// The static [M, N, K] of `matmul`, a plain matmul of `element` operands
-/// into `sum` (f32 where null), none of them empty; else nothing.
-std::optional<std::array<int64_t, 3>>
-paddableProduct(linalg::LinalgOp matmul, Type element, Type sum = {}) {
-  if (!sum)
-    sum = Float32Type::get(matmul.getContext());
+/// into `sum`, none of them empty; else nothing.
+std::optional<std::array<int64_t, 3>> paddableProduct(linalg::LinalgOp matmul,
+                                                      Type element, Type sum) {
   if (!kiln::isPlainMatmul(matmul) || inputElement(matmul) != element ||
       getElementTypeOrSelf(matmul->getOperand(1).getType()) != element ||
       accumulatorElement(matmul) != sum)
@@ -3274,7 +3257,8 @@ paddableProduct(linalg::LinalgOp matmul, Type element, Type sum = {}) {
 /// is not such a product or needs no padding.
 linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
                                     linalg::LinalgOp matmul, int64_t width) {
-  auto sizes = paddableProduct(matmul, rewriter.getBF16Type());
+  auto sizes =
+      paddableProduct(matmul, rewriter.getBF16Type(), rewriter.getF32Type());
   if (!sizes)
     return {};
   auto [m, n, k] = *sizes;
@@ -3308,7 +3292,8 @@ constexpr int64_t kSplitPanelsMinK = 64;
 /// such a product.
 linalg::LinalgOp splitForF32Panels(RewriterBase &rewriter,
                                    linalg::LinalgOp matmul, int64_t width) {
-  auto sizes = paddableProduct(matmul, rewriter.getF32Type());
+  auto sizes =
+      paddableProduct(matmul, rewriter.getF32Type(), rewriter.getF32Type());
   if (!sizes)
     return {};
   auto [m, n, k] = *sizes;

@@ -79,16 +79,6 @@ SmallVector<AffineMap> panelProductMaps(MLIRContext *context, unsigned batch,
   return {map({m, q, p}), map({j, q, c, p}), map({m, j, c})};
 }
 
-/// `value`, or its extension to `type` (a float or an integer) where it is
-/// narrower.
-Value extendedTo(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  if (isa<FloatType>(type))
-    return arith::ExtFOp::create(b, loc, type, value);
-  return arith::ExtSIOp::create(b, loc, type, value);
-}
-
 /// Whether `value`, computed in a panel product's body `body`, is its
 /// argument `index` or that argument extended.
 bool isArgument(Value value, Block &body, unsigned index) {
@@ -379,20 +369,7 @@ linalg::LinalgOp kiln::packMatmulPanels(RewriterBase &rewriter,
   auto product = linalg::GenericOp::create(
       rewriter, loc, start.getType(), ValueRange{a, panels}, start,
       panelProductMaps(rewriter.getContext(), batch, group), iterators,
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        Type sum = args[2].getType();
-        Value lhs = extendedTo(b, loc, args[0], sum),
-              rhs = extendedTo(b, loc, args[1], sum);
-        Value total =
-            isa<FloatType>(sum)
-                ? arith::AddFOp::create(b, loc, args[2],
-                                        arith::MulFOp::create(b, loc, lhs, rhs))
-                      .getResult()
-                : arith::AddIOp::create(b, loc, args[2],
-                                        arith::MulIOp::create(b, loc, lhs, rhs))
-                      .getResult();
-        linalg::YieldOp::create(b, loc, ValueRange{total});
-      });
+      kiln::yieldAccumulatedProduct);
   // Back to [batch..., M, N]: the groups splitDim expanded.
   rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
       matmul, resultType, product.getResult(0),

@@ -28,15 +28,6 @@ using namespace kiln;
 
 namespace {
 
-/// `x` widened to `type` (a no-op when it already has it).
-Value widen(OpBuilder &b, Location loc, Value x, Type type) {
-  if (x.getType() == type)
-    return x;
-  if (isFloat(type))
-    return arith::ExtFOp::create(b, loc, type, x);
-  return arith::ExtSIOp::create(b, loc, type, x);
-}
-
 /// The type sums of `element` accumulate in: f32 for bf16 and f16 (whose
 /// 8 or 11 bits would lose the sum), `element` itself otherwise.
 Type accumulatorType(Type element) {

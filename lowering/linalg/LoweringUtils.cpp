@@ -40,6 +40,28 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value value,
   return value;
 }
 
+Value widen(OpBuilder &b, Location loc, Value x, Type type) {
+  if (x.getType() == type)
+    return x;
+  if (isFloat(type))
+    return arith::ExtFOp::create(b, loc, type, x);
+  return arith::ExtSIOp::create(b, loc, type, x);
+}
+
+void yieldAccumulatedProduct(OpBuilder &b, Location loc, ValueRange args) {
+  Value sum = args[2];
+  Value lhs = widen(b, loc, args[0], sum.getType()),
+        rhs = widen(b, loc, args[1], sum.getType());
+  Value total = isFloat(sum.getType())
+                    ? arith::AddFOp::create(
+                          b, loc, sum, arith::MulFOp::create(b, loc, lhs, rhs))
+                          .getResult()
+                    : arith::AddIOp::create(
+                          b, loc, sum, arith::MulIOp::create(b, loc, lhs, rhs))
+                          .getResult();
+  linalg::YieldOp::create(b, loc, ValueRange{total});
+}
+
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    Value value) {
   return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, type))

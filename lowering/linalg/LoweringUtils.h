@@ -20,6 +20,18 @@ inline bool isFloat(mlir::Type type) {
   return mlir::isa<mlir::FloatType>(type);
 }
 
+/// `x` widened (exactly) to `type`, a float or an integer (signed): a no-op
+/// when it already has it.
+mlir::Value widen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Type type);
+
+/// A linalg.generic payload: args[2] + args[0] * args[1] in args[2]'s type
+/// (floats or integers), the factors widened to it where narrower (bf16
+/// products summed in f32 are exact: a bf16 x bf16 product fits f32's
+/// mantissa).
+void yieldAccumulatedProduct(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::ValueRange args);
+
 /// An uninitialized tensor of `type`.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);
