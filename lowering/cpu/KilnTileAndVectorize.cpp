@@ -431,10 +431,13 @@ Value startPart(RewriterBase &rewriter, linalg::LinalgOp start,
 /// Returns the two ops. With `inputs`, a chunkInput of `op` that the loop
 /// slices is split with it, each piece computing its own part (which
 /// fuseChunkInputs can then move into the piece's chunks); the two parts
-/// are added to `inputs`.
+/// are added to `inputs`. With `chained`, the second piece writes into the
+/// first's result, so that both write one buffer in place; without, each
+/// reads its part of the output as it was, so that the pieces depend on
+/// nothing of each other (splitEpilogue's pieces each fuse into a loop).
 std::pair<linalg::LinalgOp, linalg::LinalgOp>
 split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
-      SmallVector<linalg::LinalgOp> *inputs = nullptr) {
+      SmallVector<linalg::LinalgOp> *inputs = nullptr, bool chained = true) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   int64_t size = op.getStaticLoopRanges()[loop];
@@ -459,10 +462,9 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
       }
     return std::make_tuple(sliced, offsets, sizes, strides);
   };
-  // The piece of `op` on [offset, offset + length), writing into the part
-  // of `into` it covers; returns it and `into` with its result inserted.
-  // The second piece writes into the first's result, so that both write
-  // one buffer in place.
+  // The piece of `op` on [offset, offset + length), reading the part of
+  // `output` it covers as its output; returns it and `into` with its
+  // result inserted.
   OpOperand &initOperand = *op.getDpsInitOperand(0);
   // Pieces of an output that starts as an accumulatorStart (a matmul's
   // zeros), split along a loop that slices it, each compute their own part
@@ -472,11 +474,11 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
     init = start.getDpsInitOperand(0)->get();
   else
     start = nullptr;
-  auto piece = [&](int64_t offset, int64_t length, Value into) {
+  auto piece = [&](int64_t offset, int64_t length, Value output, Value into) {
     SmallVector<Value> operands;
     for (OpOperand &operand : op->getOpOperands()) {
       auto [sliced, offsets, sizes, strides] = part(operand, offset, length);
-      Value source = &operand == &initOperand ? into : operand.get();
+      Value source = &operand == &initOperand ? output : operand.get();
       bool splitInput = sliced && inputs && chunkInput(source);
       Value value = sliced ? tensor::ExtractSliceOp::create(
                                  rewriter, loc, source, offsets, sizes, strides)
@@ -507,8 +509,9 @@ split(RewriterBase &rewriter, linalg::LinalgOp op, unsigned loop, int64_t at,
         rewriter, loc, tiled->getResult(0), into, offsets, sizes, strides);
     return std::make_pair(tiled, inserted);
   };
-  auto [first, partial] = piece(0, at, init);
-  auto [second, result] = piece(at, size - at, partial);
+  auto [first, partial] = piece(0, at, init, init);
+  auto [second, result] =
+      piece(at, size - at, chained ? partial : init, partial);
   rewriter.replaceOp(op, result);
   return {first, second};
 }
@@ -3022,6 +3025,59 @@ Operation *fuseRows(RewriterBase &rewriter, linalg::LinalgOp root,
   return loop;
 }
 
+/// The static [M, N, K] of `matmul`, a plain matmul of `element` operands
+/// into `sum`, none of them empty; else nothing.
+std::optional<std::array<int64_t, 3>> paddableProduct(linalg::LinalgOp matmul,
+                                                      Type element, Type sum) {
+  if (!kiln::isPlainMatmul(matmul) || inputElement(matmul) != element ||
+      getElementTypeOrSelf(matmul->getOperand(1).getType()) != element ||
+      accumulatorElement(matmul) != sum)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }))
+    return std::nullopt;
+  size_t batch = firstMatmulLoop(matmul);
+  return std::array<int64_t, 3>{ranges[batch], ranges[batch + 1],
+                                ranges[batch + 2]};
+}
+
+/// The fewest k steps of an f32 product whose whole panels split off to
+/// pack (splitForF32Panels).
+constexpr int64_t kSplitPanelsMinK = 64;
+
+/// The columns of whole panels of `width` that split from the rest of
+/// `matmul` (splitForF32Panels), where it is an f32 linalg.matmul or
+/// batch_matmul of at least kiln::kPanelMinRows rows and kSplitPanelsMinK
+/// k steps whose N is not a multiple of `width` (B's rows off cache lines,
+/// where a register tile's row of B straddles lines, or on them but in no whole
+/// panels), the columns of whole panels of `width` split from those after them
+/// (split), so that their B packs: the rest is a product of fewer columns than
+/// a register tile. On an Intel Xeon, one thread, 514 x 1395 x 450 ran 6.9
+/// -> 4.4 ms, 257 x 1000 x 333 1.36 -> 1.20 (1.36 with B and C padded
+/// with zero columns into whole panels, which copies both), 1134 x 756 x
+/// 826 10.4 -> 9.7 (padded), 512 x 512 x 784 2.74 -> 2.49 and A^T B of
+/// 1437 x 759 x 1136 24.1 -> 17.4 (neither packed). A B that is a
+/// transpose chunks of columns compute (x W^T) splits only where it is
+/// over 1 MiB and rows outnumber columns, so that chunks of rows would
+/// each stream it (999 x 1166 x 698: 17.9 -> 11.2 ms, transposed whole
+/// first); else its chunks transpose their own columns (256 x 512 x 784
+/// ran 1.24 -> 1.45 ms split, 267 x 768 x 1412 3.57 -> 4.40).
+/// Returns 0 where `matmul` is not such a product.
+int64_t wholeF32Panels(linalg::LinalgOp matmul, int64_t width) {
+  MLIRContext *context = matmul.getContext();
+  auto f32 = Float32Type::get(context);
+  auto sizes = paddableProduct(matmul, f32, f32);
+  if (!sizes)
+    return 0;
+  auto [m, n, k] = *sizes;
+  int64_t whole = llvm::alignDown(n, width);
+  if (m < kiln::kPanelMinRows || k < kSplitPanelsMinK || n % width == 0 ||
+      (transposeReadOnce(matmul->getOperand(1)) &&
+       (m <= n || k * n * int64_t(sizeof(float)) <= kiln::kThreadBufferBytes)))
+    return 0;
+  return whole;
+}
+
 /// The matmul (one the schedule register-tiles) whose result the
 /// all-parallel `op` reads element for element, as the only reader: the
 /// product `op` is an epilogue of (a bias add, an activation); else null.
@@ -3082,24 +3138,66 @@ bool transposedRowsTakeAllColumns(linalg::LinalgOp matmul, MatmulTiles tiles) {
              kiln::kThreadBufferBytes;
 }
 
+/// `consumer`, an epilogue of `matmul` (epilogueProducer), and `matmul`
+/// split at column `whole` (wholeF32Panels), each piece of `consumer`
+/// reading its own piece of the product: blocks of the whole panels' piece
+/// read B packed (kiln::packBlockPanels), where blocks of all of N read it
+/// as it is (on an AMD Zen 3, one thread, a bias and ReLU on 1134 x 756 x
+/// 826 ran 21 -> 16.1 ms, the product alone 17.6); the few columns after them
+/// are a small product of their own. Returns the whole panels' piece of
+/// `consumer`; adds the ops it erases to `erased`.
+linalg::LinalgOp splitEpilogue(RewriterBase &rewriter,
+                               linalg::LinalgOp consumer,
+                               linalg::LinalgOp matmul, int64_t whole,
+                               DenseSet<Operation *> &erased) {
+  unsigned columns = firstMatmulLoop(matmul) + 1;
+  unsigned read = llvm::find_if(consumer->getOpOperands(), [&](OpOperand &use) {
+                    return use.get().getDefiningOp() == matmul;
+                  })->getOperandNumber();
+  erased.insert(matmul);
+  erased.insert(consumer);
+  auto products = split(rewriter, matmul, columns, whole, /*inputs=*/nullptr,
+                        /*chained=*/false);
+  auto joined =
+      consumer->getOperand(read).getDefiningOp<tensor::InsertSliceOp>();
+  auto pieces = split(rewriter, consumer, columns, whole);
+  for (auto [piece, product] : {std::pair(pieces.first, products.first),
+                                std::pair(pieces.second, products.second)}) {
+    auto slice =
+        piece->getOperand(read).getDefiningOp<tensor::ExtractSliceOp>();
+    piece->setOperand(read, product->getResult(0));
+    rewriter.eraseOp(slice);
+  }
+  auto partial = joined.getDest().getDefiningOp<tensor::InsertSliceOp>();
+  rewriter.eraseOp(joined);
+  rewriter.eraseOp(partial);
+  return pieces.first;
+}
+
 /// Matmul epilogues: where the all-parallel `consumer` reads a matmul's
 /// result element for element, as its only reader (a bias add and an
 /// activation), tiles `consumer` by blocks of the matmul's rows and columns
 /// (columns outermost, as the matmul's cache tiles go) and computes each
 /// block of the product, over all of K, in the loop, just before the
 /// epilogue reads it from cache, instead of in a pass of its own over
-/// memory. Columns narrower than a register tile are left alone: their
-/// product is small, and its blocks would pad B once each. The loop is an
-/// scf.forall when the ops are estimated to take at least `minNs`, with
-/// blocks of fewer rows where there would be fewer blocks than distribute()
-/// would make chunks. Returns the loop, or null where `consumer` is no
-/// epilogue or fusion failed; adds the ops it erases to `erased`.
+/// memory; with splitEpilogue first where whole panels split off and
+/// `packs` (B is packed into panels). Columns narrower than a register tile are
+/// left alone: their product is small, and its blocks would pad B once each.
+/// The loop is an scf.forall when the ops are estimated to take at least
+/// `minNs`, with blocks of fewer rows where there would be fewer blocks than
+/// distribute() would make chunks. Returns the loop, or null where `consumer`
+/// is no epilogue or fusion failed; adds the ops it erases to `erased`.
 Operation *fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp consumer,
-                        MatmulTiles tiles, int64_t minNs,
+                        MatmulTiles tiles, int64_t minNs, bool packs,
                         DenseSet<Operation *> &erased) {
   linalg::LinalgOp matmul = epilogueProducer(consumer);
   if (!matmul)
     return nullptr;
+  if (int64_t whole = packs ? wholeF32Panels(matmul, tiles.registerN) : 0) {
+    consumer = splitEpilogue(rewriter, consumer, matmul, whole, erased);
+    if (!(matmul = epilogueProducer(consumer)))
+      return nullptr;
+  }
   SmallVector<int64_t> ranges = matmul.getStaticLoopRanges(); // [B,] M, N, K
   size_t batch = firstMatmulLoop(matmul);
   int64_t m = ranges[batch], n = ranges[batch + 1];
@@ -3232,22 +3330,6 @@ linalg::LinalgOp paddedProduct(RewriterBase &rewriter, linalg::LinalgOp matmul,
   return replaceByPadded(rewriter, matmul, a, b, c);
 }
 
-/// The static [M, N, K] of `matmul`, a plain matmul of `element` operands
-/// into `sum`, none of them empty; else nothing.
-std::optional<std::array<int64_t, 3>> paddableProduct(linalg::LinalgOp matmul,
-                                                      Type element, Type sum) {
-  if (!kiln::isPlainMatmul(matmul) || inputElement(matmul) != element ||
-      getElementTypeOrSelf(matmul->getOperand(1).getType()) != element ||
-      accumulatorElement(matmul) != sum)
-    return std::nullopt;
-  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
-  if (llvm::any_of(ranges, [](int64_t size) { return size <= 0; }))
-    return std::nullopt;
-  size_t batch = firstMatmulLoop(matmul);
-  return std::array<int64_t, 3>{ranges[batch], ranges[batch + 1],
-                                ranges[batch + 2]};
-}
-
 /// `matmul`, a bf16 x bf16 -> f32 linalg.matmul or batch_matmul of at
 /// least kiln::kAmxPanelMinRows rows, with K padded with zeros to an even
 /// size and N to a multiple of `width` (paddedProduct), so that B packs
@@ -3268,40 +3350,12 @@ linalg::LinalgOp paddedForAmxPanels(RewriterBase &rewriter,
   return paddedProduct(rewriter, matmul, paddedK, paddedN);
 }
 
-/// The fewest k steps of an f32 product whose whole panels split off to
-/// pack (splitForF32Panels).
-constexpr int64_t kSplitPanelsMinK = 64;
-
-/// Of `matmul`, an f32 linalg.matmul or batch_matmul of at least
-/// kiln::kPanelMinRows rows and kSplitPanelsMinK k steps whose N is not a
-/// multiple of `width` (B's rows off cache lines, where a register tile's
-/// row of B straddles lines, or on them but in no whole panels), the
-/// columns of whole panels of `width` split from those after them (split),
-/// so that their B packs: the rest is a product of fewer columns than a
-/// register tile. On an Intel Xeon, one thread, 514 x 1395 x 450 ran 6.9
-/// -> 4.4 ms, 257 x 1000 x 333 1.36 -> 1.20 (1.36 with B and C padded
-/// with zero columns into whole panels, which copies both), 1134 x 756 x
-/// 826 10.4 -> 9.7 (padded), 512 x 512 x 784 2.74 -> 2.49 and A^T B of
-/// 1437 x 759 x 1136 24.1 -> 17.4 (neither packed). A B that is a
-/// transpose chunks of columns compute (x W^T) splits only where it is
-/// over 1 MiB and rows outnumber columns, so that chunks of rows would
-/// each stream it (999 x 1166 x 698: 17.9 -> 11.2 ms, transposed whole
-/// first); else its chunks transpose their own columns (256 x 512 x 784
-/// ran 1.24 -> 1.45 ms split, 267 x 768 x 1412 3.57 -> 4.40).
-/// Returns the product of whole panels, or null where `matmul` is not
-/// such a product.
+/// `matmul` split at wholeF32Panels's columns: returns the product of
+/// whole panels, or null where there are none.
 linalg::LinalgOp splitForF32Panels(RewriterBase &rewriter,
                                    linalg::LinalgOp matmul, int64_t width) {
-  auto sizes =
-      paddableProduct(matmul, rewriter.getF32Type(), rewriter.getF32Type());
-  if (!sizes)
-    return {};
-  auto [m, n, k] = *sizes;
-  int64_t whole = llvm::alignDown(n, width);
-  if (m < kiln::kPanelMinRows || k < kSplitPanelsMinK || n % width == 0 ||
-      whole == 0 ||
-      (transposeReadOnce(matmul->getOperand(1)) &&
-       (m <= n || k * n * int64_t(sizeof(float)) <= kiln::kThreadBufferBytes)))
+  int64_t whole = wholeF32Panels(matmul, width);
+  if (!whole)
     return {};
   return split(rewriter, matmul, firstMatmulLoop(matmul) + 1, whole).first;
 }
@@ -3443,8 +3497,8 @@ struct KilnTileAndVectorizePass
     // Then matmul epilogues, on the ops rows fusion left.
     for (linalg::LinalgOp root : roots)
       if (!erased.contains(root))
-        if (Operation *loop =
-                fuseEpilogue(rewriter, root, tiles, parallelWork, erased))
+        if (Operation *loop = fuseEpilogue(rewriter, root, tiles, parallelWork,
+                                           packPanels, erased))
           fusedLoops.insert(loop);
     if (packPanels)
       packMatmulPanels(rewriter, getOperation(), tiles, fusedLoops);

@@ -378,7 +378,11 @@ func.func @f(%a: {ttype(MA.shape, element)}, %x: {ttype(MX.shape, element)}) -> 
 # exact i32, bf16 operands, and a product also returned (two readers: not
 # fused). B rows 4 KiB apart (f32, 1024 columns) and bf16 are packed into
 # panels once before the blocks, each block reading its columns' panels.
+# Columns past the last whole panel (826, 100) split off, with their part
+# of the epilogue, from those the blocks compute.
 for (m, k, n), dtype, batch in [((520, 300, 512), np.float32, None),
+                                ((300, 130, 826), np.float32, None),
+                                ((136, 72, 100), np.float32, 2),
                                 ((264, 40, 1024), np.float32, None),
                                 ((136, 24, 1024), np.float32, 2),
                                 ((96, 100, 288), np.float32, None),

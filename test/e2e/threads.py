@@ -73,7 +73,8 @@ CASES.append(("i32 matmul 256^3", dot(IA, IB, "contracting = [1] x [0]",
 
 # Matmul epilogues, blocks of the product computed and biased on threads:
 # 640 rows in blocks of 64 (4 blocks of 160 rows would be too few chunks
-# to share), all 600 columns (no multiple of 32 divides 600); a batch, a
+# to share), the columns of whole panels of 600 (the last few split off
+# with their part of the epilogue); a batch, a
 # block per batch; B rows 4 KiB apart, packed into panels before the
 # blocks that threads share.
 for lead, (m, k, n) in [((), (640, 384, 600)), ((4,), (96, 256, 192)),

@@ -174,6 +174,40 @@ func.func @epilogue(%a: tensor<256x16xf32>, %b: tensor<16x1024xf32>) -> tensor<2
 
 // -----
 
+// The same with 16 columns more than whole panels, and a bias: the whole
+// panels' 1024 columns split off with their part of the epilogue, and
+// their B packs once before its loop; the last 16 columns are a product
+// and an epilogue of their own.
+// CHECK-LABEL: func.func @split_epilogue
+// CHECK-DAG: tensor.extract_slice %arg1[0, 0] [64, 1024] [1, 1] : tensor<64x1040xf32> to tensor<64x1024xf32>
+// CHECK-DAG: tensor.extract_slice %arg1[0, 1024] [64, 16] [1, 1] : tensor<64x1040xf32> to tensor<64x16xf32>
+// CHECK: %[[PANELS:.*]] = scf.for {{.*}} -> (tensor<32x64x32xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c256
+// CHECK: tensor.extract_slice %[[PANELS]]
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1x64xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1x16xf32>
+// OFF-LABEL: func.func @split_epilogue
+// OFF-NOT: tensor<32x64x32xf32>
+// OFF: arith.maximumf
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @split_epilogue(%a: tensor<512x64xf32>, %b: tensor<64x1040xf32>, %bias: tensor<1040xf32>) -> tensor<512x1040xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<512x1040xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<512x1040xf32>) -> tensor<512x1040xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<512x64xf32>, tensor<64x1040xf32>) outs(%c : tensor<512x1040xf32>) -> tensor<512x1040xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<512x1040xf32>, tensor<1040xf32>) outs(%empty : tensor<512x1040xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<512x1040xf32>
+  return %1 : tensor<512x1040xf32>
+}
+
+// -----
+
 // A weight gradient's product for its update (w - Xᵀ dY): each block of
 // 256 rows (of all 512 columns) transposes its rows of X, and the whole
 // Xᵀ's 512 rows pay for packing dY, once before the loop.
