@@ -114,7 +114,16 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
 
     Other ops are left for the loop lowering.
 
-    First, fusion that follows the data: an all-parallel op computed from a
+    First, where `parallel-work` is positive, a vector-matrix product (an
+    f32 or f64 matmul of one row by a B of 4 MiB or more whose rows are
+    wider than a cache tile) splits K into P pieces (the largest divisor
+    of K up to 8 that leaves 64 steps a piece): a batch matmul of [P, 1,
+    K / P] by B's rows as [P, K / P, N], whose partial rows a
+    `linalg.reduce` adds into the product's output. Threads share the
+    batch, each chunk reading whole rows of B, one block of memory; chunks
+    of columns would read each row in pieces, pages apart.
+
+    Then fusion that follows the data: an all-parallel op computed from a
     row reduction, and not itself read by a reduction other than a matmul
     (a normalization's last step, attention's probabilities), is tiled by
     blocks of rows (its loops but the last; one index of each outer row
@@ -148,7 +157,11 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     that divide the dimension, else all of it), and each block of the
     product is zeroed and computed over all of K in the loop, in a buffer
     of its own, just before the epilogue reads it from cache. Products of
-    fewer columns than a register tile stay whole.
+    fewer columns than a register tile stay whole. With `pack-panels`, an
+    f32 product whose whole panels split off (below: N not a multiple of
+    32, ...) splits there first, with its epilogue, so that the blocks of
+    the whole panels read B packed; the columns after them are a product
+    and an epilogue of their own.
 
     Then, with `pack-panels`, an f32 matmul whose B rows are a multiple
     of 2 KiB apart (rows that fall in the same cache sets) or whose B is
@@ -213,7 +226,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     costing the time to stream the inputs it reads whole from memory
     where they are over 1 MiB), except that a
     matmul whose B alone is a transpose only it reads (x W^T) splits
-    columns first where they are enough. A matmul's rows chunk by whole
+    columns first where they are enough, and a batch matmul of one row per
+    batch (vector-matrix products, the pieces of K above) its batch from 2
+    of them. A matmul's rows chunk by whole
     cache tiles, or by 32 rows where M is not an even number of them (each
     chunk reads all of B); a product of packed panels may chunk its panels,
     8 at a time, each chunk packing its own and reading all of A: f32 ones

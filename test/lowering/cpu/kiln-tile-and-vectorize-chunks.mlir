@@ -195,15 +195,35 @@ func.func @transposed_rows_in_chunks(%x: tensor<1024x1024xf32>, %b: tensor<1024x
 
 // -----
 
-// A matrix-vector product, 1 x 4096 x 4096 (34 MFLOP, but 64 MB of B read
-// at 80 GB/s: 839 us, a target of 6 chunks): one row, so the columns are
-// split, in 8 chunks of two whole 256-column cache tiles (4 on each of 2
-// threads, 2 on each of 4).
-// CHECK-LABEL: func.func @matvec
-func.func @matvec(%a: tensor<1x4096xf32>, %b: tensor<4096x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
-  // CHECK: scf.forall (%{{.*}}) = (0) to (4096) step (512) shared_outs
-  // CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [4096, 512] [1, 1]
+// A vector-matrix product, 1 x 4096 x 4096 (34 MFLOP, but 64 MB of B read
+// at 80 GB/s: 839 us, a target of 6 chunks): K splits into 8 pieces of 512
+// of B's rows, a batch whose chunks each read whole rows (chunks of
+// columns would read each row in pieces), then the 8 partial rows add
+// into C, 256 columns at a time.
+// CHECK-LABEL: func.func @vecmat
+func.func @vecmat(%a: tensor<1x4096xf32>, %b: tensor<4096x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
+  // CHECK: %[[A:.*]] = tensor.expand_shape {{.*}} output_shape [8, 1, 512] : tensor<4096xf32> into tensor<8x1x512xf32>
+  // CHECK: %[[B:.*]] = tensor.expand_shape {{.*}} output_shape [8, 512, 4096] : tensor<16777216xf32> into tensor<8x512x4096xf32>
+  // CHECK: %[[PARTIALS:.*]] = scf.forall (%[[PIECE:.*]]) in (8) shared_outs
+  // CHECK: tensor.extract_slice %[[A]][%[[PIECE]], 0, 0] [1, 1, 512] [1, 1, 1]
+  // CHECK: tensor.extract_slice %[[B]][%[[PIECE]], 0, 0] [1, 512, 4096] [1, 1, 1]
+  // CHECK: vector.contract {{.*}} : vector<1x1x1xf32>, vector<1x1x256xf32> into vector<1x1x256xf32>
+  // CHECK: tensor.extract_slice %[[PARTIALS]]{{.*}} [1, 1, 256] [1, 1, 1]
+  // CHECK: vector.multi_reduction <add>, {{.*}} [0] : vector<1x1x256xf32> to vector<1x256xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<1x4096xf32>, tensor<4096x4096xf32>)
+                     outs(%c : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+  return %0 : tensor<1x4096xf32>
+}
+
+// -----
+
+// One with no piece of K to split into (4093 is prime): chunks of columns.
+// CHECK-LABEL: func.func @vecmat_prime_k
+func.func @vecmat_prime_k(%a: tensor<1x4093xf32>, %b: tensor<4093x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
+  // CHECK-NOT: tensor.expand_shape
+  // CHECK: scf.forall (%{{.*}}) = (0) to (4096) step (512) shared_outs
+  // CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [4093, 512] [1, 1]
+  %0 = linalg.matmul ins(%a, %b : tensor<1x4093xf32>, tensor<4093x4096xf32>)
                      outs(%c : tensor<1x4096xf32>) -> tensor<1x4096xf32>
   return %0 : tensor<1x4096xf32>
 }
