@@ -58,7 +58,9 @@ for gen, (m, k, n), dtype in (
            atol=1e-4)
 # The register tiles the compiler picks for each host (compiler/Compiler.cpp:
 # 8 x 32 on AVX-512, 6 x 16 on AVX2), whichever this machine has: rows of
-# 6 leave rows past every cache tile of 64, and the few-row widening.
+# 6 leave rows past every cache tile of 64, and the few-row widening
+# (fewer rows than a tile: 3, 5, 7 on tiles of 8 and 6, streaming B in K
+# tiles of 8 steps across all of N).
 tile_rng = np.random.default_rng(66)
 for tile in ("register-tile-m=8 register-tile-n=32",
              "register-tile-m=6 register-tile-n=16"):
@@ -69,6 +71,8 @@ for tile in ("register-tile-m=8 register-tile-n=32",
              (((), 100, 70, 90, "nt"), np.float32),
              (((), 3, 300, 100, "nn"), np.float32),
              (((), 5, 64, 37, "nn"), np.float32),
+             (((), 5, 300, 777, "nn"), np.float32),
+             (((), 7, 130, 300, "nt"), np.float32),
              (((), 64, 512, 2, "nn"), np.float32),
              (((), 301, 300, 5, "nt"), np.float32),
              (((), 100, 300, 8, "nn"), np.float32),

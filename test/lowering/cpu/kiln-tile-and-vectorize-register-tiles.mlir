@@ -28,13 +28,20 @@ func.func @six_rows(%a: tensor<128x64xf32>, %b: tensor<64x48xf32>, %c: tensor<12
 // -----
 
 // 5 rows, whose power of two (8) is more than 6: a register tile of 5 x
-// 16 (it was widened to 6 / 8 = 0 times the columns).
+// 16 (it was widened to 6 / 8 = 0 times the columns). Like any product of
+// fewer rows than a register tile, it streams B: a cache tile of all 512
+// columns and K tiles of 8 steps, so that each K tile walks whole rows of
+// B (5 x 2048 x 2048 on an AMD Zen 3: 4.05 -> 1.06 ms, from cache tiles of
+// 256 x 256 whose register tiles walked down 256 rows 8 KiB apart).
 // CHECK-LABEL: func.func @few_rows
+// CHECK: scf.for %{{.*}} to %c512 step %c512
+// CHECK: scf.for %{{.*}} to %c64 step %c8
+// CHECK: scf.for %{{.*}} to %c512{{.*}} step %c16
 // CHECK: vector.contract {{.*}} : vector<5x1xf32>, vector<1x16xf32> into vector<5x16xf32>
-func.func @few_rows(%a: tensor<5x64xf32>, %b: tensor<64x48xf32>, %c: tensor<5x48xf32>) -> tensor<5x48xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<5x64xf32>, tensor<64x48xf32>)
-                     outs(%c : tensor<5x48xf32>) -> tensor<5x48xf32>
-  return %0 : tensor<5x48xf32>
+func.func @few_rows(%a: tensor<5x64xf32>, %b: tensor<64x512xf32>, %c: tensor<5x512xf32>) -> tensor<5x512xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<5x64xf32>, tensor<64x512xf32>)
+                     outs(%c : tensor<5x512xf32>) -> tensor<5x512xf32>
+  return %0 : tensor<5x512xf32>
 }
 
 // -----
