@@ -1758,12 +1758,18 @@ int64_t chunkTarget(double ns, int64_t minNs) {
   return std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
 }
 
-/// Whether `op` is a batch matmul of one row per batch (vector-matrix
+/// The most rows per batch of a batch of rows (isBatchOfRows): the
+/// largest register tile's (AVX-512's 8).
+constexpr int64_t kBatchOfRowsMaxRows = 8;
+
+/// Whether `op` is a batch matmul of a few rows per batch (vector-matrix
 /// products, splitRowProductsK's pieces of K), which chunks by batch from 2
 /// of them: a chunk of its columns would read each of B's rows in pieces.
 bool isBatchOfRows(linalg::LinalgOp op) {
-  return isa<linalg::BatchMatmulOp>(op.getOperation()) &&
-         op.getStaticLoopRanges()[1] == 1;
+  if (!isa<linalg::BatchMatmulOp>(op.getOperation()))
+    return false;
+  int64_t rows = op.getStaticLoopRanges()[1];
+  return rows > 0 && rows <= kBatchOfRowsMaxRows;
 }
 
 /// The loop a chunked `op` should split first, if any: the batch of a
@@ -3447,18 +3453,19 @@ constexpr int64_t kRowProductSplitBytes = 4 << 20;
 /// per piece.
 constexpr int64_t kRowProductMaxPieces = 8, kRowProductMinSteps = 64;
 
-/// Vector-matrix products under `root` ([1, K] x [K, N], f32 or f64 linalg
-/// matmuls of a B of at least kRowProductSplitBytes whose rows are wider
-/// than a cache tile) that threads would share by chunks of columns, split
-/// along K into pieces as a batch matmul of [P, 1, K / P] by B's rows
-/// [P, K / P, N], whose P partial rows add into the product's output: a
+/// Vector-matrix products under `root` ([M, K] x [K, N] of fewer rows than
+/// a register tile, f32 or f64 linalg matmuls of a B of at least
+/// kRowProductSplitBytes whose rows are wider than a cache tile) that
+/// threads would share by chunks of columns, split along K into pieces as
+/// a batch matmul of [P, M, K / P] by B's rows [P, K / P, N], whose P
+/// partial products add into the product's output: a
 /// chunk of columns reads each of B's rows in pieces a chunk wide, pages
 /// apart, which the hardware prefetches poorly, where the batch's chunks
 /// (preferredChunkLoop) each read whole rows of B, one block of memory.
 /// On an AMD Zen 3, one thread, 1 x 4096 x 4096 took 3.6 ms in chunks of
 /// 256 columns and 2.2 unchunked (numpy 2.2); 1 x 4096 x 1024 0.42 and
-/// 0.29 (numpy 0.33). P is the largest divisor of K up to
-/// kRowProductMaxPieces that leaves kRowProductMinSteps steps a piece.
+/// 0.29 (numpy 0.33); 2 x 4096 x 4096 4.3 and 2.2. P is the largest divisor of
+/// K up to kRowProductMaxPieces that leaves kRowProductMinSteps steps a piece.
 void splitRowProductsK(RewriterBase &rewriter, Operation *root,
                        const MatmulTiles &tiles) {
   SmallVector<linalg::MatmulOp> products;
@@ -3469,7 +3476,7 @@ void splitRowProductsK(RewriterBase &rewriter, Operation *root,
     if (b && c && b.hasStaticShape() && c.hasStaticShape() &&
         (element.isF32() || element.isF64()) && op.hasPureTensorSemantics() &&
         inputElement(op) == element && b.getElementType() == element &&
-        c.getDimSize(0) == 1 && c.getDimSize(1) > tiles.cacheN &&
+        c.getDimSize(0) < tiles.registerM && c.getDimSize(1) > tiles.cacheN &&
         kiln::storageBytes(b) >= kRowProductSplitBytes &&
         !transposeReadOnce(op->getOperand(1)))
       products.push_back(op);
@@ -3485,18 +3492,33 @@ void splitRowProductsK(RewriterBase &rewriter, Operation *root,
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     Type element = b.getElementType();
-    int64_t steps = k / pieces;
-    Value a =
-        kiln::reshapeTensor(rewriter, loc, op->getOperand(0),
-                            RankedTensorType::get({pieces, 1, steps}, element));
-    Value rows =
+    int64_t rows = cast<RankedTensorType>(op->getOperand(2).getType())
+                       .getDimSize(0),
+            steps = k / pieces;
+    // A's rows as [M, P, K / P], its pieces gathered as [P, M, K / P] (a
+    // view where M is 1; else a transpose each chunk computes its part of).
+    Value a = kiln::reshapeTensor(
+        rewriter, loc, op->getOperand(0),
+        RankedTensorType::get({rows, pieces, steps}, element));
+    if (rows != 1)
+      a = linalg::TransposeOp::create(
+              rewriter, loc, a,
+              tensor::EmptyOp::create(rewriter, loc,
+                                      ArrayRef<int64_t>{pieces, rows, steps},
+                                      element),
+              ArrayRef<int64_t>{1, 0, 2})
+              .getResult()[0];
+    else
+      a = kiln::reshapeTensor(
+          rewriter, loc, a, RankedTensorType::get({pieces, 1, steps}, element));
+    Value bRows =
         kiln::reshapeTensor(rewriter, loc, op->getOperand(1),
                             RankedTensorType::get({pieces, steps, n}, element));
     Value zeros = kiln::filledTensor(
-        rewriter, loc, RankedTensorType::get({pieces, 1, n}, element),
+        rewriter, loc, RankedTensorType::get({pieces, rows, n}, element),
         kiln::scalarConstant(rewriter, loc, element, 0));
     Value partials = linalg::BatchMatmulOp::create(
-                         rewriter, loc, ValueRange{a, rows}, ValueRange{zeros})
+                         rewriter, loc, ValueRange{a, bRows}, ValueRange{zeros})
                          .getResult(0);
     rewriter.replaceOpWithNewOp<linalg::ReduceOp>(
         op, partials, op->getOperand(2), ArrayRef<int64_t>{0},

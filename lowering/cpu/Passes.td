@@ -115,10 +115,11 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     Other ops are left for the loop lowering.
 
     First, where `parallel-work` is positive, a vector-matrix product (an
-    f32 or f64 matmul of one row by a B of 4 MiB or more whose rows are
-    wider than a cache tile) splits K into P pieces (the largest divisor
-    of K up to 8 that leaves 64 steps a piece): a batch matmul of [P, 1,
-    K / P] by B's rows as [P, K / P, N], whose partial rows a
+    f32 or f64 matmul of fewer rows than a register tile by a B of 4 MiB
+    or more whose rows are wider than a cache tile) splits K into P pieces
+    (the largest divisor of K up to 8 that leaves 64 steps a piece): a
+    batch matmul of [P, M, K / P] (A's pieces, gathered by a transpose
+    where M > 1) by B's rows as [P, K / P, N], whose partial products a
     `linalg.reduce` adds into the product's output. Threads share the
     batch, each chunk reading whole rows of B, one block of memory; chunks
     of columns would read each row in pieces, pages apart.
@@ -226,9 +227,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     costing the time to stream the inputs it reads whole from memory
     where they are over 1 MiB), except that a
     matmul whose B alone is a transpose only it reads (x W^T) splits
-    columns first where they are enough, and a batch matmul of one row per
-    batch (vector-matrix products, the pieces of K above) its batch from 2
-    of them. A matmul's rows chunk by whole
+    columns first where they are enough, and a batch matmul of at most 8
+    rows per batch (vector-matrix products, the pieces of K above) its
+    batch from 2 of them. A matmul's rows chunk by whole
     cache tiles, or by 32 rows where M is not an even number of them (each
     chunk reads all of B); a product of packed panels may chunk its panels,
     8 at a time, each chunk packing its own and reading all of A: f32 ones

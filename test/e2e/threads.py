@@ -46,9 +46,10 @@ def matmul_case(name, a, b, dims, reference):
 CASES = []
 # A prime number of rows (whole register tiles in chunks, the last row on
 # the calling thread), a batch matmul (chunks of the batch), vector-matrix
-# products of a B of 4 MiB or more (K split into 8 pieces, chunks of the
-# pieces, whose partial rows then add up: 4096 = 8 x 512, 1000 = 8 x 125
-# in f32, 1024 = 8 x 128 in f64), B packed into panels by chunks of them (B's
+# products of a B of 4 MiB or more, of one row or a few (K split into 8
+# pieces, chunks of the pieces, whose partial rows then add up: 4096 = 8 x
+# 512, 1000 = 8 x 125 and 3 rows by 2048 = 8 x 256 in f32, 1024 = 8 x 128
+# by 1 and 5 rows in f64), B packed into panels by chunks of them (B's
 # rows 4 KiB apart, 8.6 MB: K split into 1024 + 1024 + 52 steps so that
 # each chunk's part of packed B fits a thread's buffers), the backward
 # pass's transposed operand, an exact integer matmul.
@@ -61,9 +62,12 @@ CASES.append(matmul_case("batch matmul 4x128x256x96", A, B,
                          lambda a, b: a @ b))
 for a, b in [(f32((1, 4096)), f32((4096, 4096))),
              (f32((1, 1000)), f32((1000, 5003))),
-             (rng.standard_normal((1, 1024)), rng.standard_normal((1024, 1024)))]:
+             (f32((3, 2048)), f32((2048, 1024))),
+             (rng.standard_normal((1, 1024)), rng.standard_normal((1024, 1024))),
+             (rng.standard_normal((5, 1024)), rng.standard_normal((1024, 768)))]:
     CASES.append(matmul_case(
-        f"vector-matrix {a.shape[1]}x{b.shape[1]} {a.dtype}", a, b,
+        f"rows by matrix {'x'.join(map(str, a.shape))}x{b.shape[1]} {a.dtype}",
+        a, b,
         "contracting = [1] x [0]", lambda a, b: a @ b))
 A, B = f32((128, 2100)), f32((2100, 1024))
 CASES.append(matmul_case("packed panels 128x2100x1024", A, B,

@@ -217,6 +217,24 @@ func.func @vecmat(%a: tensor<1x4096xf32>, %b: tensor<4096x4096xf32>, %c: tensor<
 
 // -----
 
+// 3 rows by 4096 x 2048 (32 MB): 8 pieces of K too, the rows' pieces
+// gathered by a transpose of A as [3, 8, 512] whose part each of the 4
+// chunks of 2 pieces computes.
+// CHECK-LABEL: func.func @rows_by_matrix
+func.func @rows_by_matrix(%a: tensor<3x4096xf32>, %b: tensor<4096x2048xf32>, %c: tensor<3x2048xf32>) -> tensor<3x2048xf32> {
+  // CHECK: %[[A:.*]] = tensor.expand_shape {{.*}} output_shape [3, 8, 512] : tensor<12288xf32> into tensor<3x8x512xf32>
+  // CHECK: %[[B:.*]] = tensor.expand_shape {{.*}} output_shape [8, 512, 2048]
+  // CHECK: scf.forall (%[[PIECE:.*]]) = (0) to (8) step (2) shared_outs
+  // CHECK: tensor.extract_slice %[[A]][0, %[[PIECE]], 0] [3, 2, 512] [1, 1, 1]
+  // CHECK: tensor.extract_slice %[[B]][%[[PIECE]], 0, 0] [2, 512, 2048] [1, 1, 1]
+  // CHECK: vector.multi_reduction <add>, {{.*}} [0] : vector<1x1x256xf32> to vector<1x256xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<3x4096xf32>, tensor<4096x2048xf32>)
+                     outs(%c : tensor<3x2048xf32>) -> tensor<3x2048xf32>
+  return %0 : tensor<3x2048xf32>
+}
+
+// -----
+
 // One with no piece of K to split into (4093 is prime): chunks of columns.
 // CHECK-LABEL: func.func @vecmat_prime_k
 func.func @vecmat_prime_k(%a: tensor<1x4093xf32>, %b: tensor<4093x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
