@@ -4,7 +4,8 @@ Kiln (kiln-run --bench) against numpy (OpenBLAS), PyTorch eager and oneDNN
 (dnnl_sgemm / dnnl_gemm_bf16bf16f32 called through ctypes) on the same
 arrays: the shapes of issue 11's table, random odd shapes drawn from a fixed
 seed, the transposed forms a matmul's backward pass computes, matrix-vector
-and vector-matrix products, bf16 operands accumulating in f32, on 1 thread
+and vector-matrix products (one row or a few by a matrix of 16-64 MB, as
+decoding one token at a time multiplies), bf16 operands accumulating in f32, on 1 thread
 and on 2. Prints the CPU and the peers' kernels, one row per case with each
 peer's time and the ratio best peer / Kiln (100% = as fast as the fastest
 peer), the geometric mean per thread count, and draws the ratios per case
@@ -48,6 +49,8 @@ TABLE = [
     ("ffn up 256x1024x4096", 256, 1024, 4096, "nn"),
     ("ffn down 256x4096x1024", 256, 4096, 1024, "nn"),
     ("square 2048^3", 2048, 2048, 2048, "nn"),
+    ("decode vecmat 1x4096x4096", 1, 4096, 4096, "nn"),
+    ("few rows 5x2048x2048", 5, 2048, 2048, "nn"),
 ]
 BF16 = [("bf16 256x784x512", 256, 784, 512, "nn"),
         ("bf16 1024^3", 1024, 1024, 1024, "nn"),
@@ -55,7 +58,8 @@ BF16 = [("bf16 256x784x512", 256, 784, 512, "nn"),
         ("bf16 thin 256x784x2", 256, 784, 2, "nn")]
 TWO_THREADS = ["issue 257x129x63", "issue 256x784x512", "square 1024^3",
                "backward dW 784x256x512 (tn)", "backward dX 256x512x784 (nt)",
-               "ffn up 256x1024x4096", "random 493x633x505 (nn)",
+               "ffn up 256x1024x4096", "decode vecmat 1x4096x4096",
+               "random 493x633x505 (nn)",
                "random 450x249x581 (nt)", "bf16 256x784x512", "bf16 1024^3"]
 
 
