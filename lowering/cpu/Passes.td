@@ -115,8 +115,9 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     Other ops are left for the loop lowering.
 
     First, where `parallel-work` is positive, a vector-matrix product (an
-    f32 or f64 matmul of fewer rows than a register tile by a B of 4 MiB
-    or more whose rows are wider than a cache tile) splits K into P pieces
+    f32 or f64 matmul, or a bf16 or f16 one into f32, of fewer rows than a
+    register tile by a B of 4 MiB or more whose rows are wider than a
+    cache tile) splits K into P pieces
     (the largest divisor of K up to 8 that leaves 64 steps a piece): a
     batch matmul of [P, M, K / P] (A's pieces, gathered by a transpose
     where M > 1) by B's rows as [P, K / P, N], whose partial products a

@@ -325,6 +325,20 @@ func.func @f(%a: {ttype(lhs, "bf16")}, %b: {ttype(rhs, "bf16")}) -> {ttype(want.
   return %r : {ttype(want.shape, want.dtype)}
 }}""", "f", [RA, RB], [want], rtol=1e-5, atol=1e-5)
 
+# bf16 products of fewer rows by a B of 4 MiB or more split along K into a
+# batch whose partial products add up (1 x 4096, 3 x 2048; sums of 4096
+# products of about 1 reach about 64, whence the tolerance).
+split_rng = np.random.default_rng(67)
+for lhs, rhs in [((1, 4096), (4096, 1024)), ((3, 2048), (2048, 1024))]:
+    RA, RB = (to_bf16(split_rng.standard_normal(s)) for s in (lhs, rhs))
+    want = (RA.astype(np.float64) @ RB).astype(np.float32)
+    check(f"matmul bf16 -> f32 split along K {lhs} {rhs}", f"""
+func.func @f(%a: {ttype(lhs, "bf16")}, %b: {ttype(rhs, "bf16")}) -> {ttype(want.shape, want.dtype)} {{
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : ({ttype(lhs, "bf16")}, {ttype(rhs, "bf16")}) -> {ttype(want.shape, want.dtype)}
+  return %r : {ttype(want.shape, want.dtype)}
+}}""", "f", [RA, RB], [want], rtol=1e-5, atol=1e-3)
+
 # f16 products off whole register tiles (M or N not multiples of 8 and 32)
 # widen their operands to f32 and take the f32 schedule; into f32, and
 # into f16 (the f32 sum rounded once). Products of f16 values are exact in

@@ -235,6 +235,23 @@ func.func @rows_by_matrix(%a: tensor<3x4096xf32>, %b: tensor<4096x2048xf32>, %c:
 
 // -----
 
+// bf16 into f32 alike (8 MB of B, under parallel-work: no chunks): bf16
+// pieces, f32 partial products, each piece's K in tiles of 8 steps across
+// all 1024 columns.
+// CHECK-LABEL: func.func @bf16_vecmat
+func.func @bf16_vecmat(%a: tensor<1x4096xbf16>, %b: tensor<4096x1024xbf16>, %c: tensor<1x1024xf32>) -> tensor<1x1024xf32> {
+  // CHECK: tensor.expand_shape {{.*}} output_shape [8, 1, 512] : tensor<4096xbf16> into tensor<8x1x512xbf16>
+  // CHECK: tensor.expand_shape {{.*}} output_shape [8, 512, 1024] : tensor<4194304xbf16> into tensor<8x512x1024xbf16>
+  // CHECK: scf.for %{{.*}} to %c8{{.*}} -> (tensor<8x1x1024xf32>)
+  // CHECK: scf.for %{{.*}} to %c512 step %c8{{.*}} -> (tensor<8x1x1024xf32>)
+  // CHECK: vector.multi_reduction <add>, {{.*}} [0] : vector<1x1x256xf32> to vector<1x256xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<1x4096xbf16>, tensor<4096x1024xbf16>)
+                     outs(%c : tensor<1x1024xf32>) -> tensor<1x1024xf32>
+  return %0 : tensor<1x1024xf32>
+}
+
+// -----
+
 // One with no piece of K to split into (4093 is prime): chunks of columns.
 // CHECK-LABEL: func.func @vecmat_prime_k
 func.func @vecmat_prime_k(%a: tensor<1x4093xf32>, %b: tensor<4093x4096xf32>, %c: tensor<1x4096xf32>) -> tensor<1x4096xf32> {
