@@ -924,17 +924,24 @@ bool isThinProduct(linalg::LinalgOp op, bool bf16Pairs) {
                   thinProductLanes(element));
 }
 
-/// `out` plus the sums of `lanes`' last dimension (out's shape and the
-/// lanes).
-linalg::ReduceOp addLanes(OpBuilder &b, Location loc, Value lanes, Value out) {
-  int64_t last = cast<RankedTensorType>(lanes.getType()).getRank() - 1;
+/// `out` plus the float sums of `values` along dimension `dim` (out's
+/// shape and that dimension).
+linalg::ReduceOp addAlong(OpBuilder &b, Location loc, Value values, Value out,
+                          int64_t dim) {
   return linalg::ReduceOp::create(
-      b, loc, lanes, out, ArrayRef<int64_t>{last},
+      b, loc, values, out, ArrayRef<int64_t>{dim},
       [](OpBuilder &b, Location loc, ValueRange args) {
         linalg::YieldOp::create(
             b, loc,
             ValueRange{arith::AddFOp::create(b, loc, args[0], args[1])});
       });
+}
+
+/// `out` plus the sums of `lanes`' last dimension (out's shape and the
+/// lanes).
+linalg::ReduceOp addLanes(OpBuilder &b, Location loc, Value lanes, Value out) {
+  return addAlong(b, loc, lanes, out,
+                  cast<RankedTensorType>(lanes.getType()).getRank() - 1);
 }
 
 /// A register tile [R, N, K] of a thin product (A [R, K] times B^T [N, K],
@@ -3066,14 +3073,14 @@ std::optional<std::array<int64_t, 3>> paddableProduct(linalg::LinalgOp matmul,
 /// pack (splitForF32Panels).
 constexpr int64_t kSplitPanelsMinK = 64;
 
-/// The columns of whole panels of `width` that split from the rest of
-/// `matmul` (splitForF32Panels), where it is an f32 linalg.matmul or
-/// batch_matmul of at least kiln::kPanelMinRows rows and kSplitPanelsMinK
-/// k steps whose N is not a multiple of `width` (B's rows off cache lines,
-/// where a register tile's row of B straddles lines, or on them but in no whole
-/// panels), the columns of whole panels of `width` split from those after them
-/// (split), so that their B packs: the rest is a product of fewer columns than
-/// a register tile. On an Intel Xeon, one thread, 514 x 1395 x 450 ran 6.9
+/// The columns of whole panels of `width` that splitForF32Panels splits
+/// from those after them, so that their B packs (the rest is a product of
+/// fewer columns than a register tile), where `matmul` is an f32
+/// linalg.matmul or batch_matmul of at least kiln::kPanelMinRows rows and
+/// kSplitPanelsMinK k steps whose N is not a multiple of `width` (B's rows
+/// off cache lines, where a register tile's row of B straddles lines, or
+/// on them but in no whole panels). On an Intel Xeon, one thread, 514 x 1395 x
+/// 450 ran 6.9
 /// -> 4.4 ms, 257 x 1000 x 333 1.36 -> 1.20 (1.36 with B and C padded
 /// with zero columns into whole panels, which copies both), 1134 x 756 x
 /// 826 10.4 -> 9.7 (padded), 512 x 512 x 784 2.74 -> 2.49 and A^T B of
@@ -3445,29 +3452,28 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
   }
 }
 
-/// The fewest bytes of B of a vector-matrix product that splitRowProductK
+/// The fewest bytes of B of a vector-matrix product that splitRowProductsK
 /// splits along K: below them, B is read from L3 at most.
 constexpr int64_t kRowProductSplitBytes = 4 << 20;
 
-/// The most pieces splitRowProductK splits K into, and the fewest k steps
+/// The most pieces splitRowProductsK splits K into, and the fewest k steps
 /// per piece.
 constexpr int64_t kRowProductMaxPieces = 8, kRowProductMinSteps = 64;
 
 /// Vector-matrix products under `root` ([M, K] x [K, N] of fewer rows than
 /// a register tile, f32 or f64 linalg matmuls, or bf16 or f16 ones into
-/// f32, of a B of at least
-/// kRowProductSplitBytes whose rows are wider than a cache tile) that
-/// threads would share by chunks of columns, split along K into pieces as
-/// a batch matmul of [P, M, K / P] by B's rows [P, K / P, N], whose P
-/// partial products add into the product's output: a
-/// chunk of columns reads each of B's rows in pieces a chunk wide, pages
-/// apart, which the hardware prefetches poorly, where the batch's chunks
+/// f32, of a B of at least kRowProductSplitBytes whose rows are wider than
+/// a cache tile) that threads would share by chunks of columns, split along
+/// K into pieces as a batch matmul of [P, M, K / P] by B's rows [P, K / P,
+/// N], whose P partial products add into the product's output: a chunk of
+/// columns reads each of B's rows in pieces a chunk wide, pages apart,
+/// which the hardware prefetches poorly, where the batch's chunks
 /// (preferredChunkLoop) each read whole rows of B, one block of memory.
 /// On an AMD Zen 3, one thread, 1 x 4096 x 4096 took 3.6 ms in chunks of
 /// 256 columns and 2.2 unchunked (numpy 2.2); 1 x 4096 x 1024 0.42 and
 /// 0.29 (numpy 0.33); 2 x 4096 x 4096 4.3 and 2.2; bf16 1 x 4096 x 4096
-/// into f32 2.9 and 1.4. P is the largest divisor of
-/// K up to kRowProductMaxPieces that leaves kRowProductMinSteps steps a piece.
+/// into f32 2.9 and 1.4. P is the largest divisor of K up to
+/// kRowProductMaxPieces that leaves kRowProductMinSteps steps a piece.
 void splitRowProductsK(RewriterBase &rewriter, Operation *root,
                        const MatmulTiles &tiles) {
   SmallVector<linalg::MatmulOp> products;
@@ -3498,22 +3504,22 @@ void splitRowProductsK(RewriterBase &rewriter, Operation *root,
     Type element = b.getElementType();
     auto c = cast<RankedTensorType>(op->getOperand(2).getType());
     int64_t rows = c.getDimSize(0), steps = k / pieces;
-    // A's rows as [M, P, K / P], its pieces gathered as [P, M, K / P] (a
-    // view where M is 1; else a transpose each chunk computes its part of).
-    Value a = kiln::reshapeTensor(
-        rewriter, loc, op->getOperand(0),
-        RankedTensorType::get({rows, pieces, steps}, element));
-    if (rows != 1)
+    // A's pieces as [P, M, K / P]: a view of one row; of more, A's rows
+    // as [M, P, K / P] transposed (each chunk computes its part).
+    auto pieceType = RankedTensorType::get({pieces, rows, steps}, element);
+    Value a = op->getOperand(0);
+    if (rows == 1)
+      a = kiln::reshapeTensor(rewriter, loc, a, pieceType);
+    else
       a = linalg::TransposeOp::create(
-              rewriter, loc, a,
-              tensor::EmptyOp::create(rewriter, loc,
-                                      ArrayRef<int64_t>{pieces, rows, steps},
+              rewriter, loc,
+              kiln::reshapeTensor(
+                  rewriter, loc, a,
+                  RankedTensorType::get({rows, pieces, steps}, element)),
+              tensor::EmptyOp::create(rewriter, loc, pieceType.getShape(),
                                       element),
               ArrayRef<int64_t>{1, 0, 2})
               .getResult()[0];
-    else
-      a = kiln::reshapeTensor(
-          rewriter, loc, a, RankedTensorType::get({pieces, 1, steps}, element));
     Value bRows =
         kiln::reshapeTensor(rewriter, loc, op->getOperand(1),
                             RankedTensorType::get({pieces, steps, n}, element));
@@ -3524,13 +3530,9 @@ void splitRowProductsK(RewriterBase &rewriter, Operation *root,
     Value partials = linalg::BatchMatmulOp::create(
                          rewriter, loc, ValueRange{a, bRows}, ValueRange{zeros})
                          .getResult(0);
-    rewriter.replaceOpWithNewOp<linalg::ReduceOp>(
-        op, partials, op->getOperand(2), ArrayRef<int64_t>{0},
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          linalg::YieldOp::create(
-              b, loc,
-              arith::AddFOp::create(b, loc, args[0], args[1]).getResult());
-        });
+    rewriter.replaceOp(
+        op, addAlong(rewriter, loc, partials, op->getOperand(2), /*dim=*/0)
+                ->getResults());
   }
 }
 
