@@ -3073,16 +3073,23 @@ std::optional<std::array<int64_t, 3>> paddableProduct(linalg::LinalgOp matmul,
 /// pack (splitForF32Panels).
 constexpr int64_t kSplitPanelsMinK = 64;
 
+/// The fewest rows of an f32 product whose whole panels split off to pack
+/// where B is small and its rows apart by no multiple of 2 KiB
+/// (kiln::f32PanelsPay's exceptions). On an AMD Zen 3, one thread, 512 x
+/// 256 x 330 ran 0.94 ms split and packed, 1.11 not; 32 x 200 x 200 0.027
+/// unsplit, 0.032 split.
+constexpr int64_t kSplitSmallPanelsMinRows = 128;
+
 /// The columns of whole panels of `width` that splitForF32Panels splits
 /// from those after them, so that their B packs (the rest is a product of
 /// fewer columns than a register tile), where `matmul` is an f32
-/// linalg.matmul or batch_matmul of at least kiln::kPanelMinRows rows and
-/// kSplitPanelsMinK k steps whose N is not a multiple of `width` (B's rows
-/// off cache lines, where a register tile's row of B straddles lines, or
-/// on them but in no whole panels). On an Intel Xeon, one thread, 514 x 1395 x
-/// 450 ran 6.9
-/// -> 4.4 ms, 257 x 1000 x 333 1.36 -> 1.20 (1.36 with B and C padded
-/// with zero columns into whole panels, which copies both), 1134 x 756 x
+/// linalg.matmul or batch_matmul of kSplitPanelsMinK k steps or more whose
+/// N is not a multiple of `width` (B's rows off cache lines, where a
+/// register tile's row of B straddles lines, or on them but in no whole
+/// panels) and whose whole panels pay for packing (kiln::f32PanelsPay, or
+/// kSplitSmallPanelsMinRows rows). On an Intel Xeon, one thread, 514 x 1395 x
+/// 450 ran 6.9 -> 4.4 ms, 257 x 1000 x 333 1.36 -> 1.20 (1.36 with B and C
+/// padded with zero columns into whole panels, which copies both), 1134 x 756 x
 /// 826 10.4 -> 9.7 (padded), 512 x 512 x 784 2.74 -> 2.49 and A^T B of
 /// 1437 x 759 x 1136 24.1 -> 17.4 (neither packed). A B that is a
 /// transpose chunks of columns compute (x W^T) splits only where it is
@@ -3099,7 +3106,8 @@ int64_t wholeF32Panels(linalg::LinalgOp matmul, int64_t width) {
     return 0;
   auto [m, n, k] = *sizes;
   int64_t whole = llvm::alignDown(n, width);
-  if (m < kiln::kPanelMinRows || k < kSplitPanelsMinK || n % width == 0 ||
+  if ((m < kSplitSmallPanelsMinRows && !kiln::f32PanelsPay(m, whole, k)) ||
+      m < kiln::kPanelMinRows || k < kSplitPanelsMinK || n % width == 0 ||
       (transposeReadOnce(matmul->getOperand(1)) &&
        (m <= n || k * n * int64_t(sizeof(float)) <= kiln::kThreadBufferBytes)))
     return 0;

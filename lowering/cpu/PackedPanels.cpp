@@ -174,13 +174,7 @@ int64_t groupFor(Type lhs, Type rhs, Type acc, int64_t m, int64_t n, int64_t k,
   if ((lhs.isBF16() || lhs.isInteger(16)) && k % 2 == 0 &&
       kiln::multipliesInPairs(lhs, rhs, acc, bf16Pairs, intPairs))
     return 2;
-  if (!acc.isF32())
-    return 0;
-  int64_t rowBytes = n * int64_t(sizeof(float));
-  return lhs.isF32() && (rowBytes % kAliasingRowBytes == 0 ||
-                         k * rowBytes > kPackedPanelsMinBytes)
-             ? 1
-             : 0;
+  return acc.isF32() && lhs.isF32() && kiln::f32PanelsPay(m, n, k) ? 1 : 0;
 }
 
 /// Whether `value` is defined outside `loop`.
@@ -263,6 +257,12 @@ Value kiln::lastTwoTransposeInput(Value value) {
   SmallVector<int64_t> swap = lastTwoSwapped(transpose.getPermutation().size());
   return transpose.getPermutation() == ArrayRef(swap) ? transpose.getInput()
                                                       : Value();
+}
+
+bool kiln::f32PanelsPay(int64_t m, int64_t n, int64_t k) {
+  int64_t rowBytes = n * int64_t(sizeof(float));
+  return m >= kPanelMinRows && (rowBytes % kAliasingRowBytes == 0 ||
+                                k * rowBytes > kPackedPanelsMinBytes);
 }
 
 int64_t kiln::panelGroup(linalg::LinalgOp op, int64_t width, bool bf16Pairs,

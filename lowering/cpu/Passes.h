@@ -148,15 +148,22 @@ bool isPlainMatmul(mlir::linalg::LinalgOp op);
 /// register tiles whole multiples of them, kiln-lower-amx-tiles loads them.
 constexpr int64_t kAmxTileRows = 16, kAmxTilePairs = 16;
 
-/// Rows of A from which B is packed: the packing copies B once, which 128
-/// rows of products amortize (measured on 128 x 1024 x 1024: 3% faster
-/// packed; 64 rows were 4% slower).
-constexpr int64_t kPanelMinRows = 128;
+/// Rows of A from which B is packed: the packing copies B once, which 32
+/// rows of products amortize. On an AMD Zen 3, one thread, packed from 32
+/// rows: 64 x 1024 x 1024 2.06 -> 1.71 ms, 116 x 676 x 509 1.14 -> 0.92,
+/// 127 x 256 x 2048 2.06 -> 1.49, 40 x 128 x 2048 0.36 -> 0.27; 24 rows
+/// (24 x 1024 x 1024, 24 x 512 x 2048) ran the same packed or not.
+constexpr int64_t kPanelMinRows = 32;
 
 /// Rows of A from which a bf16 product on AMX tiles packs B (and pads it
 /// into whole panels): a row of AMX tiles. Its products run several times
 /// as fast as on vdpbf16ps (64 x 1024 x 1024: 1.8 -> 0.3 ms with the copy).
 constexpr int64_t kAmxPanelMinRows = 16;
+
+/// Whether packing B of an f32 product of `m` rows, `n` columns and `k`
+/// steps into panels pays: from kPanelMinRows rows, where B's rows are a
+/// multiple of 2 KiB apart or B is over half of L2.
+bool f32PanelsPay(int64_t m, int64_t n, int64_t k);
 
 /// The k steps per group of panels into which kiln-tile-and-vectorize
 /// packs B of the matmul `op` (packMatmulPanels), or 0 where it does not:

@@ -49,7 +49,12 @@ for gen, (m, k, n), dtype in (
         # Columns past the last whole panel of 32: the whole panels'
         # product splits off and packs B, the rest runs on its own.
         [(np.random.default_rng(33), s, np.float32)
-         for s in [(130, 100, 505), (257, 70, 333), (128, 64, 784)]]):
+         for s in [(130, 100, 505), (257, 70, 333), (128, 64, 784)]] +
+        # From 32 rows, B rows 2 KiB apart pack (33 rows: 5 register tiles
+        # of 6 and 3 rows), and so do the whole panels of a B over 512 KiB
+        # split from its last 13 columns.
+        [(np.random.default_rng(32), s, np.float32)
+         for s in [(33, 90, 512), (116, 270, 509)]]):
     SA = gen.standard_normal((m, k)).astype(dtype)
     SB = gen.standard_normal((k, n)).astype(dtype)
     want = (SA.astype(np.float64) @ SB).astype(dtype)

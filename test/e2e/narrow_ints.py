@@ -180,8 +180,8 @@ def products(dtype):
     # 401 x 307 x 272, K padded with zeros to whole quads), chunks of rows
     # of a product whose rows of C are no whole cache lines (670 x 169 x
     # 594), each cache tile starting from -128 rowsum(A). Without VNNI's
-    # quads, 16-bit pairs (vpmaddwd) pack B into panels of pairs from 128
-    # rows: int8 widened to int16 first (512^3; an odd K padded with a zero
+    # quads, 16-bit pairs (vpmaddwd) pack B into panels of pairs from 32
+    # rows (33 x 70 x 40 and 64 x 128 x 64 above): int8 widened to int16 first (512^3; an odd K padded with a zero
     # step, columns past the last whole panel apart: 401 x 307 x 272, 670 x
     # 169 x 594), int16 as it is (130 rows, past the last whole register
     # tile; an odd K and 6 columns past the panels).

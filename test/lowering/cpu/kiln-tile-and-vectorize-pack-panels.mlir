@@ -44,21 +44,21 @@ func.func @packed_batch(%a: tensor<2x130x8xf32>, %b: tensor<2x8x2048xf32>, %c: t
 
 // -----
 
-// Not packed: fewer than 128 rows; B's rows 4000 bytes apart, or 1 KiB,
+// Not packed: fewer than 32 rows; B's rows 4000 bytes apart, or 1 KiB,
 // and B within half of L2 (64 KiB); f64.
 // CHECK-LABEL: func.func @unpacked
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return
-func.func @unpacked(%a: tensor<127x16xf32>, %b: tensor<16x1024xf32>, %c: tensor<127x1024xf32>,
+func.func @unpacked(%a: tensor<31x16xf32>, %b: tensor<16x1024xf32>, %c: tensor<31x1024xf32>,
                     %d: tensor<256x16xf32>, %e: tensor<16x1000xf32>, %f: tensor<256x1000xf32>,
                     %g: tensor<16x256xf32>, %h: tensor<256x256xf32>,
                     %i: tensor<256x16xf64>, %j: tensor<16x512xf64>, %k: tensor<256x512xf64>)
-    -> (tensor<127x1024xf32>, tensor<256x1000xf32>, tensor<256x256xf32>, tensor<256x512xf64>) {
-  %0 = linalg.matmul ins(%a, %b : tensor<127x16xf32>, tensor<16x1024xf32>) outs(%c : tensor<127x1024xf32>) -> tensor<127x1024xf32>
+    -> (tensor<31x1024xf32>, tensor<256x1000xf32>, tensor<256x256xf32>, tensor<256x512xf64>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<31x16xf32>, tensor<16x1024xf32>) outs(%c : tensor<31x1024xf32>) -> tensor<31x1024xf32>
   %1 = linalg.matmul ins(%d, %e : tensor<256x16xf32>, tensor<16x1000xf32>) outs(%f : tensor<256x1000xf32>) -> tensor<256x1000xf32>
   %2 = linalg.matmul ins(%d, %g : tensor<256x16xf32>, tensor<16x256xf32>) outs(%h : tensor<256x256xf32>) -> tensor<256x256xf32>
   %3 = linalg.matmul ins(%i, %j : tensor<256x16xf64>, tensor<16x512xf64>) outs(%k : tensor<256x512xf64>) -> tensor<256x512xf64>
-  return %0, %1, %2, %3 : tensor<127x1024xf32>, tensor<256x1000xf32>, tensor<256x256xf32>, tensor<256x512xf64>
+  return %0, %1, %2, %3 : tensor<31x1024xf32>, tensor<256x1000xf32>, tensor<256x256xf32>, tensor<256x512xf64>
 }
 
 // -----

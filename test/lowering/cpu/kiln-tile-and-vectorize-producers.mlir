@@ -34,8 +34,8 @@ func.func @chunks_fill_their_rows(%a: tensor<256x512xf32>, %b: tensor<512x256xf3
 // 256 + 256) fills its own tiles of 8 x 4.
 // CHECK-LABEL: func.func @cache_tiles_fill_their_blocks
 // CHECK-NOT: linalg.fill
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<64x516xf32>
-// CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[EMPTY]][0, 0] [64, 512]
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<24x516xf32>
+// CHECK: %[[WHOLE:.*]] = tensor.extract_slice %[[EMPTY]][0, 0] [24, 512]
 // CHECK: scf.for {{.*}} iter_args(%[[OUT:.*]] = %[[WHOLE]])
 // CHECK: %[[TILE:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}] [8, 32]
 // CHECK: %[[FILLED:.*]] = vector.transfer_write %[[ZEROS:.*]], %[[TILE]]{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
@@ -44,13 +44,13 @@ func.func @chunks_fill_their_rows(%a: tensor<256x512xf32>, %b: tensor<512x256xf3
 // CHECK: vector.transfer_write %{{.*}} : vector<8x4xf32>, tensor<8x4xf32>
 // CHECK: vector.contract
 // CHECK-NOT: linalg.fill
-func.func @cache_tiles_fill_their_blocks(%a: tensor<64x100xf32>, %b: tensor<100x516xf32>) -> tensor<64x516xf32> {
+func.func @cache_tiles_fill_their_blocks(%a: tensor<24x100xf32>, %b: tensor<100x516xf32>) -> tensor<24x516xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<64x516xf32>
-  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x516xf32>) -> tensor<64x516xf32>
-  %0 = linalg.matmul ins(%a, %b : tensor<64x100xf32>, tensor<100x516xf32>)
-                     outs(%c : tensor<64x516xf32>) -> tensor<64x516xf32>
-  return %0 : tensor<64x516xf32>
+  %e = tensor.empty() : tensor<24x516xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<24x516xf32>) -> tensor<24x516xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<24x100xf32>, tensor<100x516xf32>)
+                     outs(%c : tensor<24x516xf32>) -> tensor<24x516xf32>
+  return %0 : tensor<24x516xf32>
 }
 
 
