@@ -476,6 +476,12 @@ int64_t kiln::panelPackGroup(linalg::LinalgOp op) {
   return 0;
 }
 
+bool kiln::isRowPanelPack(linalg::LinalgOp op) {
+  return panelPackGroup(op) == 1 &&
+         op.getIndexingMapsArray().front() ==
+             packReadMap(op.getContext(), op.getNumLoops() - 3, 1);
+}
+
 bool kiln::isPairPack(linalg::LinalgOp op) {
   Type element = getElementTypeOrSelf(op->getResultTypes()[0]);
   return panelPackGroup(op) == 2 && (element.isBF16() || element.isInteger(16));

@@ -213,6 +213,10 @@ int64_t panelProductGroup(mlir::linalg::LinalgOp op);
 /// (packMatmulPanels: 1, or 2 for pairs), else 0.
 int64_t panelPackGroup(mlir::linalg::LinalgOp op);
 
+/// Whether `op` packs B's rows into panels of single k steps
+/// (packMatmulPanels with a group of 1, B not a transpose).
+bool isRowPanelPack(mlir::linalg::LinalgOp op);
+
 /// Whether `op` packs bf16 or int16 B into panels of pairs (packMatmulPanels
 /// with a group of 2).
 bool isPairPack(mlir::linalg::LinalgOp op);

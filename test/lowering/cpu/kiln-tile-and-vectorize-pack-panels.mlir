@@ -4,12 +4,15 @@
 // RUN: kiln-opt %s --kiln-tile-and-vectorize="parallel-work=0 int-dot-pairs=true" --canonicalize --split-input-file | FileCheck %s --check-prefix=INTS
 
 // B's rows 4 KiB apart (1024 floats), 128 rows of A: B is packed once into
-// panels of 32 columns, [32, K, 32], row by row of 32 floats; the product
-// runs over row blocks, then panels, then K, in register tiles of 8 x 32
-// that read one panel's rows, into the result viewed as [M, 32, 32].
+// panels of 32 columns, [32, K, 32], 32 floats at a time, B's rows outside
+// panels (each row of B read whole before the next); the product runs over
+// row blocks, then panels, then K, in register tiles of 8 x 32 that read
+// one panel's rows, into the result viewed as [M, 32, 32].
 // CHECK-LABEL: func.func @packed
 // CHECK: %[[SPLIT:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [16, 32, 32] : tensor<16x1024xf32> into tensor<16x32x32xf32>
-// CHECK: tensor.extract_slice %[[SPLIT]]
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c16 step %c1
+// CHECK: scf.for %[[PANEL:.*]] = %c0 to %c32 step %c1
+// CHECK: tensor.extract_slice %[[SPLIT]][%[[ROW]], %[[PANEL]], 0] [1, 1, 32]
 // CHECK: vector.transfer_read {{.*}} : tensor<1x1x32xf32>, vector<1x1x32xf32>
 // CHECK: %[[VIEW:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [128, 32, 32] : tensor<128x1024xf32> into tensor<128x32x32xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %[[VIEW]])
