@@ -1204,6 +1204,44 @@ void vectorizeRows(RewriterBase &rewriter, linalg::LinalgOp tile,
   ::vectorize(rewriter, tile);
 }
 
+/// The most bytes of B that a product of a few rows reads from L3 at most
+/// (this project's CPUs have 32 MiB or more): larger, B streams from
+/// memory.
+constexpr int64_t kStreamedBMinBytes = 4 << 20;
+
+/// The distance between rows of B and C, in bytes, a multiple of which puts
+/// them in one set of L1 (a 4 KiB way).
+constexpr int64_t kSameSetRowBytes = 4096;
+
+/// Whether `op`, a linalg matmul or batch_matmul of f32, f64 or integers,
+/// unpacked (fewer than kiln::kPanelMinRows rows), reads a B of more than
+/// kStreamedBMinBytes: each row of B is used by few rows of A and streams
+/// from memory (16 x 1024 x 1024, 4 MiB, ran 0.56 ms in cache tiles of
+/// 256 x 256, 0.60 streamed). Not where B's and C's rows fall in one L1
+/// set and more than 2 register tiles of `registerM` rows re-read each line
+/// of B between C's lines (on an AMD Zen 3, 24 x 4096 x 4096 ran 18.8 ms
+/// in cache tiles, 22.8 streamed; 8 x 4096 x 4096 11.2 and 5.6).
+bool streamsRowsOfB(linalg::LinalgOp op, int64_t registerM) {
+  int64_t m = op.getStaticLoopRanges()[firstMatmulLoop(op)];
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
+      hasNarrowFloats(op) || m >= kiln::kPanelMinRows)
+    return false;
+  auto c = cast<ShapedType>(op->getOperand(2).getType());
+  int64_t rowBytes =
+      c.getShape().back() * kiln::elementBytes(c.getElementType());
+  if (m > 2 * registerM && rowBytes % kSameSetRowBytes == 0)
+    return false;
+  // The whole B decides: a chunk's or a piece's part of it streams too.
+  Value b = op->getOperand(1);
+  while (Operation *view = b.getDefiningOp()) {
+    if (!isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp>(view))
+      break;
+    b = view->getOperand(0);
+  }
+  return kiln::storageBytes(cast<ShapedType>(b.getType())) > kStreamedBMinBytes;
+}
+
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache
 /// tiles, then register tiles over single k steps, one batch at a time. No
 /// dimension has a partial tile: where M, N or K is not a whole number of cache
@@ -1306,6 +1344,17 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     // 1024 1.57 -> 0.74 (row by row: vectorizeRows).
     tiles.convertsFewRows = hasNarrowFloats(op) && !pairs;
   }
+  // So do more rows, too few to pack B, where B streams from memory: a
+  // register tile walking 256 of its rows a page apart read them a line at
+  // a time, which prefetchers do not follow (on an AMD Zen 3, 7 x 2048 x
+  // 2048 2.49 -> 1.07 ms, 16 x 768 x 3072 1.35 -> 1.12, 28 x 4096 x 4096
+  // 18.7 -> 13.8, numpy 2.6, 1.2, 14.8).
+  bool streamsB = m >= tiles.registerM && kStep == 1 && !steps && !packed &&
+                  streamsRowsOfB(op, tiles.registerM);
+  if (streamsB) {
+    tiles.cacheN = std::max(tiles.cacheN, n);
+    cacheK = tiles.cacheK = std::min(cacheK, kFewRowsCacheK);
+  }
   // bf16 and f16 off whole tiles would run as plain loops (an f16 257 x
   // 129 x 63 took 5.6 ms; 0.05 ms widened). Few rows converting B split its
   // columns into whole tiles and parts of power-of-two widths instead
@@ -1359,6 +1408,28 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     tileMatmul(rewriter,
                replaceByPadded(rewriter, op, op->getOperand(0), rhs, acc),
                tiles);
+    return;
+  }
+  // Rows of B streamed from memory (streamsRowsOfB) take B's cache tiles
+  // first, the rows past the last whole register tile split inside them:
+  // a product of whole tiles' rows and one of the rest each streamed all
+  // of B (8 x 4096 x 4096 on an AMD Zen 3: 7.6 -> 5.8 ms).
+  if (streamsB && m % tiles.registerM != 0 &&
+      (n > tiles.cacheN || k > cacheK)) {
+    for (size_t loop : {batch + 1, batch + 2})
+      if (int64_t at = splitPoint(loop)) {
+        auto [first, second] = split(rewriter, op, loop, at);
+        tileMatmul(rewriter, first, tiles);
+        tileMatmul(rewriter, second, tiles);
+        return;
+      }
+    SmallVector<int64_t> blocks(batch, 1), order(batch);
+    std::iota(order.begin(), order.end(), 0);
+    blocks.append({0, std::min(n, tiles.cacheN), std::min(k, cacheK)});
+    order.append({int64_t(batch + 1), int64_t(batch + 2), int64_t(batch)});
+    if (auto inner = dyn_cast_or_null<linalg::LinalgOp>(
+            tile(rewriter, op, blocks, order)))
+      tileMatmul(rewriter, inner, tiles);
     return;
   }
   for (size_t loop : {batch, batch + 1, batch + 2})
@@ -1774,10 +1845,6 @@ int64_t chunkTarget(double ns, int64_t minNs) {
   return std::clamp<int64_t>(ns / (minNs / 2.0), 2, kMaxChunks);
 }
 
-/// The most rows per batch of a batch of rows (isBatchOfRows): the
-/// largest register tile's (AVX-512's 8).
-constexpr int64_t kBatchOfRowsMaxRows = 8;
-
 /// Whether `op` is a batch matmul of a few rows per batch (vector-matrix
 /// products, splitRowProductsK's pieces of K), which chunks by batch from 2
 /// of them: a chunk of its columns would read each of B's rows in pieces.
@@ -1785,7 +1852,7 @@ bool isBatchOfRows(linalg::LinalgOp op) {
   if (!isa<linalg::BatchMatmulOp>(op.getOperation()))
     return false;
   int64_t rows = op.getStaticLoopRanges()[1];
-  return rows > 0 && rows <= kBatchOfRowsMaxRows;
+  return rows > 0 && rows < kiln::kPanelMinRows;
 }
 
 /// The loop a chunked `op` should split first, if any: the batch of a
@@ -3471,17 +3538,13 @@ void packMatmulPanels(RewriterBase &rewriter, Operation *root,
   }
 }
 
-/// The fewest bytes of B of a vector-matrix product that splitRowProductsK
-/// splits along K: below them, B is read from L3 at most.
-constexpr int64_t kRowProductSplitBytes = 4 << 20;
-
 /// The most pieces splitRowProductsK splits K into, and the fewest k steps
 /// per piece.
 constexpr int64_t kRowProductMaxPieces = 8, kRowProductMinSteps = 64;
 
 /// Vector-matrix products under `root` ([M, K] x [K, N] of fewer rows than
 /// a register tile, f32 or f64 linalg matmuls, or bf16 or f16 ones into
-/// f32, of a B of at least kRowProductSplitBytes whose rows are wider than
+/// f32, of a B of at least kStreamedBMinBytes whose rows are wider than
 /// a cache tile) that threads would share by chunks of columns, split along
 /// K into pieces as a batch matmul of [P, M, K / P] by B's rows [P, K / P,
 /// N], whose P partial products add into the product's output: a chunk of
@@ -3505,8 +3568,10 @@ void splitRowProductsK(RewriterBase &rewriter, Operation *root,
         inputElement(op) == element && op.hasPureTensorSemantics() &&
         (((sum.isF32() || sum.isF64()) && element == sum) ||
          (sum.isF32() && (element.isBF16() || element.isF16()))) &&
-        c.getDimSize(0) < tiles.registerM && c.getDimSize(1) > tiles.cacheN &&
-        kiln::storageBytes(b) >= kRowProductSplitBytes &&
+        (c.getDimSize(0) < tiles.registerM ||
+         streamsRowsOfB(op, tiles.registerM)) &&
+        c.getDimSize(1) > tiles.cacheN &&
+        kiln::storageBytes(b) >= kStreamedBMinBytes &&
         !transposeReadOnce(op->getOperand(1)))
       products.push_back(op);
   });

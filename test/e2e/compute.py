@@ -395,6 +395,27 @@ func.func @f(%a: {ttype(MA.shape, element)}, %x: {ttype(MX.shape, element)}) -> 
   return %r : {ttype(want.shape, want.dtype)}
 }}""", "f", [MA, MX], [want], rtol=tolerance, atol=tolerance)
 
+# Products of more rows than a register tile but too few to pack B, by a B
+# over 4 MiB (streamed from memory): pieces of K, each streaming B's rows in
+# K tiles of 8 across all columns, rows past the last register tile split
+# inside them (13 = 12 + 1 on AVX2, 8 + 5 on AVX-512); a B whose rows are
+# 4 KiB apart with 9 rows; f64. Compiled only: the interpreter would take
+# minutes.
+stream_rng = np.random.default_rng(12)
+for (m, k, n), dtype in [((13, 1024, 1100), np.float32),
+                         ((9, 1100, 1030), np.float32),
+                         ((9, 1100, 1024), np.float32),
+                         ((7, 640, 1000), np.float64)]:
+    SA = stream_rng.standard_normal((m, k)).astype(dtype)
+    SB = stream_rng.standard_normal((k, n)).astype(dtype)
+    want = (SA.astype(np.float64) @ SB).astype(dtype)
+    check(f"matmul streaming B {m}x{k}x{n} {np.dtype(dtype).name}", f"""
+func.func @f(%a: {ttype(SA.shape, dtype)}, %b: {ttype(SB.shape, dtype)}) -> {ttype(want.shape, dtype)} {{
+  %r = kiln.dot_general %a, %b, contracting = [1] x [0]
+      : ({ttype(SA.shape, dtype)}, {ttype(SB.shape, dtype)}) -> {ttype(want.shape, dtype)}
+  return %r : {ttype(want.shape, dtype)}
+}}""", "f", [SA, SB], [want], rtol=1e-4, atol=1e-4, interpret=False)
+
 # Matmul epilogues (a bias add and an activation, a residual) computed on
 # each block of the product: K within and past a cache tile, rows in blocks
 # that are no power of two (520 = 5 x 104, 264 = 3 x 88), a batch, f64,

@@ -235,6 +235,27 @@ func.func @rows_by_matrix(%a: tensor<3x4096xf32>, %b: tensor<4096x2048xf32>, %c:
 
 // -----
 
+// 12 rows, more than a register tile (8) and too few to pack B, by 4096 x
+// 2048 (32 MB): pieces of K as for fewer rows; each piece streams B's rows
+// in K tiles of 8 across all 2048 columns, and the 4 rows past the
+// register tile are split inside each K tile, not a second pass over B.
+// CHECK-LABEL: func.func @rows_streaming_b
+func.func @rows_streaming_b(%a: tensor<12x4096xf32>, %b: tensor<4096x2048xf32>, %c: tensor<12x2048xf32>) -> tensor<12x2048xf32> {
+  // CHECK: tensor.expand_shape %{{.*}} output_shape [8, 512, 2048]
+  // CHECK: scf.forall (%{{.*}}) in (8)
+  // CHECK: scf.for %{{.*}} to %c512{{(_[0-9]+)?}} step %c8{{(_[0-9]+)?}} iter_args
+  // CHECK: scf.for %{{.*}} to %c2048{{(_[0-9]+)?}} step %c32{{(_[0-9]+)?}} iter_args
+  // CHECK: vector.contract {{.*}} : vector<1x8x1xf32>, vector<1x1x32xf32> into vector<1x8x32xf32>
+  // CHECK: scf.for %{{.*}} to %c2048{{(_[0-9]+)?}} step %c64{{(_[0-9]+)?}} iter_args
+  // CHECK: vector.contract {{.*}} : vector<1x4x1xf32>, vector<1x1x64xf32> into vector<1x4x64xf32>
+  // CHECK: scf.forall.in_parallel
+  %0 = linalg.matmul ins(%a, %b : tensor<12x4096xf32>, tensor<4096x2048xf32>)
+                     outs(%c : tensor<12x2048xf32>) -> tensor<12x2048xf32>
+  return %0 : tensor<12x2048xf32>
+}
+
+// -----
+
 // bf16 into f32 alike (8 MB of B, under parallel-work: no chunks): bf16
 // pieces, f32 partial products, each piece's K in tiles of 8 steps across
 // all 1024 columns.
