@@ -172,18 +172,19 @@ def KilnTileAndVectorize : Pass<"kiln-tile-and-vectorize"> {
     multiple of 32 (its whole panels' columns then split off into a
     product that packs, the rest a narrow product of its own, where K is
     at least 64 and B is no transpose that chunks of columns compute: one
-    within 1 MiB, or of a product of no more rows than columns), and that
-    has at least 128
-    rows packs B once into panels of a register tile's columns,
-    [N / 32, K, 32] (a B that is a transpose nothing else reads, x W^T,
-    straight from B^T's rows, in 16 x 16 blocks transposed in registers),
+    within 1 MiB, or of a product of no more rows than columns; where B
+    is small and its rows not 2 KiB apart, from 128 rows), and that has
+    at least 32 rows packs B once into panels of a register tile's
+    columns, [N / 32, K, 32], row by row of B across its panels (a B that
+    is a transpose nothing else reads, x W^T, straight from B^T's rows,
+    in 16 x 16 blocks transposed in registers),
     and becomes a product over (batch, panel, m, column,
     k) scheduled like a batch matmul of one panel at a time (row blocks
     outermost; K tiles of `cache-tile-k` steps, whose panel part stays in
     L1 while the block's rows pass it, the first split off to start from
     zeros in registers; of bf16 pairs, of as many panel rows as a cache
     tile of B holds);
-    with `bf16-dot-pairs`, a bf16 x bf16 -> f32 matmul of at least 128 rows
+    with `bf16-dot-pairs`, a bf16 x bf16 -> f32 matmul of at least 32 rows
     and an even K packs B's pairs of rows interleaved, [N / 32, K / 2, 32,
     2], as vdpbf16ps reads them, and each register tile reads a panel's
     pair of rows as one row. A matmul computed block by block in an
