@@ -1204,6 +1204,23 @@ void vectorizeRows(RewriterBase &rewriter, linalg::LinalgOp tile,
   ::vectorize(rewriter, tile);
 }
 
+/// Whether `op` is a slice or reshape of its source: its elements, viewed.
+bool isSliceOrReshape(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp>(op);
+}
+
+/// What `value` views: itself, or the source of the slices and reshapes it
+/// is made by.
+Value viewedSource(Value value) {
+  while (Operation *view = value.getDefiningOp()) {
+    if (!isSliceOrReshape(view))
+      break;
+    value = view->getOperand(0);
+  }
+  return value;
+}
+
 /// The most bytes of B that a product of a few rows reads from L3 at most
 /// (this project's CPUs have 32 MiB or more): larger, B streams from
 /// memory.
@@ -1232,14 +1249,8 @@ bool streamsRowsOfB(linalg::LinalgOp op, int64_t registerM) {
   if (m > 2 * registerM && rowBytes % kSameSetRowBytes == 0)
     return false;
   // The whole B decides: a chunk's or a piece's part of it streams too.
-  Value b = op->getOperand(1);
-  while (Operation *view = b.getDefiningOp()) {
-    if (!isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-             tensor::CollapseShapeOp>(view))
-      break;
-    b = view->getOperand(0);
-  }
-  return kiln::storageBytes(cast<ShapedType>(b.getType())) > kStreamedBMinBytes;
+  return kiln::storageBytes(cast<ShapedType>(
+             viewedSource(op->getOperand(1)).getType())) > kStreamedBMinBytes;
 }
 
 /// f32, f64 or integer matmul, batched (one leading batch loop) or not: cache
@@ -1414,15 +1425,16 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   // first, the rows past the last whole register tile split inside them:
   // a product of whole tiles' rows and one of the rest each streamed all
   // of B (8 x 4096 x 4096 on an AMD Zen 3: 7.6 -> 5.8 ms).
-  if (streamsB && m % tiles.registerM != 0 &&
-      (n > tiles.cacheN || k > cacheK)) {
-    for (size_t loop : {batch + 1, batch + 2})
-      if (int64_t at = splitPoint(loop)) {
-        auto [first, second] = split(rewriter, op, loop, at);
-        tileMatmul(rewriter, first, tiles);
-        tileMatmul(rewriter, second, tiles);
-        return;
-      }
+  bool rowsInside =
+      streamsB && m % tiles.registerM != 0 && (n > tiles.cacheN || k > cacheK);
+  for (size_t loop : {batch, batch + 1, batch + 2})
+    if (int64_t at = loop == batch && rowsInside ? 0 : splitPoint(loop)) {
+      auto [first, second] = split(rewriter, op, loop, at);
+      tileMatmul(rewriter, first, tiles);
+      tileMatmul(rewriter, second, tiles);
+      return;
+    }
+  if (rowsInside) {
     SmallVector<int64_t> blocks(batch, 1), order(batch);
     std::iota(order.begin(), order.end(), 0);
     blocks.append({0, std::min(n, tiles.cacheN), std::min(k, cacheK)});
@@ -1432,13 +1444,6 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
       tileMatmul(rewriter, inner, tiles);
     return;
   }
-  for (size_t loop : {batch, batch + 1, batch + 2})
-    if (int64_t at = splitPoint(loop)) {
-      auto [first, second] = split(rewriter, op, loop, at);
-      tileMatmul(rewriter, first, tiles);
-      tileMatmul(rewriter, second, tiles);
-      return;
-    }
   SmallVector<int64_t> cache(batch, 1), registers(batch, 1);
   cache.append({std::min(m, tiles.cacheM), std::min(n, tiles.cacheN),
                 std::min(k, cacheK)});
@@ -1915,23 +1920,6 @@ packedPartSplit(linalg::LinalgOp op, unsigned loop, int64_t chunkSize) {
 /// ran on one thread, and the transformer block took 51 ms on two threads
 /// instead of 46-49.
 constexpr double kCrossCoreBytesPerNs = 16;
-
-/// Whether `op` is a slice or reshape of its source: its elements, viewed.
-bool isSliceOrReshape(Operation *op) {
-  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
-             tensor::CollapseShapeOp>(op);
-}
-
-/// What `value` views: itself, or the source of the slices and reshapes it
-/// is made by.
-Value viewedSource(Value value) {
-  while (Operation *view = value.getDefiningOp()) {
-    if (!isSliceOrReshape(view))
-      break;
-    value = view->getOperand(0);
-  }
-  return value;
-}
 
 /// The bytes of the inputs of the product `op` that its function computes
 /// and no chunk of it does (its chunkInputs do): its arguments, constants
@@ -3183,7 +3171,7 @@ int64_t wholeF32Panels(linalg::LinalgOp matmul, int64_t width) {
   auto [m, n, k] = *sizes;
   int64_t whole = llvm::alignDown(n, width);
   if ((m < kSplitSmallPanelsMinRows && !kiln::f32PanelsPay(m, whole, k)) ||
-      m < kiln::kPanelMinRows || k < kSplitPanelsMinK || n % width == 0 ||
+      k < kSplitPanelsMinK || n % width == 0 ||
       (transposeReadOnce(matmul->getOperand(1)) &&
        (m <= n || k * n * int64_t(sizeof(float)) <= kiln::kThreadBufferBytes)))
     return 0;
