@@ -3,8 +3,9 @@
 // Kiln has no sort op; these are written with its data-parallel ops, so
 // that they run, differentiate and batch on every target: a bitonic
 // network, unrolled into vectorizable steps, sorts rows (O(n log^2 n)) or
-// finds their top k (O(n log^2 k), or O(n + sqrt(n k) log^2 k) where the
-// row's blocks can be ranked by their maxima first).
+// finds their top k (O(n log^2 k), or O(n) and networks over a few k
+// elements where blocks of the row are ranked by their maxima first,
+// recursively).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/stablehlo/ImportPatterns.h"
@@ -13,7 +14,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -281,8 +284,12 @@ struct BitonicNetwork {
   /// The function of each step, by width and half, once made.
   std::map<std::pair<int64_t, int64_t>, func::FuncOp> stepFunctions;
 
+  /// A network on the rows of `keys`, whose elements carry their
+  /// `columns` ([count, n], i64) where given, else their places. Given
+  /// columns need a `lastKey`: padding is not told apart by its column.
   BitonicNetwork(OpBuilder &b, Location loc, const Before &before,
-                 StringRef name, ArrayRef<Value> keys, Attribute lastKey = {})
+                 StringRef name, ArrayRef<Value> keys, Attribute lastKey = {},
+                 Value columns = {})
       : b(b), loc(loc), before(before), name(name), lastKey(lastKey) {
     auto type = cast<RankedTensorType>(keys.front().getType());
     count = type.getDimSize(0);
@@ -302,8 +309,20 @@ struct BitonicNetwork {
             zeros, b.getDenseI64ArrayAttr({0, width - n}), zeros);
       carried.push_back(x);
     }
-    carried.push_back(kiln::IotaOp::create(
-        b, loc, indices({count, width}), b.getI64IntegerAttr(1)));
+    if (!columns) {
+      carried.push_back(kiln::IotaOp::create(b, loc, indices({count, width}),
+                                             b.getI64IntegerAttr(1)));
+      return;
+    }
+    // Padding goes after every element on ties, by the largest column.
+    columns = kiln::ConvertOp::create(b, loc, indices({count, n}), columns);
+    if (width > n)
+      columns = kiln::PadOp::create(
+          b, loc, columns,
+          splat(b, loc, indices({}),
+                signedLimit(b, cast<IntegerType>(indexType), true)),
+          zeros, b.getDenseI64ArrayAttr({0, width - n}), zeros);
+    carried.push_back(columns);
   }
 
   /// A network of rows already laid out (untransposed): `carried`, the
@@ -619,13 +638,14 @@ struct BitonicNetwork {
 constexpr int64_t kChunkBytes = 256 * 1024;
 
 /// `order`'s result ([rows, columns], i64) for the rows of `keys` ([rows,
-/// n] each): `order` of one network over every row if they fit in a
-/// chunk, else of one per chunk of rows in a kiln.while (the rows padded
+/// n] each), their elements carrying `carriedColumns` where given (see
+/// BitonicNetwork): `order` of one network over every row if they fit in
+/// a chunk, else of one per chunk of rows in a kiln.while (the rows padded
 /// to a whole number of chunks).
 Value orderRows(OpBuilder &b, Location loc, const Before &before,
                 StringRef name, ArrayRef<Value> keys, int64_t columns,
                 function_ref<Value(BitonicNetwork &)> order,
-                Attribute lastKey = {}) {
+                Attribute lastKey = {}, Value carriedColumns = {}) {
   auto type = cast<RankedTensorType>(keys.front().getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
   // A padded row's bytes: its columns' (i32) and those of its keys.
@@ -636,7 +656,7 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
   int64_t rowBytes = int64_t(llvm::bit_ceil(uint64_t(n))) * elementBytes;
   int64_t most = std::max<int64_t>(1, kChunkBytes / rowBytes);
   if (most >= rows) {
-    BitonicNetwork network(b, loc, before, name, keys, lastKey);
+    BitonicNetwork network(b, loc, before, name, keys, lastKey, carriedColumns);
     return order(network);
   }
   // As many rows in each chunk as evenly as they go: padding rows are
@@ -644,8 +664,10 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
   int64_t chunks = llvm::divideCeil(rows, most);
   int64_t chunk = llvm::divideCeil(rows, chunks);
   auto zeros = b.getDenseI64ArrayAttr({0, 0});
-  SmallVector<Value> padded;
-  for (Value x : keys) {
+  SmallVector<Value> padded, tables(keys);
+  if (carriedColumns)
+    tables.push_back(carriedColumns);
+  for (Value x : tables) {
     auto xType = cast<RankedTensorType>(x.getType());
     padded.push_back(kiln::PadOp::create(
         b, loc, x,
@@ -666,7 +688,9 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
         for (Value x : padded)
           slices.push_back(kiln::DynamicSliceOp::create(
               b, loc, x, at, b.getDenseI64ArrayAttr({chunk, n})));
-        BitonicNetwork network(b, loc, before, name, slices, lastKey);
+        Value sliceColumns = carriedColumns ? slices.pop_back_val() : Value();
+        BitonicNetwork network(b, loc, before, name, slices, lastKey,
+                               sliceColumns);
         return {kiln::DynamicUpdateSliceOp::create(b, loc, carried[0],
                                                    order(network), at)};
       })[0];
@@ -709,70 +733,126 @@ Value largerFirstKey(OpBuilder &b, Location loc, Value x) {
                                 largest, key);
 }
 
-/// The columns of the k largest elements of each row of `keys` ([rows, n]),
-/// in order ([rows, k], i64). Where k is small against n, the row is cut
-/// into blocks of about sqrt(n / k) (padded with the lowest value, which
-/// goes after every element on ties by column), the blocks ranked by their
-/// maxima and only the k first searched: an element of the top k lies in
-/// one of them, as each block ranked before its own holds an element that
-/// goes before it. The bitonic top-k then orders about 2 sqrt(n k)
-/// elements instead of n: the chosen blocks' elements in the row's order,
-/// their places standing for their columns.
-Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
-  if (isa<FloatType>(cast<RankedTensorType>(keys.getType()).getElementType()))
-    keys = largerFirstKey(b, loc, keys);
+/// Element-steps of the bitonic top k of rows of n (topColumns of
+/// BitonicNetwork): blocks of K (k to a power of two) sorted, log2 K
+/// (log2 K + 1) / 2 steps over the padded width W, then halved to K, a
+/// step of selection and log2 K steps over each half, (W - K)(log2 K + 1).
+double networkSteps(int64_t n, int64_t k) {
+  double width = double(llvm::bit_ceil(uint64_t(n)));
+  double size = std::min(width, double(llvm::bit_ceil(uint64_t(k))));
+  double steps = std::log2(size);
+  return width * steps * (steps + 1) / 2 + (width - size) * (steps + 1);
+}
+
+/// What ranking a row's blocks costs beyond the networks, in
+/// element-steps: their maxima, a pass over the row (a fraction of a
+/// network step, which selects and writes two tensors) and a horizontal
+/// reduction of each block (blocks of 4 took 4 times as long as an
+/// elementwise maximum of the row's slices), and the chosen blocks'
+/// elements gathered (their places computed, then their keys taken).
+constexpr double kMaximumSteps = 0.25;
+constexpr double kBlockMaximumSteps = 3;
+constexpr double kCandidateSteps = 2;
+
+/// How a top k of rows of n ranks blocks of the row by their maxima
+/// first: the block size (0: none, one network over the row) of least
+/// estimated element-steps, the maxima's own top k (planned alike,
+/// recursively) and the network over the k chosen blocks' elements,
+/// against one network over the row. k = 50 of 64 x 50,257 in one level
+/// of blocks of about sqrt(n / k) (32: 1,571 maxima and 1,600 candidates,
+/// each padded to 2,048) took 4.7 ms on an AMD Zen 4; planned (blocks of
+/// 8, 8 and 4 over 3 levels, then 50 x 8 candidates), 3.0.
+class TopKPlan {
+public:
+  explicit TopKPlan(int64_t k) : k(k) {}
+
+  int64_t blockSize(int64_t n) { return best(n).first; }
+
+private:
+  int64_t k;
+  /// Rows' lengths planned, with the block size and its element-steps.
+  llvm::DenseMap<int64_t, std::pair<int64_t, double>> plans;
+
+  /// The block size for rows of n and its element-steps.
+  std::pair<int64_t, double> best(int64_t n) {
+    if (auto known = plans.find(n); known != plans.end())
+      return known->second;
+    std::pair<int64_t, double> plan = {0, networkSteps(n, k)};
+    // Blocks of at least 4, more than 2 k of them (fewer leave little to
+    // skip), of rows whose places the networks carry as i32.
+    for (int64_t size = 4; n <= std::numeric_limits<int32_t>::max() &&
+                           int64_t(llvm::divideCeil(n, size)) > 2 * k;
+         size *= 2) {
+      double steps =
+          (kMaximumSteps + kBlockMaximumSteps / double(size)) * double(n) +
+          best(llvm::divideCeil(n, size)).second +
+          kCandidateSteps * double(k * size) + networkSteps(k * size, k);
+      if (steps < plan.second)
+        plan = {size, steps};
+    }
+    plans[n] = plan;
+    return plan;
+  }
+};
+
+/// The places of the k largest integer `keys` of each row ([rows, n]), in
+/// order, the first of ties first ([rows, k], i64). Where `plan` says so,
+/// the row is cut into blocks (padded with the lowest key, which goes
+/// after every element on ties), the blocks ranked by their maxima
+/// (recursively: ties by block go by place) and only the k first
+/// searched: an element of the top k lies in one of them, as each block
+/// ranked before its own holds an element that goes before it. The
+/// bitonic top-k then orders the chosen blocks' elements, each carrying
+/// its place for ties. Padding holds the lowest key too, so that the
+/// networks need not tell it apart.
+Value topPlaces(OpBuilder &b, Location loc, Value keys, int64_t k,
+                TopKPlan &plan) {
   auto type = cast<RankedTensorType>(keys.getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
-  int64_t block = int64_t(llvm::bit_ceil(uint64_t(
-      std::max<int64_t>(1, int64_t(std::sqrt(double(n) / double(k)))))));
-  int64_t blocks = llvm::divideCeil(n, block);
-  Before larger = largerFirst;
-  auto top = [&](BitonicNetwork &network) { return network.topColumns(k); };
-  if (block < 4 || blocks <= 2 * k)
-    return orderRows(b, loc, larger, "top_k", keys, k, top);
-  // Blocks are padded with the lowest key (floats' keys are integers).
   Attribute lowest = signedLimit(b, cast<IntegerType>(type.getElementType()),
                                  /*largest=*/false);
+  auto top = [&](Value elements, Value places) {
+    return orderRows(
+        b, loc, largerFirst, "top_k", elements, k,
+        [&](BitonicNetwork &network) { return network.topColumns(k); }, lowest,
+        places);
+  };
+  int64_t size = plan.blockSize(n);
+  if (!size)
+    return top(keys, Value());
+  int64_t blocks = llvm::divideCeil(n, size);
   auto zeros = b.getDenseI64ArrayAttr({0, 0});
   Value padded = kiln::PadOp::create(
       b, loc, keys, splat(b, loc, type.clone(ArrayRef<int64_t>{}), lowest),
-      zeros, b.getDenseI64ArrayAttr({0, blocks * block - n}), zeros);
+      zeros, b.getDenseI64ArrayAttr({0, blocks * size - n}), zeros);
   Value maxima = kiln::ReduceMaxOp::create(
       b, loc, type.clone({rows, blocks}),
-      kiln::ReshapeOp::create(b, loc, type.clone({rows, blocks, block}),
-                              padded),
+      kiln::ReshapeOp::create(b, loc, type.clone({rows, blocks, size}), padded),
       b.getDenseI64ArrayAttr({2}));
-  Value ranked = orderRows(b, loc, larger, "top_k", maxima, k, top);
-  // The chosen blocks in the row's order, so that the candidates' places
-  // order them as their columns do (ties go by place).
-  Before smaller = [](OpBuilder &b, Location loc, ValueRange x, ValueRange y,
-                      ArrayRef<int64_t>) -> Value {
-    return kiln::CompareOp::create(b, loc, kiln::ComparisonDirection::LT,
-                                   x[0], y[0]);
-  };
-  Value chosen =
-      takeAlongRows(b, loc, ranked,
-                    orderRows(b, loc, smaller, "top_k", ranked, k,
-                              [](BitonicNetwork &network) {
-                                return network.sortedColumns();
-                              }))
-          .front();
-  // The chosen blocks' columns, [rows, k * block].
-  auto grid = RankedTensorType::get({rows, k, block}, b.getI64Type());
+  Value chosen = topPlaces(b, loc, maxima, k, plan);
+  // The chosen blocks' places, [rows, k * size].
+  auto grid = RankedTensorType::get({rows, k, size}, b.getI64Type());
   Value starts = kiln::MulOp::create(
       b, loc, chosen,
-      splat(b, loc, RankedTensorType::get({rows, k}, b.getI64Type()), block));
-  Value columns = kiln::ReshapeOp::create(
-      b, loc, grid.clone({rows, k * block}),
+      splat(b, loc, RankedTensorType::get({rows, k}, b.getI64Type()), size));
+  Value places = kiln::ReshapeOp::create(
+      b, loc, grid.clone({rows, k * size}),
       kiln::AddOp::create(
           b, loc,
-          kiln::BroadcastInDimOp::create(b, loc, grid, starts,
-                                         b.getDenseI64ArrayAttr({0, 1}),
-                                         Value()),
+          kiln::BroadcastInDimOp::create(
+              b, loc, grid, starts, b.getDenseI64ArrayAttr({0, 1}), Value()),
           kiln::IotaOp::create(b, loc, grid, b.getI64IntegerAttr(2))));
-  Value candidates = takeAlongRows(b, loc, padded, columns).front();
-  Value places = orderRows(b, loc, larger, "top_k", candidates, k, top);
-  return takeAlongRows(b, loc, columns, places).front();
+  return top(takeAlongRows(b, loc, padded, places).front(), places);
+}
+
+/// The columns of the k largest elements of each row of `keys` ([rows, n]),
+/// in order ([rows, k], i64): topPlaces of the keys, floats' as integers
+/// (largerFirstKey).
+Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
+  if (isa<FloatType>(cast<RankedTensorType>(keys.getType()).getElementType()))
+    keys = largerFirstKey(b, loc, keys);
+  TopKPlan plan(k);
+  return topPlaces(b, loc, keys, k, plan);
 }
 
 /// Each row's k largest (NaN the largest, the first of ties) by

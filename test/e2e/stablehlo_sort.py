@@ -217,6 +217,16 @@ for dtype in (np.float64, np.float16):
 many = np.round(rng.standard_normal((40, 2000)), 2).astype(np.float32)
 check("lax.top_k of rows in chunks", top_k_module(many, 10), "main", [many],
       list(top_k_reference(many, 10)), interpret=False)
+# Blocks ranked over several levels (5,000 -> 1,250 -> 313 -> ...), among
+# many ties and NaNs, whose candidates carry their columns; 100 rows of
+# 2,000 whose candidates order in chunks of rows.
+levels = np.round(rng.standard_normal((3, 5000)), 1).astype(np.float32)
+levels.flat[::101] = np.nan
+check("lax.top_k over levels of groups", top_k_module(levels, 7), "main",
+      [levels], list(top_k_reference(levels, 7)), interpret=False)
+wide = np.round(rng.standard_normal((100, 2000)), 1).astype(np.float32)
+check("lax.top_k of candidates in chunks", top_k_module(wide, 100), "main",
+      [wide], list(top_k_reference(wide, 100)), interpret=False)
 check("jnp.sort of rows in chunks",
       sort_module([ttype(many.shape, many.dtype)], 1,
                   comparator_float("tensor<f32>", "p0", "q0")),

@@ -842,8 +842,10 @@ func.func @sort_split(%arg0: tensor<2x9xi32>) -> tensor<2x9xi32> {
 
 // top_k is a bitonic top-k under stop_gradient on the floats as integer
 // keys computed once (NaN the largest, -0 as +0, the others by their
-// TOTALORDER key): rows padded to 8, blocks of k = 3 rounded up to 4
-// sorted (larger first, ties by column), then each pair of blocks halved
+// TOTALORDER key): rows padded to 8 with the lowest key (which goes last
+// on ties by column: no test of padding's columns), blocks of k = 3
+// rounded up to 4 sorted (larger first, ties by column), then each pair
+// of blocks halved
 // (of each pair of elements the one that goes first) and sorted again as a
 // block of 4, until one block is left; the first k columns index the
 // values gathered.
@@ -856,7 +858,8 @@ func.func @sort_split(%arg0: tensor<2x9xi32>) -> tensor<2x9xi32> {
 // CHECK: %[[LARGEST:.*]] = kiln.constant dense<2147483647> : tensor<2x6xi32>
 // CHECK: %[[NAN:.*]] = kiln.compare  NE, %[[KEYS]], %[[KEYS]] : tensor<2x6xf32>
 // CHECK: %[[KEY:.*]] = kiln.select %[[NAN]], %[[LARGEST]], %[[ORDERED]]
-// CHECK: kiln.pad %[[KEY]], %{{.*}}, low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<2x6xi32>, tensor<i32>) -> tensor<2x8xi32>
+// CHECK: %[[LOWEST:.*]] = kiln.constant dense<-2147483648> : tensor<i32>
+// CHECK: kiln.pad %[[KEY]], %[[LOWEST]], low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<2x6xi32>, tensor<i32>) -> tensor<2x8xi32>
 // CHECK: %[[B2:.*]] = kiln.constant dense<2> : tensor<i32>
 // CHECK: call @top_k_top_k_step(%{{.*}}, %{{.*}}, %[[B2]]) : (tensor<2x1x2x1x4xi32>, tensor<2x1x2x1x4xi32>, tensor<i32>)
 // CHECK: %[[B4:.*]] = kiln.constant dense<4> : tensor<i32>
@@ -867,9 +870,8 @@ func.func @sort_split(%arg0: tensor<2x9xi32>) -> tensor<2x9xi32> {
 // CHECK: %[[UPPER:.*]] = kiln.slice %[[PAIRS]] [0:2, 0:1, 1:2, 0:4]
 // CHECK: kiln.compare  GT, %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xi32>
 // CHECK-NOT: kiln.compare  NE
-// CHECK: kiln.constant dense<6> : tensor<2x1x1x4xi32>
-// CHECK: %[[KEEP:.*]] = kiln.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x1x1x4xi1>, tensor<2x1x1x4xi1>
-// CHECK: kiln.select %[[KEEP]], %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xi1>, tensor<2x1x1x4xi32>
+// CHECK: %[[KEEP:.*]] = kiln.or %{{.*}}, %{{.*}} : tensor<2x1x1x4xi1>
+// CHECK-NEXT: kiln.select %[[KEEP]], %[[LOWER]], %[[UPPER]] : tensor<2x1x1x4xi1>, tensor<2x1x1x4xi32>
 // CHECK: %[[B4AGAIN:.*]] = kiln.constant dense<4> : tensor<i32>
 // CHECK: call @top_k_top_k_step_2(%{{.*}}, %{{.*}}, %[[B4AGAIN]]) : (tensor<2x1x2x2xi32>, tensor<2x1x2x2xi32>, tensor<i32>)
 // CHECK: call @top_k_top_k_step_3(
@@ -884,32 +886,39 @@ func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
 
 // -----
 
-// Where k is small against the row, top_k ranks blocks of about sqrt(n / k)
-// (here 4: the row's keys padded with the lowest key to 10 blocks) by
-// their maxima, puts the k first blocks back in the row's order, and
-// orders their elements (larger first, ties by place, which is by
-// column), whose columns it then takes.
+// Where k is small against the row, top_k cuts it into blocks (here of 4:
+// the row's keys padded with the lowest key to 10 blocks), ranks the
+// blocks by their maxima with a network of its own (the maxima padded
+// with the lowest key: no test of columns), and orders the k chosen
+// blocks' elements (larger first), each carrying its place for ties (here
+// its column), whose first k places it then takes.
 // CHECK-LABEL: func.func @top_k_blocks
 // CHECK: %[[KEY:.*]] = kiln.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x38xi1>, tensor<1x38xi32>
 // CHECK: %[[LOWEST:.*]] = kiln.constant dense<-2147483648> : tensor<i32>
 // CHECK: %[[PADDED:.*]] = kiln.pad %[[KEY]], %[[LOWEST]], low = [0, 0], high = [0, 2], interior = [0, 0] : (tensor<1x38xi32>, tensor<i32>) -> tensor<1x40xi32>
 // CHECK: %[[BLOCKS:.*]] = kiln.reshape %[[PADDED]] : (tensor<1x40xi32>) -> tensor<1x10x4xi32>
-// CHECK: kiln.reduce_max %[[BLOCKS]], dims = [2] : (tensor<1x10x4xi32>) -> tensor<1x10xi32>
-// CHECK: call @top_k_blocks_top_k_step
-// CHECK: %[[RANKED:.*]] = kiln.convert %{{.*}} : (tensor<1x2xi32>) -> tensor<1x2xi64>
-// CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<1x1x2x1xi64>, tensor<1x1x2x1xi32>, tensor<i32>)
-// CHECK: %[[FLATRANKED:.*]] = kiln.reshape %[[RANKED]] : (tensor<1x2xi64>) -> tensor<2xi64>
-// CHECK: %[[CHOSEN:.*]] = kiln.take %[[FLATRANKED]][%{{.*}}], dim = 0 : (tensor<2xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
+// CHECK: %[[MAXIMA:.*]] = kiln.reduce_max %[[BLOCKS]], dims = [2] : (tensor<1x10x4xi32>) -> tensor<1x10xi32>
+// CHECK: kiln.pad %[[MAXIMA]], %{{.*}}, low = [0, 0], high = [0, 6], interior = [0, 0] : (tensor<1x10xi32>, tensor<i32>) -> tensor<1x16xi32>
+// CHECK: call @top_k_blocks_top_k_step(
+// CHECK-NOT: kiln.constant dense<10> : tensor<1x1x1x2xi32>
+// CHECK: %[[RANKED:.*]]:2 = call @top_k_blocks_top_k_step_3({{.*}}) : (tensor<1x1x2x1xi32>, tensor<1x1x2x1xi32>, tensor<i32>)
+// CHECK: %[[RANKEDCOLUMNS:.*]] = kiln.reshape %[[RANKED]]#1 : (tensor<1x1x2x1xi32>) -> tensor<1x2xi32>
+// CHECK: %[[CHOSEN:.*]] = kiln.convert %[[RANKEDCOLUMNS]] : (tensor<1x2xi32>) -> tensor<1x2xi64>
 // CHECK: %[[STARTS:.*]] = kiln.mul %[[CHOSEN]], %{{.*}} : tensor<1x2xi64>
 // CHECK: %[[SPREAD:.*]] = kiln.broadcast_in_dim %[[STARTS]], dims = [0, 1] : (tensor<1x2xi64>) -> tensor<1x2x4xi64>
 // CHECK: %[[OFFSETS:.*]] = kiln.iota dim = 2 : tensor<1x2x4xi64>
-// CHECK: %[[COLUMNS:.*]] = kiln.add %[[SPREAD]], %[[OFFSETS]]
-// CHECK: %[[FLAT:.*]] = kiln.reshape %[[COLUMNS]] : (tensor<1x2x4xi64>) -> tensor<1x8xi64>
-// CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<40xi32>, tensor<1x8xi64>) -> tensor<1x8xi32>
-// CHECK: call @top_k_blocks_top_k_step{{.*}} : (tensor<1x1x2x1x4xi32>, tensor<1x1x2x1x4xi32>, tensor<i32>)
-// CHECK: %[[CANDIDATECOLUMNS:.*]] = kiln.reshape %[[FLAT]] : (tensor<1x8xi64>) -> tensor<8xi64>
-// CHECK: kiln.take %[[CANDIDATECOLUMNS]][%{{.*}}], dim = 0 : (tensor<8xi64>, tensor<1x2xi64>) -> tensor<1x2xi64>
+// CHECK: %[[PLACES:.*]] = kiln.add %[[SPREAD]], %[[OFFSETS]] : tensor<1x2x4xi64>
+// CHECK: %[[FLAT:.*]] = kiln.reshape %[[PLACES]] : (tensor<1x2x4xi64>) -> tensor<1x8xi64>
+// CHECK: %[[CANDIDATES:.*]] = kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<40xi32>, tensor<1x8xi64>) -> tensor<1x8xi32>
+// CHECK: %[[CARRIED:.*]] = kiln.convert %[[FLAT]] : (tensor<1x8xi64>) -> tensor<1x8xi32>
+// CHECK: kiln.reshape %[[CANDIDATES]] : (tensor<1x8xi32>) -> tensor<1x4x2xi32>
+// CHECK: kiln.reshape %[[CARRIED]] : (tensor<1x8xi32>) -> tensor<1x4x2xi32>
+// CHECK: call @top_k_blocks_top_k_step_4(
+// CHECK: %[[TOP:.*]]:2 = call @top_k_blocks_top_k_step_6({{.*}}) : (tensor<1x1x2x1xi32>, tensor<1x1x2x1xi32>, tensor<i32>)
+// CHECK: %[[TOPCOLUMNS:.*]] = kiln.reshape %[[TOP]]#1 : (tensor<1x1x2x1xi32>) -> tensor<1x2xi32>
+// CHECK: %[[RESULT:.*]] = kiln.convert %[[TOPCOLUMNS]] : (tensor<1x2xi32>) -> tensor<1x2xi64>
 // CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<38xf32>, tensor<1x2xi64>) -> tensor<1x2xf32>
+// CHECK: kiln.convert %[[RESULT]] : (tensor<1x2xi64>) -> tensor<1x2xi32>
 func.func @top_k_blocks(%arg0: tensor<1x38xf32>) -> (tensor<1x2xf32>, tensor<1x2xi32>) {
   %0:2 = chlo.top_k(%arg0, k = 2) : tensor<1x38xf32> -> (tensor<1x2xf32>, tensor<1x2xi32>)
   return %0#0, %0#1 : tensor<1x2xf32>, tensor<1x2xi32>
