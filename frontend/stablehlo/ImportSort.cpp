@@ -779,8 +779,9 @@ private:
       return known->second;
     std::pair<int64_t, double> plan = {0, networkSteps(n, k)};
     // Blocks of at least 4, more than 2 k of them (fewer leave little to
-    // skip), of rows whose places the networks carry as i32.
-    for (int64_t size = 4; n <= std::numeric_limits<int32_t>::max() &&
+    // skip), of rows whose places (padding's below 1.5 n) the networks
+    // carry as i32.
+    for (int64_t size = 4; 2 * n <= std::numeric_limits<int32_t>::max() &&
                            int64_t(llvm::divideCeil(n, size)) > 2 * k;
          size *= 2) {
       double steps =
