@@ -251,6 +251,12 @@ Before comparatorOrder(Block &comparator, SmallVector<bool> read) {
 // The bitonic network
 //===----------------------------------------------------------------------===//
 
+/// Step functions by their type, half and (where padding is told apart by
+/// column) row length, made by networks of one order: a top_k's networks
+/// of equal widths call the same ones (k = 50 of 50,257: 84 -> 48).
+using StepFunctions =
+    std::map<std::tuple<const void *, int64_t, int64_t>, func::FuncOp>;
+
 /// A bitonic network on rows of keys padded to `width` (a power of two),
 /// each element carrying its original column, ordered by `before`, then
 /// by column (padding, columns from n, last). Step (block, half) pairs
@@ -281,8 +287,10 @@ struct BitonicNetwork {
   /// single key of a total order: padding holds it, and the steps need not
   /// tell padding apart.
   Attribute lastKey;
-  /// The function of each step, by width and half, once made.
-  std::map<std::pair<int64_t, int64_t>, func::FuncOp> stepFunctions;
+  /// The functions of the steps, once made: this network's own, or those
+  /// of networks of the same order.
+  StepFunctions ownSteps;
+  StepFunctions *steps = &ownSteps;
 
   /// A network on the rows of `keys`, whose elements carry their
   /// `columns` ([count, n], i64) where given, else their places. Given
@@ -482,7 +490,9 @@ struct BitonicNetwork {
   /// network's steps of one half differ only in their block, and a call
   /// per step keeps the code O(log n) steps long instead of O(log^2 n).
   func::FuncOp stepFunction(int64_t half, TypeRange types) {
-    func::FuncOp &function = stepFunctions[{width, half}];
+    func::FuncOp &function =
+        (*steps)[{b.getFunctionType(types, types).getAsOpaquePointer(), half,
+                  padded ? n : -1}];
     if (function)
       return function;
     OpBuilder::InsertionGuard guard(b);
@@ -641,11 +651,13 @@ constexpr int64_t kChunkBytes = 256 * 1024;
 /// n] each), their elements carrying `carriedColumns` where given (see
 /// BitonicNetwork): `order` of one network over every row if they fit in
 /// a chunk, else of one per chunk of rows in a kiln.while (the rows padded
-/// to a whole number of chunks).
+/// to a whole number of chunks). The networks' steps go in `steps` where
+/// given.
 Value orderRows(OpBuilder &b, Location loc, const Before &before,
                 StringRef name, ArrayRef<Value> keys, int64_t columns,
                 function_ref<Value(BitonicNetwork &)> order,
-                Attribute lastKey = {}, Value carriedColumns = {}) {
+                Attribute lastKey = {}, Value carriedColumns = {},
+                StepFunctions *steps = nullptr) {
   auto type = cast<RankedTensorType>(keys.front().getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
   // A padded row's bytes: its columns' (i32) and those of its keys.
@@ -657,6 +669,8 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
   int64_t most = std::max<int64_t>(1, kChunkBytes / rowBytes);
   if (most >= rows) {
     BitonicNetwork network(b, loc, before, name, keys, lastKey, carriedColumns);
+    if (steps)
+      network.steps = steps;
     return order(network);
   }
   // As many rows in each chunk as evenly as they go: padding rows are
@@ -691,6 +705,8 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
         Value sliceColumns = carriedColumns ? slices.pop_back_val() : Value();
         BitonicNetwork network(b, loc, before, name, slices, lastKey,
                                sliceColumns);
+        if (steps)
+          network.steps = steps;
         return {kiln::DynamicUpdateSliceOp::create(b, loc, carried[0],
                                                    order(network), at)};
       })[0];
@@ -807,7 +823,7 @@ private:
 /// its place for ties. Padding holds the lowest key too, so that the
 /// networks need not tell it apart.
 Value topPlaces(OpBuilder &b, Location loc, Value keys, int64_t k,
-                TopKPlan &plan) {
+                TopKPlan &plan, StepFunctions &steps) {
   auto type = cast<RankedTensorType>(keys.getType());
   int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
   Attribute lowest = signedLimit(b, cast<IntegerType>(type.getElementType()),
@@ -816,7 +832,7 @@ Value topPlaces(OpBuilder &b, Location loc, Value keys, int64_t k,
     return orderRows(
         b, loc, largerFirst, "top_k", elements, k,
         [&](BitonicNetwork &network) { return network.topColumns(k); }, lowest,
-        places);
+        places, &steps);
   };
   int64_t size = plan.blockSize(n);
   if (!size)
@@ -830,7 +846,7 @@ Value topPlaces(OpBuilder &b, Location loc, Value keys, int64_t k,
       b, loc, type.clone({rows, blocks}),
       kiln::ReshapeOp::create(b, loc, type.clone({rows, blocks, size}), padded),
       b.getDenseI64ArrayAttr({2}));
-  Value chosen = topPlaces(b, loc, maxima, k, plan);
+  Value chosen = topPlaces(b, loc, maxima, k, plan, steps);
   // The chosen blocks' places, [rows, k * size].
   auto grid = RankedTensorType::get({rows, k, size}, b.getI64Type());
   Value starts = kiln::MulOp::create(
@@ -853,7 +869,8 @@ Value topColumns(OpBuilder &b, Location loc, Value keys, int64_t k) {
   if (isa<FloatType>(cast<RankedTensorType>(keys.getType()).getElementType()))
     keys = largerFirstKey(b, loc, keys);
   TopKPlan plan(k);
-  return topPlaces(b, loc, keys, k, plan);
+  StepFunctions steps;
+  return topPlaces(b, loc, keys, k, plan, steps);
 }
 
 /// Each row's k largest (NaN the largest, the first of ties) by

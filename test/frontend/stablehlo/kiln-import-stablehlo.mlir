@@ -891,7 +891,8 @@ func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
 // blocks by their maxima with a network of its own (the maxima padded
 // with the lowest key: no test of columns), and orders the k chosen
 // blocks' elements (larger first), each carrying its place for ties (here
-// its column), whose first k places it then takes.
+// its column), whose first k places it then takes. Its network calls the
+// step functions the maxima's made for the same widths.
 // CHECK-LABEL: func.func @top_k_blocks
 // CHECK: %[[KEY:.*]] = kiln.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x38xi1>, tensor<1x38xi32>
 // CHECK: %[[LOWEST:.*]] = kiln.constant dense<-2147483648> : tensor<i32>
@@ -913,12 +914,13 @@ func.func @top_k(%arg0: tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
 // CHECK: %[[CARRIED:.*]] = kiln.convert %[[FLAT]] : (tensor<1x8xi64>) -> tensor<1x8xi32>
 // CHECK: kiln.reshape %[[CANDIDATES]] : (tensor<1x8xi32>) -> tensor<1x4x2xi32>
 // CHECK: kiln.reshape %[[CARRIED]] : (tensor<1x8xi32>) -> tensor<1x4x2xi32>
-// CHECK: call @top_k_blocks_top_k_step_4(
-// CHECK: %[[TOP:.*]]:2 = call @top_k_blocks_top_k_step_6({{.*}}) : (tensor<1x1x2x1xi32>, tensor<1x1x2x1xi32>, tensor<i32>)
+// CHECK: call @top_k_blocks_top_k_step_1({{.*}}) : (tensor<1x1x2x1x4xi32>, tensor<1x1x2x1x4xi32>, tensor<i32>)
+// CHECK: %[[TOP:.*]]:2 = call @top_k_blocks_top_k_step_3({{.*}}) : (tensor<1x1x2x1xi32>, tensor<1x1x2x1xi32>, tensor<i32>)
 // CHECK: %[[TOPCOLUMNS:.*]] = kiln.reshape %[[TOP]]#1 : (tensor<1x1x2x1xi32>) -> tensor<1x2xi32>
 // CHECK: %[[RESULT:.*]] = kiln.convert %[[TOPCOLUMNS]] : (tensor<1x2xi32>) -> tensor<1x2xi64>
 // CHECK: kiln.take %{{.*}}[%{{.*}}], dim = 0 : (tensor<38xf32>, tensor<1x2xi64>) -> tensor<1x2xf32>
 // CHECK: kiln.convert %[[RESULT]] : (tensor<1x2xi64>) -> tensor<1x2xi32>
+// CHECK-NOT: func.func private @top_k_blocks_top_k_step_4
 func.func @top_k_blocks(%arg0: tensor<1x38xf32>) -> (tensor<1x2xf32>, tensor<1x2xi32>) {
   %0:2 = chlo.top_k(%arg0, k = 2) : tensor<1x38xf32> -> (tensor<1x2xf32>, tensor<1x2xi32>)
   return %0#0, %0#1 : tensor<1x2xf32>, tensor<1x2xi32>
