@@ -776,8 +776,8 @@ constexpr double kCandidateSteps = 2;
 /// recursively) and the network over the k chosen blocks' elements,
 /// against one network over the row. k = 50 of 64 x 50,257 in one level
 /// of blocks of about sqrt(n / k) (32: 1,571 maxima and 1,600 candidates,
-/// each padded to 2,048) took 4.7 ms on an AMD Zen 4; planned (blocks of
-/// 8, 8 and 4 over 3 levels, then 50 x 8 candidates), 3.0.
+/// each padded to 2,048) took 4.8 ms on an AMD Zen 4; planned (blocks of
+/// 16, 4 and 4 over 3 levels, then 800 candidates), 2.9.
 class TopKPlan {
 public:
   explicit TopKPlan(int64_t k) : k(k) {}
