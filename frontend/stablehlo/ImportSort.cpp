@@ -255,7 +255,7 @@ Before comparatorOrder(Block &comparator, SmallVector<bool> read) {
 /// column) row length, made by networks of one order: a top_k's networks
 /// of equal widths call the same ones (k = 50 of 50,257: 84 -> 48).
 using StepFunctions =
-    std::map<std::tuple<const void *, int64_t, int64_t>, func::FuncOp>;
+    std::map<std::tuple<uintptr_t, int64_t, int64_t>, func::FuncOp>;
 
 /// A bitonic network on rows of keys padded to `width` (a power of two),
 /// each element carrying its original column, ordered by `before`, then
@@ -491,8 +491,9 @@ struct BitonicNetwork {
   /// per step keeps the code O(log n) steps long instead of O(log^2 n).
   func::FuncOp stepFunction(int64_t half, TypeRange types) {
     func::FuncOp &function =
-        (*steps)[{b.getFunctionType(types, types).getAsOpaquePointer(), half,
-                  padded ? n : -1}];
+        (*steps)[{reinterpret_cast<uintptr_t>(
+                      b.getFunctionType(types, types).getAsOpaquePointer()),
+                  half, padded ? n : -1}];
     if (function)
       return function;
     OpBuilder::InsertionGuard guard(b);
