@@ -295,10 +295,12 @@ struct BitonicNetwork {
   /// A network on the rows of `keys`, whose elements carry their
   /// `columns` ([count, n], i64) where given, else their places. Given
   /// columns need a `lastKey`: padding is not told apart by its column.
+  /// Its steps go in `shared` where given.
   BitonicNetwork(OpBuilder &b, Location loc, const Before &before,
                  StringRef name, ArrayRef<Value> keys, Attribute lastKey = {},
-                 Value columns = {})
-      : b(b), loc(loc), before(before), name(name), lastKey(lastKey) {
+                 Value columns = {}, StepFunctions *shared = nullptr)
+      : b(b), loc(loc), before(before), name(name), lastKey(lastKey),
+        steps(shared ? shared : &ownSteps) {
     auto type = cast<RankedTensorType>(keys.front().getType());
     count = type.getDimSize(0);
     n = type.getDimSize(1);
@@ -307,30 +309,29 @@ struct BitonicNetwork {
     indexType = width <= std::numeric_limits<int32_t>::max()
                     ? b.getI32Type()
                     : b.getI64Type();
-    auto zeros = b.getDenseI64ArrayAttr({0, 0});
-    for (Value x : keys) {
-      auto xType = cast<RankedTensorType>(x.getType());
-      if (width > n)
-        x = kiln::PadOp::create(
-            b, loc, x,
-            splat(b, loc, xType.clone(ArrayRef<int64_t>{}), paddingKey(xType)),
-            zeros, b.getDenseI64ArrayAttr({0, width - n}), zeros);
-      carried.push_back(x);
-    }
+    for (Value x : keys)
+      carried.push_back(
+          toWidth(x, paddingKey(cast<RankedTensorType>(x.getType()))));
     if (!columns) {
       carried.push_back(kiln::IotaOp::create(b, loc, indices({count, width}),
                                              b.getI64IntegerAttr(1)));
       return;
     }
     // Padding goes after every element on ties, by the largest column.
-    columns = kiln::ConvertOp::create(b, loc, indices({count, n}), columns);
-    if (width > n)
-      columns = kiln::PadOp::create(
-          b, loc, columns,
-          splat(b, loc, indices({}),
-                signedLimit(b, cast<IntegerType>(indexType), true)),
-          zeros, b.getDenseI64ArrayAttr({0, width - n}), zeros);
-    carried.push_back(columns);
+    carried.push_back(
+        toWidth(kiln::ConvertOp::create(b, loc, indices({count, n}), columns),
+                signedLimit(b, cast<IntegerType>(indexType), true)));
+  }
+
+  /// Rows of `x` ([count, n]) padded with `value` to the width.
+  Value toWidth(Value x, Attribute value) {
+    if (width == n)
+      return x;
+    auto type = cast<RankedTensorType>(x.getType());
+    auto zeros = b.getDenseI64ArrayAttr({0, 0});
+    return kiln::PadOp::create(
+        b, loc, x, splat(b, loc, type.clone(ArrayRef<int64_t>{}), value), zeros,
+        b.getDenseI64ArrayAttr({0, width - n}), zeros);
   }
 
   /// A network of rows already laid out (untransposed): `carried`, the
@@ -669,9 +670,8 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
   int64_t rowBytes = int64_t(llvm::bit_ceil(uint64_t(n))) * elementBytes;
   int64_t most = std::max<int64_t>(1, kChunkBytes / rowBytes);
   if (most >= rows) {
-    BitonicNetwork network(b, loc, before, name, keys, lastKey, carriedColumns);
-    if (steps)
-      network.steps = steps;
+    BitonicNetwork network(b, loc, before, name, keys, lastKey, carriedColumns,
+                           steps);
     return order(network);
   }
   // As many rows in each chunk as evenly as they go: padding rows are
@@ -705,9 +705,7 @@ Value orderRows(OpBuilder &b, Location loc, const Before &before,
               b, loc, x, at, b.getDenseI64ArrayAttr({chunk, n})));
         Value sliceColumns = carriedColumns ? slices.pop_back_val() : Value();
         BitonicNetwork network(b, loc, before, name, slices, lastKey,
-                               sliceColumns);
-        if (steps)
-          network.steps = steps;
+                               sliceColumns, steps);
         return {kiln::DynamicUpdateSliceOp::create(b, loc, carried[0],
                                                    order(network), at)};
       })[0];
